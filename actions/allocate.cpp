@@ -1,0 +1,337 @@
+// The allocate action: places the pending tasks of admitted jobs on nodes, a gang at a time.
+//
+// Follows Volcano's pkg/scheduler/actions/allocate/allocate.go (the queue -> job -> task
+// form of v1.10 and later, without network-topology hyperNodes) and, for the helpers it
+// calls, pkg/scheduler/api/job_info.go (NeedContinueAllocating, TaskHasFitErrors,
+// FitFailedRoles) and pkg/scheduler/framework/statement.go.
+//
+//   pick up:  every job that is not Pending (a Pending job is first moved to Inqueue when
+//             the config runs no enqueue action) and passes job_valid, per queue in a
+//             priority queue by job_order; the queues in a priority queue by queue_order.
+//   loop:     pop the first queue; an overused queue drops out. Pop its first job. Its
+//             pending tasks that request something (best-effort ones are backfill's) go in
+//             a priority queue by task_order, once per job and session. A job with no task
+//             left drops out. Otherwise allocate its tasks in one statement (below); if
+//             tasks remain the job goes back in its queue; a returned statement is
+//             committed; the queue goes back in line.
+//   tasks:    for each task in order: skip it if its queue may not take it (allocatable)
+//             or another task of its role already failed the predicates; a failed
+//             pre-predicate fails every node and ends the job's turn; filter the nodes by
+//             the action's own check (init request <= future idle, one more pod fits) and
+//             the plugin predicates; with no node left record why and go on only when the
+//             job can still become ready (NeedContinueAllocating). Choose the node among
+//             those whose idle fits (else those whose future idle fits) by score; allocate
+//             when the idle fits, else pipeline. Once the job is ready and tasks remain,
+//             stop (the job goes back in line so other jobs get a turn).
+//   outcome:  ready: the statement is committed (binds). Not ready but pipelined: kept,
+//             neither committed nor undone, as Volcano leaves it. Else: discarded.
+//
+// Why-pending texts: the fit errors "0/N nodes are available: ..." for tasks that found no
+// node, and Volcano's TaskSchedulingReason wording for tasks whose placement was undone
+// or is waiting for the job ("... once minAvailable is satisfied").
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "actions/action.hpp"
+#include "actions/placement.hpp"
+#include "actions/priority_queue.hpp"
+#include "host/session/statement.hpp"
+
+namespace caldera {
+namespace {
+
+constexpr const char* kErrorCacheKey = "predicateErrorCacheEnable";
+
+class AllocateAction : public Action {
+ public:
+  std::string name() const override { return "allocate"; }
+  void execute(Session& ssn) override;
+};
+
+// One run of the action over one session.
+class AllocateRun {
+ public:
+  explicit AllocateRun(Session& ssn)
+      : ssn_(ssn),
+        error_cache_(ssn.action_args("allocate").get_bool(kErrorCacheKey, true)),
+        queues_([&ssn](QueueInfo* const& l, QueueInfo* const& r) {
+          return ssn.queue_order_less(l, r);
+        }) {}
+
+  void run() {
+    pick_up_queues_and_jobs();
+    allocate_resources();
+  }
+
+ private:
+  using JobQueue = PriorityQueue<JobInfo*>;
+  using TaskQueue = PriorityQueue<TaskInfo*>;
+
+  // A placement made in the current statement, to word why-pending if it does not last.
+  struct Placed {
+    TaskInfo* task;
+    NodeInfo* node;
+    bool pipelined;
+  };
+
+  JobQueue& jobs_of(QueueInfo* q) {
+    auto it = jobs_.find(q);
+    if (it == jobs_.end()) {
+      it = jobs_
+               .emplace(q, JobQueue([this](JobInfo* const& l, JobInfo* const& r) {
+                 return ssn_.job_order_less(l, r);
+               }))
+               .first;
+      queues_.push(q);
+    }
+    return it->second;
+  }
+
+  void pick_up_queues_and_jobs() {
+    const auto& actions = ssn_.policy().config.actions;
+    const bool enqueue_configured =
+        std::find(actions.begin(), actions.end(), "enqueue") != actions.end();
+    for (JobInfo* job : ssn_.jobs()) {
+      if (job->is_pending()) {
+        if (enqueue_configured) continue;  // waits for enqueue to admit it
+        // Without an enqueue action nothing would ever admit it (Volcano does the same).
+        ssn_.set_job_phase(job, JobPhase::Inqueue);
+      }
+      PointStatus valid = ssn_.job_valid(job);
+      if (!valid.ok()) {
+        spdlog::debug("allocate: job {} skipped: {}", job->uid, valid.reason);
+        continue;
+      }
+      if (job->queue == nullptr) {
+        spdlog::warn("allocate: job {} has no queue in the session; skipped", job->uid);
+        continue;
+      }
+      jobs_of(job->queue).push(job);
+    }
+  }
+
+  void allocate_resources() {
+    while (!queues_.empty()) {
+      QueueInfo* queue = queues_.pop();
+      if (ssn_.overused(queue)) {
+        spdlog::debug("allocate: queue {} is overused; it gets nothing more", queue->name);
+        continue;
+      }
+      auto jit = jobs_.find(queue);
+      if (jit == jobs_.end() || jit->second.empty()) continue;
+      JobQueue& jobs = jit->second;
+      JobInfo* job = jobs.pop();
+
+      auto tit = pending_tasks_.find(job);
+      if (tit == pending_tasks_.end()) {
+        TaskQueue tasks([this](TaskInfo* const& l, TaskInfo* const& r) {
+          return ssn_.task_order_less(l, r);
+        });
+        for (TaskInfo* t : job->tasks) {
+          if (t->status != CAL_TASK_PENDING) continue;
+          if (t->resreq.is_empty()) continue;  // best-effort: the backfill action's
+          tasks.push(t);
+        }
+        tit = pending_tasks_.emplace(job, std::move(tasks)).first;
+      }
+      TaskQueue& tasks = tit->second;
+      if (tasks.empty()) {
+        // Nothing left to place for this job; the queue tries its other jobs.
+        queues_.push(queue);
+        continue;
+      }
+
+      std::unique_ptr<Statement> stmt = allocate_for_tasks(tasks, job, queue);
+      // Tasks remain when the job became ready early or the turn ended: the job keeps
+      // its place in the queue for another turn.
+      if (!tasks.empty()) jobs.push(job);
+      if (stmt) stmt->commit();
+      // Back in line with its share updated by this turn's allocations.
+      queues_.push(queue);
+    }
+  }
+
+  // Volcano's allocateResourcesForTasks. Returns the statement to commit when the job is
+  // ready, else nullptr (the statement was kept or discarded here).
+  std::unique_ptr<Statement> allocate_for_tasks(TaskQueue& tasks, JobInfo* job, QueueInfo* queue) {
+    auto stmt = std::make_unique<Statement>(ssn_);
+    std::vector<Placed> placed;
+    placement::PredicateHelper helper(error_cache_);
+    const placement::NodePredicate pred = [this](const TaskInfo* t, const NodeInfo* n,
+                                                 std::vector<std::string>& reasons) {
+      return placement::allocate_predicate(ssn_, t, n, reasons);
+    };
+
+    while (!tasks.empty()) {
+      TaskInfo* task = tasks.pop();
+      if (!ssn_.allocatable(queue, task)) {
+        spdlog::debug("allocate: queue {} may not take task {}", queue->name, task->uid);
+        continue;
+      }
+      if (task_has_fit_errors(job, task)) {
+        spdlog::debug("allocate: role '{}' of job {} already failed; task {} skipped",
+                      task->role, job->uid, task->uid);
+        continue;
+      }
+
+      PointStatus pre = ssn_.pre_predicate(task);
+      if (!pre.ok()) {
+        FitErrors fe;
+        placement::fail_every_node(fe, ssn_.nodes().size(), placement::status_reason(pre));
+        record_fit_errors(job, task, fe);
+        break;
+      }
+
+      FitErrors fe;
+      std::vector<NodeInfo*> nodes = helper.predicate_nodes(task, ssn_.nodes(), pred, fe);
+      if (nodes.empty()) {
+        record_fit_errors(job, task, fe);
+        // The rest can still make the job ready only in some cases (see the function).
+        if (need_continue_allocating(job)) continue;
+        break;
+      }
+
+      NodeInfo* node = prioritize_nodes(task, nodes);
+      if (node == nullptr) continue;
+
+      if (placement::fits(task->init_resreq, node->idle)) {
+        stmt->allocate(task, node);
+        placed.push_back({task, node, false});
+      } else if (placement::fits(task->init_resreq, node->future_idle)) {
+        stmt->pipeline(task, node);
+        placed.push_back({task, node, true});
+      }
+
+      if (ssn_.job_ready(job) && !tasks.empty()) break;
+    }
+
+    if (ssn_.job_ready(job)) return stmt;
+    if (ssn_.job_pipelined(job)) {
+      // Kept: the placements hold their resources for the rest of the session.
+      for (const Placed& p : placed) set_waiting_reason(p);
+      stmt->keep();
+    } else {
+      for (const Placed& p : placed) set_waiting_reason(p);
+      stmt->discard();
+    }
+    return nullptr;
+  }
+
+  // Volcano's prioritizeNodes: nodes whose idle fits the task come first; only when none
+  // does are the nodes whose future idle fits scored.
+  NodeInfo* prioritize_nodes(const TaskInfo* task, const std::vector<NodeInfo*>& nodes) {
+    std::vector<NodeInfo*> idle_fit, future_fit;
+    for (NodeInfo* n : nodes) {
+      if (placement::fits(task->init_resreq, n->idle))
+        idle_fit.push_back(n);
+      else if (placement::fits(task->init_resreq, n->future_idle))
+        future_fit.push_back(n);
+    }
+    if (NodeInfo* n = placement::select_node(ssn_, task, idle_fit)) return n;
+    return placement::select_node(ssn_, task, future_fit);
+  }
+
+  // Volcano's TaskSchedulingReason for a task last Allocated / Pipelined and not bound.
+  void set_waiting_reason(const Placed& p) {
+    const TaskInfo* t = p.task;
+    if (p.pipelined)
+      ssn_.set_pending_reason(
+          p.task, fmt::format("Pod {}/{} can possibly be assigned to {}, once resource is "
+                              "released and minAvailable is satisfied",
+                              t->ns, t->name, p.node->name));
+    else
+      ssn_.set_pending_reason(
+          p.task, fmt::format("Pod {}/{} can possibly be assigned to {}, once minAvailable "
+                              "is satisfied",
+                              t->ns, t->name, p.node->name));
+  }
+
+  void record_fit_errors(JobInfo* job, TaskInfo* task, const FitErrors& fe) {
+    failed_roles_[job].insert(task->role);
+    ssn_.set_pending_reason(task, fe.str());
+  }
+
+  // Volcano's JobInfo.TaskHasFitErrors: a task with a role is skipped once a task of the
+  // same role failed the predicates in this session (tasks without a role never are).
+  bool task_has_fit_errors(JobInfo* job, const TaskInfo* task) const {
+    if (task->role.empty()) return false;
+    auto it = failed_roles_.find(job);
+    return it != failed_roles_.end() && it->second.count(task->role) != 0;
+  }
+
+  static int32_t role_min(const JobInfo* job, const std::string& role) {
+    for (const RoleInfo& r : job->roles)
+      if (r.name == role) return r.min;
+    return 0;
+  }
+
+  // Volcano's JobInfo.NeedContinueAllocating: after a task found no node, may the other
+  // tasks still make the job ready?
+  bool need_continue_allocating(JobInfo* job) const {
+    // Every task must run: one that cannot means the job cannot be ready.
+    if (job->min_available == static_cast<int32_t>(job->tasks.size())) return false;
+    static const std::set<std::string> kNone;
+    auto fit = failed_roles_.find(job);
+    const std::set<std::string>& failed = fit == failed_roles_.end() ? kNone : fit->second;
+
+    int32_t role_min_total = 0;
+    for (const RoleInfo& r : job->roles) role_min_total += r.min;
+
+    // 1. Roles' minimums do not add up to minMember: count what can still be placed.
+    if (job->min_available < role_min_total) {
+      int32_t left = 0;
+      for (const TaskInfo* t : job->tasks)
+        if (t->status == CAL_TASK_PENDING && failed.count(t->role) == 0) ++left;
+      return job->ready_num() + left >= job->min_available;
+    }
+
+    // 2. Each failed role with its own minimum must have reached it already.
+    std::map<std::string, int32_t> allocated;
+    for (const TaskInfo* t : job->tasks) {
+      if (allocated_status(t->status) || t->status == CAL_TASK_SUCCEEDED ||
+          (t->status == CAL_TASK_PENDING && t->init_resreq.is_empty()))
+        ++allocated[t->role];
+    }
+    for (const std::string& role : failed) {
+      int32_t min = role_min(job, role);
+      if (min == 0) continue;
+      if (allocated[role] < min) return false;
+    }
+    return true;
+  }
+
+  Session& ssn_;
+  const bool error_cache_;
+  PriorityQueue<QueueInfo*> queues_;
+  std::map<QueueInfo*, JobQueue> jobs_;
+  std::map<JobInfo*, TaskQueue> pending_tasks_;
+  // Volcano's job.NodesFitErrors, reduced to what the action reads: the roles of the tasks
+  // that found no node (FitFailedRoles), "" for tasks without a role.
+  std::map<JobInfo*, std::set<std::string>> failed_roles_;
+};
+
+void AllocateAction::execute(Session& ssn) { AllocateRun(ssn).run(); }
+
+const cal_option kAllocateOptions[] = {
+    {sizeof(cal_option), kErrorCacheKey, CAL_OPT_BOOL, "true",
+     "Reuse a node's predicate failure for the next task of the same job and role "
+     "(Volcano's predicate error cache)."},
+};
+
+}  // namespace
+
+ActionInfo allocate_action_info() {
+  return ActionInfo{
+      "allocate",
+      "Places the pending tasks of admitted jobs on nodes, queue by queue and job by job, "
+      "committing a gang only when it is ready.",
+      std::vector<cal_option>(std::begin(kAllocateOptions), std::end(kAllocateOptions)),
+      []() -> std::unique_ptr<Action> { return std::make_unique<AllocateAction>(); },
+  };
+}
+
+}  // namespace caldera

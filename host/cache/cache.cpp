@@ -1,0 +1,36 @@
+#include "host/cache/cache.hpp"
+
+namespace caldera {
+
+void Cache::upsert_node(NodeSpec n) {
+  std::string k = n.name;
+  nodes_[k] = std::make_shared<const NodeSpec>(std::move(n));
+  ++generation_;
+}
+void Cache::remove_node(const std::string& name) { generation_ += nodes_.erase(name); }
+void Cache::upsert_pod(PodSpec p) {
+  std::string k = p.key();
+  pods_[k] = std::make_shared<const PodSpec>(std::move(p));
+  ++generation_;
+}
+void Cache::remove_pod(const std::string& key) { generation_ += pods_.erase(key); }
+void Cache::upsert_podgroup(PodGroupSpec pg) {
+  std::string k = pg.key();
+  podgroups_[k] = std::make_shared<const PodGroupSpec>(std::move(pg));
+  ++generation_;
+}
+void Cache::remove_podgroup(const std::string& key) { generation_ += podgroups_.erase(key); }
+void Cache::upsert_queue(QueueSpec q) {
+  std::string k = q.name;
+  queues_[k] = std::make_shared<const QueueSpec>(std::move(q));
+  ++generation_;
+}
+void Cache::remove_queue(const std::string& name) { generation_ += queues_.erase(name); }
+void Cache::upsert_priority_class(PriorityClassSpec pc) {
+  std::string k = pc.name;
+  pcs_[k] = std::make_shared<const PriorityClassSpec>(std::move(pc));
+  ++generation_;
+}
+void Cache::remove_priority_class(const std::string& name) { generation_ += pcs_.erase(name); }
+
+}  // namespace caldera

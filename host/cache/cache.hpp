@@ -1,0 +1,64 @@
+// The cache: the scheduler's always-current picture of the cluster, fed by a backend with
+// add / update / delete events. Records are immutable once stored (shared_ptr<const T>):
+// an update replaces the pointer, so a session that took a snapshot keeps reading the
+// records it copied while the cache moves on, and a snapshot costs a pointer per object.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "host/model/objects.hpp"
+
+namespace caldera {
+
+template <class T>
+using RecordMap = std::map<std::string, std::shared_ptr<const T>>;
+
+class Cache {
+ public:
+  // Add or replace by key (node name, pod "ns/name", PodGroup "ns/name", queue name,
+  // priority class name). Removing an absent key is a no-op. To change a record, copy it,
+  // change the copy and upsert it.
+  void upsert_node(NodeSpec n);
+  void remove_node(const std::string& name);
+  void upsert_pod(PodSpec p);
+  void remove_pod(const std::string& key);
+  void upsert_podgroup(PodGroupSpec pg);
+  void remove_podgroup(const std::string& key);
+  void upsert_queue(QueueSpec q);
+  void remove_queue(const std::string& name);
+  void upsert_priority_class(PriorityClassSpec pc);
+  void remove_priority_class(const std::string& name);
+
+  const RecordMap<NodeSpec>& nodes() const { return nodes_; }
+  const RecordMap<PodSpec>& pods() const { return pods_; }
+  const RecordMap<PodGroupSpec>& podgroups() const { return podgroups_; }
+  const RecordMap<QueueSpec>& queues() const { return queues_; }
+  const RecordMap<PriorityClassSpec>& priority_classes() const { return pcs_; }
+
+  // nullptr when absent.
+  const NodeSpec* node(const std::string& name) const { return find(nodes_, name); }
+  const PodSpec* pod(const std::string& key) const { return find(pods_, key); }
+  const PodGroupSpec* podgroup(const std::string& key) const { return find(podgroups_, key); }
+  const QueueSpec* queue(const std::string& name) const { return find(queues_, name); }
+
+  // Bumped by every change, so a caller can tell whether anything happened.
+  uint64_t generation() const { return generation_; }
+
+ private:
+  template <class T>
+  static const T* find(const RecordMap<T>& m, const std::string& k) {
+    auto it = m.find(k);
+    return it == m.end() ? nullptr : it->second.get();
+  }
+  RecordMap<NodeSpec> nodes_;
+  RecordMap<PodSpec> pods_;
+  RecordMap<PodGroupSpec> podgroups_;
+  RecordMap<QueueSpec> queues_;
+  RecordMap<PriorityClassSpec> pcs_;
+  uint64_t generation_ = 0;
+};
+
+}  // namespace caldera

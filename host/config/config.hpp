@@ -1,0 +1,92 @@
+// The scheduler config (SCENARIOS.md section 1): actions in order, plugin dirs, tiers of
+// plugins with enable / disable point lists and arguments, action arguments.
+//
+// Parsing checks the syntax and shape of the file (keys, types, point names, action
+// names); checking arguments against each plugin's option table needs the plugins and is
+// done by validate_arguments() once they are loaded.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "host/config/points.hpp"
+#include "host/model/objects.hpp"
+
+namespace toml {
+inline namespace v3 {
+class table;
+}
+}  // namespace toml
+
+namespace caldera {
+
+// Any error in the user's input: config, scenario, workload, trace, plugin file. what() is
+// the full message, always naming the file (with line and column where there are some)
+// and the object.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One argument value as written in TOML.
+struct ArgValue {
+  std::variant<bool, int64_t, double, std::string> value;
+  SourceRef src;
+};
+using ArgMap = std::map<std::string, ArgValue>;
+
+struct PluginConfig {
+  std::string name;
+  // Which extension points the plugin takes part in: all it implements, unless enable
+  // (only these) or disable (all but these) says otherwise.
+  PointSet points = PointSet::all();
+  // The points named in `enable` (none when there is no enable list): an enabled point the
+  // plugin does not implement is worth a warning, an implicitly enabled one is not.
+  PointSet enabled_explicitly = PointSet::none();
+  bool hierarchy = false;  // Volcano's enableHierarchy
+  ArgMap arguments;
+  SourceRef src;
+};
+
+struct TierConfig {
+  std::vector<PluginConfig> plugins;
+};
+
+struct SchedulerConfig {
+  std::filesystem::path file;  // where it was read from ("" for an inline config)
+  double period_seconds = 1.0;
+  std::vector<std::string> actions{"enqueue", "allocate", "backfill"};
+  std::vector<std::filesystem::path> plugin_dirs;  // absolute, in search order
+  SourceRef plugin_dirs_src;  // where plugin_dirs was written; file only when defaulted
+  std::vector<TierConfig> tiers;
+  std::map<std::string, ArgMap> action_arguments;  // [actions.NAME]
+  SourceRef actions_src;
+
+  // Every plugin named in the tiers, in order of first mention.
+  std::vector<std::string> plugin_names() const;
+};
+
+// The actions the host knows, in no particular order.
+const std::vector<std::string>& known_actions();
+
+// Parses a config file. Relative plugin_dirs are resolved against the file's folder; when
+// the file names none, default_plugin_dirs are used. Throws InputError.
+SchedulerConfig load_config(const std::filesystem::path& file,
+                            const std::vector<std::filesystem::path>& default_plugin_dirs);
+
+// Parses a config held in a TOML table (a scenario's [config]); `file` names the
+// enclosing file for errors and resolves relative plugin dirs. Throws InputError.
+SchedulerConfig parse_config(const toml::table& tbl, const std::filesystem::path& file,
+                             const std::vector<std::filesystem::path>& default_plugin_dirs);
+
+// Parses a duration: "1s", "500ms", "3m", "1h30m", or a number of seconds. nullopt when it
+// is not one.
+std::optional<double> parse_duration(const std::string& s);
+
+}  // namespace caldera

@@ -1,0 +1,73 @@
+// The `caldera` program: one binary for the scheduler loop, the plugin tools, config checks
+// and scenario runs. Parsing only; each subcommand lives in host/cli/.
+#include <CLI/CLI.hpp>
+
+#include "host/cli/commands.hpp"
+#include "host/util/log.hpp"
+
+#ifndef CALDERA_VERSION
+#define CALDERA_VERSION "dev"
+#endif
+
+int main(int argc, char** argv) {
+  using namespace caldera;
+  CLI::App app{"Caldera: a batch scheduler for AI and HPC clusters (Volcano's model, plugins as .so)"};
+  app.set_version_flag("--version", CALDERA_VERSION);
+  app.require_subcommand(1);
+
+  cli::Common common;
+  std::vector<std::string> plugin_dirs;
+  app.add_option("-v,--v", common.verbosity, "log verbosity, like Volcano's --v (0..5)");
+  app.add_option("--plugin-dir", plugin_dirs,
+                 "plugin folder to search (repeatable); overrides the config's plugin_dirs");
+
+  // run
+  cli::RunOptions run_opts;
+  auto* run = app.add_subcommand("run", "run the scheduler on the embedded cluster");
+  run->add_option("-c,--config", run_opts.config, "scheduler config (TOML)");
+  run->add_option("--cluster", run_opts.cluster, "cluster file (nodes, queues, priority classes)");
+  run->add_option("--workload", run_opts.workload, "workload file (jobs arriving over time)");
+  run->add_flag("--realtime", run_opts.realtime, "one session per period of wall time");
+  run->add_option("--until", run_opts.until, "stop at this virtual time in seconds");
+  run->add_option("--results", run_opts.results, "write results (JSON, CSV, HTML) to this folder");
+
+  // plugins
+  auto* plugins = app.add_subcommand("plugins", "inspect the plugins in the plugin dirs");
+  plugins->require_subcommand(1);
+  std::string plugins_config;
+  auto* list = plugins->add_subcommand("list", "name, version, ABI, file and points of each plugin");
+  list->add_option("-c,--config", plugins_config, "config whose plugin_dirs to scan");
+  std::string describe_name;
+  auto* describe = plugins->add_subcommand("describe", "a plugin's options");
+  describe->add_option("name", describe_name, "plugin name")->required();
+  describe->add_option("-c,--config", plugins_config, "config whose plugin_dirs to scan");
+
+  // check-config
+  std::string check_file;
+  auto* check = app.add_subcommand("check-config", "validate a config without running it");
+  check->add_option("file", check_file, "config file")->required();
+
+  // scenario
+  auto* scenario = app.add_subcommand("scenario", "scenario files (SCENARIOS.md section 2)");
+  scenario->require_subcommand(1);
+  std::vector<std::string> scenario_files;
+  bool json = false, explain = false;
+  auto* srun = scenario->add_subcommand("run", "run scenario files and check their expectations");
+  srun->add_option("files", scenario_files, "scenario files")->required();
+  srun->add_flag("--json", json, "one JSON object per file with every decision");
+  srun->add_flag("--explain", explain, "print why each pending task stays pending");
+
+  CLI11_PARSE(app, argc, argv);
+  setup_logging(common.verbosity);
+  for (const auto& d : plugin_dirs) common.plugin_dirs.emplace_back(d);
+
+  if (*run) return cli::run(common, run_opts);
+  if (*list) return cli::plugins_list(common, plugins_config);
+  if (*describe) return cli::plugins_describe(common, plugins_config, describe_name);
+  if (*check) return cli::check_config(common, check_file);
+  if (*srun) {
+    std::vector<std::filesystem::path> files(scenario_files.begin(), scenario_files.end());
+    return cli::scenario_run(common, files, json, explain);
+  }
+  return 2;
+}

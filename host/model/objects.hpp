@@ -1,0 +1,127 @@
+// The cluster objects as the cache stores them: plain records, backend-neutral, named the
+// way Kubernetes and Volcano name them. A backend (the embedded cluster, a scenario file,
+// the Kubernetes API) turns its input into these; OpenSession turns them into the
+// session's working objects (host/session/session_types.hpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace caldera {
+
+// Where an object came from, for error messages: "conf/demo.toml:12:3".
+struct SourceRef {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string str() const;  // "file:line:column", or "file", or "" when unknown
+};
+
+// Resource amounts by name, in Caldera units: cpu in millicores, memory in bytes, pods as
+// a count, every other (scalar) resource in milli-units (nvidia.com/gpu: 1 -> 1000), as
+// Volcano counts them. Ordered, so iteration is deterministic.
+using ResourceList = std::map<std::string, double>;
+inline constexpr const char* kCpu = "cpu";
+inline constexpr const char* kMemory = "memory";
+inline constexpr const char* kPods = "pods";
+
+using StringMap = std::map<std::string, std::string>;
+
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule | PreferNoSchedule | NoExecute
+};
+
+struct Toleration {
+  std::string key;
+  std::string op = "Equal";  // Equal | Exists
+  std::string value;
+  std::string effect;  // empty: tolerates every effect
+};
+
+struct NodeSpec {
+  std::string name;
+  ResourceList allocatable;  // without "pods": that is max_pods
+  int32_t max_pods = 110;    // the kubelet's default when the input gives none
+  StringMap labels;
+  std::vector<Taint> taints;
+  bool unschedulable = false;
+  bool ready = true;
+  SourceRef src;
+};
+
+enum class PodPhase { Pending, Running, Succeeded, Failed };
+const char* to_string(PodPhase p);
+
+struct PodSpec {
+  std::string ns = "default";
+  std::string name;
+  std::string podgroup;  // PodGroup name in the same namespace; empty: a job of its own
+  ResourceList requests;       // sum of containers (what the pod needs while running)
+  ResourceList init_requests;  // max(requests, largest init container); empty = requests
+  PodPhase phase = PodPhase::Pending;
+  std::string node;       // set: running there (Running) or bound there (Pending)
+  bool releasing = false; // being deleted / evicted (Volcano's Releasing)
+  std::optional<int32_t> priority;  // explicit spec.priority
+  std::string priority_class;
+  StringMap labels;
+  StringMap annotations;
+  StringMap node_selector;
+  std::vector<Toleration> tolerations;
+  bool preempt_never = false;  // preemptionPolicy: Never
+  double created = 0;          // seconds on the scenario / simulated clock
+  SourceRef src;
+
+  std::string key() const { return ns + "/" + name; }
+};
+
+enum class JobPhase { Pending, Inqueue, Running, Unknown, Completed };
+const char* to_string(JobPhase p);
+std::optional<JobPhase> job_phase_from_string(const std::string& s);
+
+struct PodGroupSpec {
+  std::string ns = "default";
+  std::string name;
+  std::string queue = "default";
+  int32_t min_member = 1;
+  std::map<std::string, int32_t> min_task_member;  // role -> min
+  std::optional<ResourceList> min_resources;
+  JobPhase phase = JobPhase::Pending;
+  std::string priority_class;
+  double created = 0;
+  double phase_since = 0;  // when phase last changed, for waiting-time policies
+  StringMap annotations;
+  SourceRef src;
+
+  std::string key() const { return ns + "/" + name; }
+};
+
+enum class QueueState { Open, Closed, Closing };
+const char* to_string(QueueState s);
+
+struct QueueSpec {
+  std::string name;
+  double weight = 1;
+  std::optional<ResourceList> capability;
+  std::optional<ResourceList> deserved;
+  std::optional<ResourceList> guarantee;
+  bool reclaimable = true;
+  int32_t priority = 0;
+  QueueState state = QueueState::Open;
+  std::string parent;  // empty: a top-level queue
+  double created = 0;
+  SourceRef src;
+};
+
+struct PriorityClassSpec {
+  std::string name;
+  int32_t value = 0;
+  bool global_default = false;
+  SourceRef src;
+};
+
+}  // namespace caldera

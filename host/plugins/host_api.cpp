@@ -1,0 +1,359 @@
+// The host table (cal_host_api): the only way a plugin reads the session. Each function
+// is a thin read of the session objects; the contracts are written in caldera/plugin.h.
+#include "host/plugins/host_api.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstring>
+
+#include "host/plugins/args.hpp"
+#include "host/session/session.hpp"
+
+namespace caldera {
+namespace {
+
+const Args* A(const cal_args* a) { return reinterpret_cast<const Args*>(a); }
+const Session* S(const cal_session* s) { return from_handle(s); }
+const JobInfo* J(const cal_job* j) { return from_handle(j); }
+const TaskInfo* T(const cal_task* t) { return from_handle(t); }
+const NodeInfo* N(const cal_node* n) { return from_handle(n); }
+const QueueInfo* Q(const cal_queue* q) { return from_handle(q); }
+
+const char* find_in(const StringMap& m, const char* key) {
+  if (!key) return nullptr;
+  auto it = m.find(key);
+  return it == m.end() ? nullptr : it->second.c_str();
+}
+
+// ---- logging and status -----------------------------------------------------------------
+void h_log(cal_log_level level, const char* plugin, const char* message) {
+  const char* p = plugin ? plugin : "?";
+  const char* m = message ? message : "";
+  switch (level) {
+    case CAL_LOG_DEBUG: spdlog::debug("[{}] {}", p, m); break;
+    case CAL_LOG_INFO: spdlog::info("[{}] {}", p, m); break;
+    case CAL_LOG_WARN: spdlog::warn("[{}] {}", p, m); break;
+    default: spdlog::error("[{}] {}", p, m); break;
+  }
+}
+void h_status_set(cal_status* st, const char* reason) {
+  if (!st) return;
+  const char* r = reason ? reason : "";
+  std::strncpy(st->reason, r, CAL_REASON_MAX - 1);
+  st->reason[CAL_REASON_MAX - 1] = '\0';
+}
+
+// ---- arguments --------------------------------------------------------------------------
+int h_arg_is_set(const cal_args* a, const char* n) { return a && n && A(a)->is_set(n); }
+int h_arg_bool(const cal_args* a, const char* n) { return a && n && A(a)->get_bool(n); }
+int64_t h_arg_int(const cal_args* a, const char* n) { return a && n ? A(a)->get_int(n) : 0; }
+double h_arg_double(const cal_args* a, const char* n) { return a && n ? A(a)->get_double(n) : 0; }
+const char* h_arg_string(const cal_args* a, const char* n) {
+  if (!a || !n) return nullptr;
+  const Args::Entry* e = A(a)->find(n);
+  if (!e) return nullptr;
+  if (auto* s = std::get_if<std::string>(&e->value)) return s->c_str();
+  return nullptr;
+}
+size_t h_arg_count(const cal_args* a) { return a ? A(a)->values().size() : 0; }
+const char* h_arg_name(const cal_args* a, size_t i) {
+  if (!a || i >= A(a)->values().size()) return nullptr;
+  auto it = A(a)->values().begin();
+  std::advance(it, static_cast<std::ptrdiff_t>(i));
+  return it->first.c_str();
+}
+
+// ---- session ----------------------------------------------------------------------------
+size_t h_resource_count(const cal_session* s) { return S(s)->resource_count(); }
+const char* h_resource_name(const cal_session* s, size_t id) {
+  const auto& names = S(s)->resource_names();
+  return id < names.size() ? names[id].c_str() : nullptr;
+}
+int32_t h_resource_id(const cal_session* s, const char* name) {
+  return name ? S(s)->resource_id(name) : -1;
+}
+const double* h_cluster_total(const cal_session* s) { return S(s)->cluster_total().data(); }
+double h_now(const cal_session* s) { return S(s)->now(); }
+size_t h_job_count(const cal_session* s) { return S(s)->jobs().size(); }
+cal_job* h_job_at(const cal_session* s, size_t i) {
+  return i < S(s)->jobs().size() ? to_handle(S(s)->jobs()[i]) : nullptr;
+}
+size_t h_node_count(const cal_session* s) { return S(s)->nodes().size(); }
+cal_node* h_node_at(const cal_session* s, size_t i) {
+  return i < S(s)->nodes().size() ? to_handle(S(s)->nodes()[i]) : nullptr;
+}
+size_t h_queue_count(const cal_session* s) { return S(s)->queues().size(); }
+cal_queue* h_queue_at(const cal_session* s, size_t i) {
+  return i < S(s)->queues().size() ? to_handle(S(s)->queues()[i]) : nullptr;
+}
+cal_queue* h_queue_by_name(const cal_session* s, const char* name) {
+  QueueInfo* q = name ? S(s)->queue(name) : nullptr;
+  return q ? to_handle(q) : nullptr;
+}
+cal_node* h_node_by_name(const cal_session* s, const char* name) {
+  NodeInfo* n = name ? S(s)->node(name) : nullptr;
+  return n ? to_handle(n) : nullptr;
+}
+
+// ---- jobs -------------------------------------------------------------------------------
+const char* h_job_name(const cal_job* j) { return J(j)->uid.c_str(); }
+const char* h_job_namespace(const cal_job* j) { return J(j)->ns.c_str(); }
+cal_queue* h_job_queue(const cal_job* j) { return to_handle(J(j)->queue); }
+int32_t h_job_min_available(const cal_job* j) { return J(j)->min_available; }
+int32_t h_job_priority(const cal_job* j) { return J(j)->priority; }
+double h_job_created(const cal_job* j) { return J(j)->created; }
+cal_job_phase h_job_phase(const cal_job* j) { return static_cast<cal_job_phase>(J(j)->phase); }
+double h_job_phase_since(const cal_job* j) { return J(j)->phase_since; }
+size_t h_job_task_count(const cal_job* j) { return J(j)->tasks.size(); }
+cal_task* h_job_task_at(const cal_job* j, size_t i) {
+  return i < J(j)->tasks.size() ? to_handle(J(j)->tasks[i]) : nullptr;
+}
+int32_t h_job_status_count(const cal_job* j, cal_task_status st) {
+  return st >= 0 && st < CAL_TASK_STATUS_COUNT ? J(j)->count(st) : 0;
+}
+int32_t h_job_ready_num(const cal_job* j) { return J(j)->ready_num(); }
+int32_t h_job_waiting_num(const cal_job* j) { return J(j)->waiting_num(); }
+int32_t h_job_valid_num(const cal_job* j) { return J(j)->valid_num(); }
+size_t h_job_role_count(const cal_job* j) { return J(j)->roles.size(); }
+const char* h_job_role_name(const cal_job* j, size_t i) {
+  return i < J(j)->roles.size() ? J(j)->roles[i].name.c_str() : nullptr;
+}
+int32_t h_job_role_min(const cal_job* j, size_t i) {
+  return i < J(j)->roles.size() ? J(j)->roles[i].min : 0;
+}
+int32_t h_job_role_ready(const cal_job* j, size_t i) {
+  return i < J(j)->roles.size() ? J(j)->role_ready(i) : 0;
+}
+int32_t h_job_role_waiting(const cal_job* j, size_t i) {
+  return i < J(j)->roles.size() ? J(j)->role_waiting(i) : 0;
+}
+int32_t h_job_role_valid(const cal_job* j, size_t i) {
+  return i < J(j)->roles.size() ? J(j)->role_valid(i) : 0;
+}
+const double* h_job_allocated(const cal_job* j) { return J(j)->allocated.data(); }
+const double* h_job_total_request(const cal_job* j) { return J(j)->total_request.data(); }
+const double* h_job_min_resources(const cal_job* j) {
+  return J(j)->has_min_resources ? J(j)->min_resources.data() : nullptr;
+}
+void h_job_set_pending_reason(cal_job* j, const char* plugin, const char* reason) {
+  JobInfo* job = from_handle(j);
+  // Session keeps the rule about when a reason marks the job unschedulable.
+  if (job && job->session) job->session->set_job_pending_reason(job, plugin ? plugin : "?", reason ? reason : "");
+}
+
+// ---- tasks ------------------------------------------------------------------------------
+const char* h_task_name(const cal_task* t) { return T(t)->uid.c_str(); }
+cal_job* h_task_job(const cal_task* t) { return to_handle(T(t)->job); }
+cal_node* h_task_node(const cal_task* t) { return T(t)->node ? to_handle(T(t)->node) : nullptr; }
+cal_task_status h_task_status(const cal_task* t) { return T(t)->status; }
+const double* h_task_request(const cal_task* t) { return T(t)->resreq.data(); }
+const double* h_task_init_request(const cal_task* t) { return T(t)->init_resreq.data(); }
+int32_t h_task_priority(const cal_task* t) { return T(t)->priority; }
+int h_task_preemptable(const cal_task* t) { return T(t)->preemptable; }
+int h_task_best_effort(const cal_task* t) { return T(t)->best_effort; }
+int h_task_preempt_never(const cal_task* t) { return T(t)->preempt_never; }
+const char* h_task_role(const cal_task* t) { return T(t)->role.c_str(); }
+double h_task_created(const cal_task* t) { return T(t)->created; }
+const char* h_task_label(const cal_task* t, const char* k) { return find_in(T(t)->pod->labels, k); }
+const char* h_task_annotation(const cal_task* t, const char* k) {
+  return find_in(T(t)->pod->annotations, k);
+}
+size_t h_task_selector_count(const cal_task* t) { return T(t)->pod->node_selector.size(); }
+const char* h_task_selector_key(const cal_task* t, size_t i) {
+  const auto& m = T(t)->pod->node_selector;
+  if (i >= m.size()) return nullptr;
+  auto it = m.begin();
+  std::advance(it, static_cast<std::ptrdiff_t>(i));
+  return it->first.c_str();
+}
+const char* h_task_selector_value(const cal_task* t, size_t i) {
+  const auto& m = T(t)->pod->node_selector;
+  if (i >= m.size()) return nullptr;
+  auto it = m.begin();
+  std::advance(it, static_cast<std::ptrdiff_t>(i));
+  return it->second.c_str();
+}
+size_t h_task_toleration_count(const cal_task* t) { return T(t)->pod->tolerations.size(); }
+int h_task_toleration_at(const cal_task* t, size_t i, cal_taint* out) {
+  const auto& v = T(t)->pod->tolerations;
+  if (!out || i >= v.size()) return -1;
+  out->key = v[i].key.c_str();
+  out->value = v[i].value.c_str();
+  out->effect = v[i].effect.c_str();
+  if (out->struct_size >= offsetof(cal_taint, op) + sizeof(out->op)) out->op = v[i].op.c_str();
+  return 0;
+}
+
+// ---- nodes ------------------------------------------------------------------------------
+const char* h_node_name(const cal_node* n) { return N(n)->name.c_str(); }
+const double* h_node_allocatable(const cal_node* n) { return N(n)->allocatable.data(); }
+const double* h_node_idle(const cal_node* n) { return N(n)->idle.data(); }
+const double* h_node_used(const cal_node* n) { return N(n)->used.data(); }
+const double* h_node_releasing(const cal_node* n) { return N(n)->releasing.data(); }
+const double* h_node_pipelined(const cal_node* n) { return N(n)->pipelined.data(); }
+const double* h_node_future_idle(const cal_node* n) { return N(n)->future_idle.data(); }
+int32_t h_node_pods_used(const cal_node* n) { return N(n)->pods; }
+int32_t h_node_pods_max(const cal_node* n) { return N(n)->max_pods; }
+int h_node_unschedulable(const cal_node* n) { return N(n)->unschedulable; }
+const char* h_node_label(const cal_node* n, const char* k) { return find_in(N(n)->spec->labels, k); }
+size_t h_node_label_count(const cal_node* n) { return N(n)->spec->labels.size(); }
+const char* h_node_label_key(const cal_node* n, size_t i) {
+  const auto& m = N(n)->spec->labels;
+  if (i >= m.size()) return nullptr;
+  auto it = m.begin();
+  std::advance(it, static_cast<std::ptrdiff_t>(i));
+  return it->first.c_str();
+}
+const char* h_node_label_value(const cal_node* n, size_t i) {
+  const auto& m = N(n)->spec->labels;
+  if (i >= m.size()) return nullptr;
+  auto it = m.begin();
+  std::advance(it, static_cast<std::ptrdiff_t>(i));
+  return it->second.c_str();
+}
+size_t h_node_taint_count(const cal_node* n) { return N(n)->spec->taints.size(); }
+int h_node_taint_at(const cal_node* n, size_t i, cal_taint* out) {
+  const auto& v = N(n)->spec->taints;
+  if (!out || i >= v.size()) return -1;
+  out->key = v[i].key.c_str();
+  out->value = v[i].value.c_str();
+  out->effect = v[i].effect.c_str();
+  if (out->struct_size >= offsetof(cal_taint, op) + sizeof(out->op)) out->op = nullptr;
+  return 0;
+}
+size_t h_node_task_count(const cal_node* n) { return N(n)->tasks.size(); }
+cal_task* h_node_task_at(const cal_node* n, size_t i) {
+  return i < N(n)->tasks.size() ? to_handle(N(n)->tasks[i]) : nullptr;
+}
+
+// ---- queues -----------------------------------------------------------------------------
+const char* h_queue_name(const cal_queue* q) { return Q(q)->name.c_str(); }
+double h_queue_weight(const cal_queue* q) { return Q(q)->weight; }
+const double* h_queue_capability(const cal_queue* q) {
+  return Q(q)->has_capability ? Q(q)->capability.data() : nullptr;
+}
+const double* h_queue_deserved(const cal_queue* q) {
+  return Q(q)->has_deserved ? Q(q)->deserved.data() : nullptr;
+}
+const double* h_queue_guarantee(const cal_queue* q) {
+  return Q(q)->has_guarantee ? Q(q)->guarantee.data() : nullptr;
+}
+int h_queue_reclaimable(const cal_queue* q) { return Q(q)->reclaimable; }
+int32_t h_queue_priority(const cal_queue* q) { return Q(q)->priority; }
+cal_queue_state h_queue_state(const cal_queue* q) {
+  return static_cast<cal_queue_state>(Q(q)->state);
+}
+cal_queue* h_queue_parent(const cal_queue* q) {
+  return Q(q)->parent ? to_handle(Q(q)->parent) : nullptr;
+}
+double h_queue_created(const cal_queue* q) { return Q(q)->created; }
+
+cal_host_api make_table() {
+  cal_host_api h;
+  std::memset(&h, 0, sizeof h);
+  h.struct_size = sizeof h;
+  h.abi_version = CAL_ABI_VERSION;
+  h.log = h_log;
+  h.status_set = h_status_set;
+  h.arg_is_set = h_arg_is_set;
+  h.arg_bool = h_arg_bool;
+  h.arg_int = h_arg_int;
+  h.arg_double = h_arg_double;
+  h.arg_string = h_arg_string;
+  h.arg_count = h_arg_count;
+  h.arg_name = h_arg_name;
+  h.resource_count = h_resource_count;
+  h.resource_name = h_resource_name;
+  h.resource_id = h_resource_id;
+  h.cluster_total = h_cluster_total;
+  h.now = h_now;
+  h.job_count = h_job_count;
+  h.job_at = h_job_at;
+  h.node_count = h_node_count;
+  h.node_at = h_node_at;
+  h.queue_count = h_queue_count;
+  h.queue_at = h_queue_at;
+  h.queue_by_name = h_queue_by_name;
+  h.node_by_name = h_node_by_name;
+  h.job_name = h_job_name;
+  h.job_namespace = h_job_namespace;
+  h.job_queue = h_job_queue;
+  h.job_min_available = h_job_min_available;
+  h.job_priority = h_job_priority;
+  h.job_created = h_job_created;
+  h.job_phase = h_job_phase;
+  h.job_phase_since = h_job_phase_since;
+  h.job_task_count = h_job_task_count;
+  h.job_task_at = h_job_task_at;
+  h.job_status_count = h_job_status_count;
+  h.job_ready_num = h_job_ready_num;
+  h.job_waiting_num = h_job_waiting_num;
+  h.job_valid_num = h_job_valid_num;
+  h.job_role_count = h_job_role_count;
+  h.job_role_name = h_job_role_name;
+  h.job_role_min = h_job_role_min;
+  h.job_role_ready = h_job_role_ready;
+  h.job_role_waiting = h_job_role_waiting;
+  h.job_role_valid = h_job_role_valid;
+  h.job_allocated = h_job_allocated;
+  h.job_total_request = h_job_total_request;
+  h.job_min_resources = h_job_min_resources;
+  h.job_set_pending_reason = h_job_set_pending_reason;
+  h.task_name = h_task_name;
+  h.task_job = h_task_job;
+  h.task_node = h_task_node;
+  h.task_status = h_task_status;
+  h.task_request = h_task_request;
+  h.task_init_request = h_task_init_request;
+  h.task_priority = h_task_priority;
+  h.task_preemptable = h_task_preemptable;
+  h.task_best_effort = h_task_best_effort;
+  h.task_preempt_never = h_task_preempt_never;
+  h.task_role = h_task_role;
+  h.task_created = h_task_created;
+  h.task_label = h_task_label;
+  h.task_annotation = h_task_annotation;
+  h.task_selector_count = h_task_selector_count;
+  h.task_selector_key = h_task_selector_key;
+  h.task_selector_value = h_task_selector_value;
+  h.task_toleration_count = h_task_toleration_count;
+  h.task_toleration_at = h_task_toleration_at;
+  h.node_name = h_node_name;
+  h.node_allocatable = h_node_allocatable;
+  h.node_idle = h_node_idle;
+  h.node_used = h_node_used;
+  h.node_releasing = h_node_releasing;
+  h.node_pipelined = h_node_pipelined;
+  h.node_future_idle = h_node_future_idle;
+  h.node_pods_used = h_node_pods_used;
+  h.node_pods_max = h_node_pods_max;
+  h.node_unschedulable = h_node_unschedulable;
+  h.node_label = h_node_label;
+  h.node_label_count = h_node_label_count;
+  h.node_label_key = h_node_label_key;
+  h.node_label_value = h_node_label_value;
+  h.node_taint_count = h_node_taint_count;
+  h.node_taint_at = h_node_taint_at;
+  h.node_task_count = h_node_task_count;
+  h.node_task_at = h_node_task_at;
+  h.queue_name = h_queue_name;
+  h.queue_weight = h_queue_weight;
+  h.queue_capability = h_queue_capability;
+  h.queue_deserved = h_queue_deserved;
+  h.queue_guarantee = h_queue_guarantee;
+  h.queue_reclaimable = h_queue_reclaimable;
+  h.queue_priority = h_queue_priority;
+  h.queue_state = h_queue_state;
+  h.queue_parent = h_queue_parent;
+  h.queue_created = h_queue_created;
+  return h;
+}
+
+}  // namespace
+
+const cal_host_api* host_api() {
+  static const cal_host_api table = make_table();
+  return &table;
+}
+
+}  // namespace caldera

@@ -1,0 +1,45 @@
+// The host's side of the ABI: the one cal_host_api table every plugin receives, and the
+// mapping between session objects and the ABI's opaque handles.
+#pragma once
+
+#include "caldera/plugin.h"
+#include "host/session/session_types.hpp"
+
+namespace caldera {
+
+class Session;
+
+const cal_host_api* host_api();
+
+inline cal_session* to_handle(Session* s) { return reinterpret_cast<cal_session*>(s); }
+inline cal_job* to_handle(JobInfo* j) { return reinterpret_cast<cal_job*>(j); }
+inline cal_task* to_handle(TaskInfo* t) { return reinterpret_cast<cal_task*>(t); }
+inline cal_node* to_handle(NodeInfo* n) { return reinterpret_cast<cal_node*>(n); }
+inline cal_queue* to_handle(QueueInfo* q) { return reinterpret_cast<cal_queue*>(q); }
+inline const cal_job* to_handle(const JobInfo* j) { return reinterpret_cast<const cal_job*>(j); }
+inline const cal_task* to_handle(const TaskInfo* t) {
+  return reinterpret_cast<const cal_task*>(t);
+}
+inline const cal_node* to_handle(const NodeInfo* n) {
+  return reinterpret_cast<const cal_node*>(n);
+}
+inline const cal_queue* to_handle(const QueueInfo* q) {
+  return reinterpret_cast<const cal_queue*>(q);
+}
+inline Session* from_handle(const cal_session* s) {
+  return reinterpret_cast<Session*>(const_cast<cal_session*>(s));
+}
+inline JobInfo* from_handle(const cal_job* j) {
+  return reinterpret_cast<JobInfo*>(const_cast<cal_job*>(j));
+}
+inline TaskInfo* from_handle(const cal_task* t) {
+  return reinterpret_cast<TaskInfo*>(const_cast<cal_task*>(t));
+}
+inline NodeInfo* from_handle(const cal_node* n) {
+  return reinterpret_cast<NodeInfo*>(const_cast<cal_node*>(n));
+}
+inline QueueInfo* from_handle(const cal_queue* q) {
+  return reinterpret_cast<QueueInfo*>(const_cast<cal_queue*>(q));
+}
+
+}  // namespace caldera

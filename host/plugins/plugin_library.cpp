@@ -1,0 +1,395 @@
+// Loading plugin shared objects and finding them in the plugin folders.
+//
+// Volcano compiles its plugins in and registers them by name (pkg/scheduler/framework/
+// plugins.go: RegisterPluginBuilder, and LoadCustomPlugins, which dlopens Go plugins from
+// a folder and looks up their "New" symbol). Caldera always loads them from files, through
+// the C ABI of caldera/plugin.h, and checks each descriptor before anything else is called.
+//
+// Why a private copy: dlopen hands back the library it already has for a path or an inode
+// it has seen, so a rebuilt file at the same path would never be loaded again. Each load
+// copies the file to a unique path in a private folder (mkdtemp, mode 0700) and opens the
+// copy. The copy stays on disk while the library is loaded: removing it would free its
+// inode number, and a later copy that reused the number would make dlopen return the old
+// library. It is removed when the library is unloaded.
+#include "host/plugins/plugin_library.hpp"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <boost/dll/shared_library.hpp>
+#include <fmt/format.h>
+
+#include "host/plugins/host_api.hpp"
+#include "host/util/sha256.hpp"
+
+namespace caldera {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// The private folder of copies: created on first use, removed again whenever it empties,
+// so a normal run leaves nothing behind in the temp folder.
+// ---------------------------------------------------------------------------------------
+class CopyDir {
+ public:
+  // Writes `bytes` to a new unique file in the private folder and returns its path.
+  static fs::path write_copy(const fs::path& original, const std::string& bytes) {
+    std::lock_guard<std::mutex> lock(mu());
+    fs::path& dir = path();
+    if (dir.empty()) {
+      std::string tmpl = (fs::temp_directory_path() / "caldera-plugins-XXXXXX").string();
+      if (!::mkdtemp(tmpl.data()))
+        throw InputError(fmt::format("{}: cannot create a private folder for plugin copies in "
+                                     "{}: {}",
+                                     original.string(), fs::temp_directory_path().string(),
+                                     std::strerror(errno)));
+      dir = tmpl;
+    }
+    static std::atomic<uint64_t> counter{0};
+    fs::path copy = dir / fmt::format("{}-{}", ++counter, original.filename().string());
+    int fd = ::open(copy.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+    if (fd < 0)
+      throw InputError(fmt::format("{}: cannot create the private copy {}: {}",
+                                   original.string(), copy.string(), std::strerror(errno)));
+    const char* p = bytes.data();
+    size_t left = bytes.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        int err = errno;
+        ::close(fd);
+        ::unlink(copy.c_str());
+        throw InputError(fmt::format("{}: cannot write the private copy {}: {}",
+                                     original.string(), copy.string(), std::strerror(err)));
+      }
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+    ::close(fd);
+    return copy;
+  }
+
+  static void remove_copy(const fs::path& copy) {
+    std::lock_guard<std::mutex> lock(mu());
+    ::unlink(copy.c_str());
+    fs::path& dir = path();
+    // rmdir fails while other copies remain; then a later removal retries.
+    if (!dir.empty() && copy.parent_path() == dir && ::rmdir(dir.c_str()) == 0) dir.clear();
+  }
+
+ private:
+  // Leaked on purpose: libraries held by static objects unload during exit, after
+  // function-local statics could have been destroyed.
+  static std::mutex& mu() {
+    static auto* m = new std::mutex;
+    return *m;
+  }
+  static fs::path& path() {
+    static auto* p = new fs::path;
+    return *p;
+  }
+};
+
+FileStamp stamp_of(const struct stat& st) {
+  FileStamp s;
+  s.device = static_cast<uint64_t>(st.st_dev);
+  s.inode = static_cast<uint64_t>(st.st_ino);
+  s.size = static_cast<uint64_t>(st.st_size);
+  s.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return s;
+}
+
+std::optional<FileStamp> stat_file(const fs::path& file, std::string* err = nullptr) {
+  struct stat st;
+  if (::stat(file.c_str(), &st) != 0) {
+    if (err) *err = std::strerror(errno);
+    return std::nullopt;
+  }
+  return stamp_of(st);
+}
+
+// Reads the whole file, making sure it did not change while being read (a build that is
+// still writing it): the stamp before and after must agree. Retries a few times.
+std::string read_settled(const fs::path& file, FileStamp& stamp) {
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    if (attempt) std::this_thread::sleep_for(std::chrono::milliseconds(50 * attempt));
+    std::string err;
+    std::optional<FileStamp> before = stat_file(file, &err);
+    if (!before) throw InputError(fmt::format("{}: cannot read: {}", file.string(), err));
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw InputError(fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    std::optional<FileStamp> after = stat_file(file);
+    std::string bytes = ss.str();
+    if (after && *after == *before && bytes.size() == before->size) {
+      stamp = *after;
+      return bytes;
+    }
+  }
+  throw InputError(fmt::format("{}: the file kept changing while it was read; it is probably "
+                               "still being written",
+                               file.string()));
+}
+
+std::string version_str(uint32_t v) {
+  return fmt::format("{}.{}", CAL_ABI_MAJOR_OF(v), CAL_ABI_MINOR_OF(v));
+}
+
+bool valid_plugin_name(std::string_view n) {
+  if (n.empty() || n.size() > 128) return false;
+  for (char c : n)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
+      return false;
+  return true;
+}
+
+// Copies the plugin's option table into host memory (the strings stay in the .so). The
+// entries are read with the plugin's own cal_option size as stride, so a table built by a
+// later minor with a larger cal_option is read correctly.
+std::vector<cal_option> read_options(const fs::path& file, const std::string& name,
+                                     const cal_plugin* d) {
+  std::vector<cal_option> out;
+  if (d->option_count == 0) return out;
+  auto bad = [&](const std::string& why) {
+    return InputError(fmt::format("{}: plugin '{}' has a malformed option table: {}",
+                                  file.string(), name, why));
+  };
+  if (!d->options) throw bad(fmt::format("option_count is {} but options is NULL", d->option_count));
+  if (d->option_count > 4096) throw bad(fmt::format("option_count is {}", d->option_count));
+  uint32_t stride = d->options[0].struct_size;
+  if (stride < sizeof(cal_option) || stride > 4096)
+    throw bad(fmt::format("cal_option.struct_size is {}, expected at least {}", stride,
+                          sizeof(cal_option)));
+  const auto* base = reinterpret_cast<const unsigned char*>(d->options);
+  std::set<std::string> seen;
+  for (size_t i = 0; i < d->option_count; ++i) {
+    cal_option o;
+    std::memcpy(&o, base + i * stride, sizeof o);
+    if (o.struct_size != stride)
+      throw bad(fmt::format("entry {} has struct_size {}, entry 0 has {}", i, o.struct_size, stride));
+    if (!o.name || !*o.name) throw bad(fmt::format("entry {} has no name", i));
+    std::string oname = o.name;
+    if (static_cast<int>(o.type) < CAL_OPT_BOOL || static_cast<int>(o.type) > CAL_OPT_DURATION)
+      throw bad(fmt::format("option '{}' has unknown type {}", oname, static_cast<int>(o.type)));
+    if (!seen.insert(oname).second) throw bad(fmt::format("option '{}' is declared twice", oname));
+    bool family = oname.size() >= 2 && oname.compare(oname.size() - 2, 2, ".*") == 0;
+    if (family && o.default_value)
+      throw bad(fmt::format("option family '{}' declares a default; families have none", oname));
+    if (!o.description) o.description = "";
+    o.struct_size = sizeof(cal_option);
+    out.push_back(o);
+  }
+  // Defaults must parse as their type: validating no arguments fills every default.
+  try {
+    (void)Args::validate(fmt::format("plugin '{}'", name), out, {});
+  } catch (const InputError& e) {
+    throw bad(e.what());
+  }
+  return out;
+}
+
+PointSet implemented_points(const cal_plugin* d) {
+  PointSet s = PointSet::none();
+  auto mark = [&](bool has, Point p) {
+    if (has) s.add(p);
+  };
+  mark(d->job_order, Point::JobOrder);
+  mark(d->queue_order, Point::QueueOrder);
+  mark(d->task_order, Point::TaskOrder);
+  mark(d->pre_predicate || d->predicate, Point::Predicate);
+  mark(d->node_order || d->batch_node_order, Point::NodeOrder);
+  mark(d->best_node, Point::BestNode);
+  mark(d->preemptable, Point::Preemptable);
+  mark(d->reclaimable, Point::Reclaimable);
+  mark(d->preemptive, Point::Preemptive);
+  mark(d->overused, Point::Overused);
+  mark(d->allocatable, Point::Allocatable);
+  mark(d->job_ready, Point::JobReady);
+  mark(d->job_pipelined, Point::JobPipelined);
+  mark(d->job_enqueueable || d->job_enqueued, Point::JobEnqueueable);
+  mark(d->job_starving, Point::JobStarving);
+  mark(d->victim_tasks, Point::VictimTasks);
+  // hyper_node_order has no slot in ABI 1.0 (it is reserved for a later minor).
+  return s;
+}
+
+}  // namespace
+
+struct PluginLibrary::Impl {
+  boost::dll::shared_library lib;
+  fs::path copy;
+  ~Impl() {
+    lib.unload();
+    if (!copy.empty()) CopyDir::remove_copy(copy);
+  }
+};
+
+PluginLibrary::~PluginLibrary() = default;
+
+std::shared_ptr<PluginLibrary> PluginLibrary::load(const fs::path& file) {
+  const std::string f = file.string();
+  FileStamp stamp;
+  std::string bytes = read_settled(file, stamp);
+
+  std::shared_ptr<PluginLibrary> pl(new PluginLibrary());
+  pl->impl_ = std::make_unique<Impl>();
+  pl->impl_->copy = CopyDir::write_copy(file, bytes);
+  const fs::path& copy = pl->impl_->copy;
+
+  // RTLD_NOW: a plugin that needs a symbol nobody provides fails here, not in the middle
+  // of a session. RTLD_LOCAL: one plugin's symbols never satisfy another's.
+  boost::dll::fs::error_code ec;
+  pl->impl_->lib.load(boost::dll::fs::path(copy.string()), ec,
+                      boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  if (ec || !pl->impl_->lib.is_loaded()) {
+    // Boost.DLL keeps only an errno-like code; open once more to read dlerror()'s reason.
+    std::string reason = ec.message();
+    if (void* h = ::dlopen(copy.c_str(), RTLD_LAZY | RTLD_LOCAL)) {
+      ::dlclose(h);
+    } else if (const char* e = ::dlerror()) {
+      reason = e;
+      // Name the user's file, not the private copy.
+      for (size_t pos; (pos = reason.find(copy.string())) != std::string::npos;)
+        reason.replace(pos, copy.string().size(), f);
+      if (reason.rfind(f + ": ", 0) == 0) reason = reason.substr(f.size() + 2);
+    }
+    throw InputError(fmt::format("{}: not a caldera plugin (cannot load it as a shared object: "
+                                 "{})",
+                                 f, reason));
+  }
+  if (!pl->impl_->lib.has(CAL_ENTRY_SYMBOL))
+    throw InputError(fmt::format("{}: not a caldera plugin (no symbol {})", f, CAL_ENTRY_SYMBOL));
+
+  auto entry = pl->impl_->lib.get<const cal_plugin*(const cal_host_api*, uint32_t)>(
+      CAL_ENTRY_SYMBOL);
+  const cal_plugin* d = nullptr;
+  try {
+    d = entry(host_api(), CAL_ABI_VERSION);
+  } catch (...) {
+    // A C++ plugin must not throw across the ABI; if one does, refuse it rather than die.
+    throw InputError(fmt::format("{}: the plugin's entry point threw an exception", f));
+  }
+  if (!d)
+    throw InputError(fmt::format("{}: the plugin refused to load (its entry point returned NULL)", f));
+
+  const uint32_t abi = d->abi_version;
+  if (CAL_ABI_MAJOR_OF(abi) != CAL_ABI_MAJOR) {
+    // Another major may lay the descriptor out differently: name the plugin by its file.
+    throw InputError(fmt::format(
+        "{}: plugin '{}' was built for ABI {} but this host speaks {}: rebuild it against "
+        "caldera-sdk {}.x",
+        f, file.stem().string(), version_str(abi), version_str(CAL_ABI_VERSION), CAL_ABI_MAJOR));
+  }
+  if (d->struct_size < CAL_PLUGIN_V1_0_SIZE)
+    throw InputError(fmt::format(
+        "{}: the plugin descriptor is {} bytes, less than the {} of ABI {}.0: it was not built "
+        "from caldera/plugin.h",
+        f, d->struct_size, CAL_PLUGIN_V1_0_SIZE, CAL_ABI_MAJOR));
+  std::string name = d->name ? d->name : "";
+  if (CAL_ABI_MINOR_OF(abi) > CAL_ABI_MINOR)
+    throw InputError(fmt::format(
+        "{}: plugin '{}' was built for ABI {} but this host speaks {}: rebuild it against "
+        "caldera-sdk {} (or upgrade caldera to a release that speaks ABI {})",
+        f, name.empty() ? file.stem().string() : name, version_str(abi),
+        version_str(CAL_ABI_VERSION), version_str(CAL_ABI_VERSION), version_str(abi)));
+  if (!valid_plugin_name(name))
+    throw InputError(fmt::format("{}: the plugin's name '{}' is empty or not made of letters, "
+                                 "digits, '-', '_' and '.'",
+                                 f, name));
+
+  PluginInfo& info = pl->info_;
+  info.name = name;
+  info.version = d->version ? d->version : "";
+  info.description = d->description ? d->description : "";
+  info.abi_version = abi;
+  info.file = file;
+  info.stamp = stamp;
+  info.sha256 = sha256_hex(bytes);
+  info.implemented = implemented_points(d);
+  info.options = read_options(file, name, d);
+  pl->desc_ = d;
+  return pl;
+}
+
+PluginCatalog PluginCatalog::scan(const std::vector<fs::path>& dirs, const PluginCatalog* previous) {
+  PluginCatalog cat;
+  std::map<std::string, fs::path> owner;  // plugin name -> file that declares it
+  std::set<fs::path> scanned;
+  for (const fs::path& dir : dirs) {
+    std::error_code ec;
+    if (!fs::exists(dir, ec))
+      throw InputError(fmt::format("{}: plugin folder does not exist", dir.string()));
+    if (!fs::is_directory(dir, ec))
+      throw InputError(fmt::format("{}: plugin folder is not a folder", dir.string()));
+    // The same folder named twice (or through a link) is scanned once.
+    fs::path canon = fs::weakly_canonical(dir, ec);
+    if (!scanned.insert(ec ? dir : canon).second) continue;
+
+    std::vector<fs::path> files;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const fs::path& p = it->path();
+      if (p.extension() != ".so") continue;
+      std::error_code fec;
+      if (!fs::is_regular_file(p, fec)) continue;  // follows links; skips folders
+      files.push_back(p);
+    }
+    if (ec)
+      throw InputError(fmt::format("{}: cannot list the plugin folder: {}", dir.string(),
+                                   ec.message()));
+    // Sorted, so the load order and every message are the same on every run.
+    std::sort(files.begin(), files.end());
+
+    for (const fs::path& file : files) {
+      std::shared_ptr<const PluginLibrary> lib;
+      if (previous) {
+        std::optional<FileStamp> now = stat_file(file);
+        for (const auto& old : previous->plugins_)
+          if (now && old->info().file == file && old->info().stamp == *now) lib = old;
+      }
+      if (!lib) {
+        try {
+          lib = PluginLibrary::load(file);
+        } catch (const InputError& e) {
+          cat.failures_.push_back(Failure{file, e.what()});
+          continue;
+        }
+      }
+      auto [it, fresh] = owner.emplace(lib->info().name, file);
+      if (!fresh)
+        throw InputError(fmt::format("plugin '{}' is provided by two files, {} and {}: remove "
+                                     "one of them",
+                                     lib->info().name, it->second.string(), file.string()));
+      cat.plugins_.push_back(std::move(lib));
+    }
+  }
+  std::sort(cat.plugins_.begin(), cat.plugins_.end(),
+            [](const auto& a, const auto& b) { return a->info().name < b->info().name; });
+  return cat;
+}
+
+std::shared_ptr<const PluginLibrary> PluginCatalog::find(const std::string& name) const {
+  auto it = std::lower_bound(plugins_.begin(), plugins_.end(), name,
+                             [](const auto& lib, const std::string& n) { return lib->info().name < n; });
+  if (it != plugins_.end() && (*it)->info().name == name) return *it;
+  return nullptr;
+}
+
+}  // namespace caldera

@@ -1,0 +1,65 @@
+// One loaded plugin shared object, and discovery of the plugins in a set of folders.
+//
+// Each .so is loaded from a private copy (a unique path in a private temp folder): dlopen
+// hands back the already loaded library for a path or inode it has seen, so loading the
+// file itself would never pick up a replaced build. The copy is made only once the file
+// has stopped changing (see settle in PluginCatalog::scan).
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "host/plugins/plugin_set.hpp"
+
+namespace caldera {
+
+class PluginLibrary {
+ public:
+  // Loads `file` (from a private copy), calls its entry with the host table, and checks the
+  // descriptor: ABI major equal, minor not newer than the host's, struct size, name
+  // present, options well formed. Throws InputError naming the file, both versions and
+  // what to rebuild on a mismatch; "not a caldera plugin" when the entry symbol is missing
+  // or the file is not a loadable shared object.
+  static std::shared_ptr<PluginLibrary> load(const std::filesystem::path& file);
+  ~PluginLibrary();
+
+  const PluginInfo& info() const { return info_; }
+  const cal_plugin* descriptor() const { return desc_; }
+
+ private:
+  PluginLibrary() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;  // holds the boost::dll::shared_library and the copy's path
+  PluginInfo info_;
+  const cal_plugin* desc_ = nullptr;
+};
+
+// The plugins found in the plugin dirs: every *.so, loaded and checked. Files that fail to
+// load are kept as errors (file and reason), so that "plugin X not found" can say which
+// broken files might have been it, and `caldera plugins list` can show them.
+class PluginCatalog {
+ public:
+  struct Failure {
+    std::filesystem::path file;
+    std::string error;
+  };
+
+  // Scans dirs in order (a missing dir is an error). Two files declaring one plugin name
+  // is an error naming both files. `previous`, when given, lends libraries whose file is
+  // unchanged (same FileStamp), so a rescan loads only what changed.
+  static PluginCatalog scan(const std::vector<std::filesystem::path>& dirs,
+                            const PluginCatalog* previous = nullptr);
+
+  // nullptr when no plugin of that name was found.
+  std::shared_ptr<const PluginLibrary> find(const std::string& name) const;
+  const std::vector<std::shared_ptr<const PluginLibrary>>& plugins() const { return plugins_; }
+  const std::vector<Failure>& failures() const { return failures_; }
+
+ private:
+  std::vector<std::shared_ptr<const PluginLibrary>> plugins_;  // sorted by name
+  std::vector<Failure> failures_;
+};
+
+}  // namespace caldera

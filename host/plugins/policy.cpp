@@ -1,0 +1,121 @@
+// Building a Policy from a config and the plugins found on disk.
+//
+// Volcano does this at every session open (pkg/scheduler/framework/framework.go:
+// OpenSession looks up each tier's plugin builder by name and calls it with the plugin's
+// arguments; an unknown plugin is only logged). Caldera resolves and validates everything
+// once, when the config or a plugin changes, so that a policy that would misbehave is
+// refused as a whole before any session uses it, with the exact reason.
+#include "host/plugins/policy.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "actions/action.hpp"
+
+namespace caldera {
+
+namespace {
+
+std::string where(const SourceRef& src) {
+  std::string w = src.str();
+  return w.empty() ? std::string() : w + ": ";
+}
+
+std::string dirs_text(const std::vector<std::filesystem::path>& dirs) {
+  std::string out;
+  for (const auto& d : dirs) {
+    if (!out.empty()) out += ", ";
+    out += d.string();
+  }
+  return out.empty() ? "no folder" : out;
+}
+
+// "unknown plugin" message: what was found, and which files could have been it.
+std::string not_found(const SchedulerConfig& config, const PluginCatalog& catalog,
+                      const std::string& object, const PluginConfig& pc) {
+  std::string known;
+  for (const auto& lib : catalog.plugins()) {
+    if (!known.empty()) known += ", ";
+    known += lib->info().name;
+  }
+  std::string msg = fmt::format("{}{}: unknown plugin '{}'; plugins found in {}: {}",
+                                where(pc.src), object, pc.name, dirs_text(config.plugin_dirs),
+                                known.empty() ? "none" : known);
+  if (!catalog.failures().empty()) {
+    msg += "; files that failed to load:";
+    for (const auto& f : catalog.failures()) msg += fmt::format(" [{}]", f.error);
+  }
+  return msg;
+}
+
+}  // namespace
+
+std::shared_ptr<const Policy> build_policy(const SchedulerConfig& config,
+                                           const PluginCatalog& catalog,
+                                           const std::string& config_text_hash) {
+  auto policy = std::make_shared<Policy>();
+
+  // Actions: every name known, every argument declared by the action.
+  for (const std::string& a : config.actions) {
+    if (find_action(a)) continue;
+    std::vector<std::string> known = known_actions();
+    std::sort(known.begin(), known.end());
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+    throw InputError(fmt::format("{}scheduler.actions: unknown action '{}'; known: {}",
+                                 where(config.actions_src), a, list));
+  }
+  for (const auto& [name, args] : config.action_arguments) {
+    const ActionInfo* info = find_action(name);
+    if (!info) {
+      SourceRef src = args.empty() ? SourceRef{config.file.string(), 0, 0} : args.begin()->second.src;
+      throw InputError(fmt::format("{}actions.{}: unknown action '{}'", where(src), name, name));
+    }
+    (void)Args::validate("actions." + name, info->options, args);
+    if (std::find(config.actions.begin(), config.actions.end(), name) == config.actions.end())
+      spdlog::warn("{}: [actions.{}] has arguments, but '{}' is not in scheduler.actions",
+                   config.file.string(), name, name);
+  }
+
+  // Tiers: every plugin found, its points and arguments resolved.
+  for (size_t ti = 0; ti < config.tiers.size(); ++ti) {
+    std::vector<ConfiguredPlugin> tier;
+    for (size_t pi = 0; pi < config.tiers[ti].plugins.size(); ++pi) {
+      const PluginConfig& pc = config.tiers[ti].plugins[pi];
+      std::string object = fmt::format("tiers[{}].plugins[{}]", ti, pi);
+      std::shared_ptr<const PluginLibrary> lib = catalog.find(pc.name);
+      if (!lib) throw InputError(not_found(config, catalog, object, pc));
+      const PluginInfo& info = lib->info();
+
+      ConfiguredPlugin cp;
+      cp.library = lib;
+      cp.desc = lib->descriptor();
+      cp.name = pc.name;
+      cp.hierarchy = pc.hierarchy;
+      cp.points = PointSet::none();
+      for (int i = 0; i < kPointCount; ++i) {
+        auto p = static_cast<Point>(i);
+        if (!pc.points.has(p)) continue;
+        if (info.implemented.has(p))
+          cp.points.add(p);
+        else if (pc.enabled_explicitly.has(p))
+          // Volcano allows enabling a point a plugin has no function for; it is a no-op.
+          spdlog::warn("{}{} ({}): enables '{}', which plugin '{}' ({}) does not implement",
+                       where(pc.src), object, pc.name, point_name(p), pc.name,
+                       info.file.string());
+      }
+      cp.args = std::make_shared<const Args>(
+          Args::validate(fmt::format("{} ({})", object, pc.name), info.options, pc.arguments));
+      tier.push_back(std::move(cp));
+    }
+    policy->tiers.push_back(std::move(tier));
+  }
+
+  policy->config = config;
+  policy->config_hash = config_text_hash;
+  return policy;
+}
+
+}  // namespace caldera

@@ -1,0 +1,183 @@
+// Running a scenario: Volcano's scheduling loop (pkg/scheduler/scheduler.go runOnce: open a
+// session, run each configured action in order, close the session) repeated `sessions`
+// times on the scenario's cache, with the session's results applied between sessions the
+// way the embedded cluster applies them (binds run, evictions return to Pending, PodGroup
+// phases are written back), and the check of the scenario's expectations.
+#include "host/scenario/runner.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "actions/action.hpp"
+#include "host/plugins/plugin_library.hpp"
+#include "host/plugins/policy.hpp"
+#include "host/util/sha256.hpp"
+
+namespace caldera {
+namespace {
+
+std::string config_hash(const Scenario& sc) {
+  // An inline [config] has no text of its own: the scenario file's text stands for it.
+  const std::filesystem::path& f = sc.config.file.empty() ? sc.file : sc.config.file;
+  try {
+    return sha256_file(f);
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+// What the embedded cluster does with a session's result, done on the scenario's cache.
+void apply_result(const SessionResult& r, Cache& cache, double now) {
+  for (const auto& [uid, node] : r.binds) {
+    const PodSpec* cur = cache.pod(uid);
+    if (!cur) {
+      spdlog::warn("scenario: bind of unknown pod {} ignored", uid);
+      continue;
+    }
+    PodSpec p = *cur;
+    p.node = node;
+    p.phase = PodPhase::Running;
+    cache.upsert_pod(std::move(p));
+  }
+  // An evicted pod leaves its node and comes back as a pending pod, as its controller
+  // would recreate it; the next session may place it again.
+  for (const auto& uid : r.evictions) {
+    const PodSpec* cur = cache.pod(uid);
+    if (!cur) {
+      spdlog::warn("scenario: eviction of unknown pod {} ignored", uid);
+      continue;
+    }
+    PodSpec p = *cur;
+    p.node.clear();
+    p.phase = PodPhase::Pending;
+    p.releasing = false;
+    cache.upsert_pod(std::move(p));
+  }
+  // Pipelined tasks are not applied: they stay pending and the next session decides again,
+  // as Volcano keeps no pipelined state between sessions.
+  for (const auto& [uid, phase] : r.podgroup_phases) {
+    const PodGroupSpec* cur = cache.podgroup(uid);
+    if (!cur || cur->phase == phase) continue;  // a pod without PodGroup has no record
+    PodGroupSpec pg = *cur;
+    pg.phase = phase;
+    pg.phase_since = now;
+    cache.upsert_podgroup(std::move(pg));
+  }
+}
+
+// Compares a list of task names as a set: "missing <what> X", "unexpected <what> Y".
+void compare_sets(const std::string& what, const std::vector<std::string>& expected,
+                  const std::vector<std::string>& actual, std::vector<std::string>& failures) {
+  std::set<std::string> exp(expected.begin(), expected.end());
+  std::set<std::string> act(actual.begin(), actual.end());
+  for (const auto& e : exp)
+    if (!act.count(e)) failures.push_back(fmt::format("missing {} {}", what, e));
+  for (const auto& a : act)
+    if (!exp.count(a)) failures.push_back(fmt::format("unexpected {} {}", what, a));
+}
+
+void check_expectations(const Scenario& sc, ScenarioOutcome& out) {
+  const ScenarioExpect& e = sc.expect;
+  std::vector<std::string>& f = out.failures;
+  if (e.binds) {
+    // The last bind of each task counts (a task evicted and placed again moves).
+    std::map<std::string, std::string> got;
+    for (const auto& [task, node] : out.binds) got[task] = node;
+    for (const auto& [task, node] : *e.binds) {
+      auto it = got.find(task);
+      if (it == got.end())
+        f.push_back(fmt::format("missing bind {} -> {}", task, node));
+      else if (it->second != node)
+        f.push_back(fmt::format("bind {}: expected {}, got {}", task, node, it->second));
+    }
+    for (const auto& [task, node] : got)
+      if (!e.binds->count(task)) f.push_back(fmt::format("unexpected bind {} -> {}", task, node));
+  }
+  if (e.bind_count && *e.bind_count != out.binds.size())
+    f.push_back(fmt::format("bind_count: expected {}, got {}", *e.bind_count, out.binds.size()));
+  if (e.evictions) compare_sets("eviction", *e.evictions, out.evictions, f);
+  if (e.evict_count && *e.evict_count != out.evictions.size())
+    f.push_back(
+        fmt::format("evict_count: expected {}, got {}", *e.evict_count, out.evictions.size()));
+  if (e.pipelined) compare_sets("pipelined", *e.pipelined, out.pipelined, f);
+  if (e.podgroup_phases) {
+    for (const auto& [pg, phase] : *e.podgroup_phases) {
+      auto it = out.podgroup_phases.find(pg);
+      std::string got = it == out.podgroup_phases.end() ? "nothing" : it->second;
+      if (got != phase)
+        f.push_back(fmt::format("podgroup_phases {}: expected {}, got {}", pg, phase, got));
+    }
+  }
+}
+
+}  // namespace
+
+ScenarioOutcome run_scenario(Scenario& sc) {
+  ScenarioOutcome out;
+  // The policy is built once, as the scheduler builds it once per config.
+  PluginCatalog catalog = PluginCatalog::scan(sc.config.plugin_dirs);
+  std::shared_ptr<const Policy> policy = build_policy(sc.config, catalog, config_hash(sc));
+
+  // Action instances live across sessions, as Volcano's do (they are registered once).
+  std::vector<std::unique_ptr<Action>> actions;
+  for (const auto& name : sc.config.actions) {
+    const ActionInfo* info = find_action(name);
+    if (!info)  // the config parser checks action names; this is a guard, not a path
+      throw InputError(fmt::format("{}: unknown action '{}'", sc.file.string(), name));
+    actions.push_back(info->make());
+  }
+
+  for (int i = 0; i < sc.sessions; ++i) {
+    double now = i * sc.config.period_seconds;
+    std::unique_ptr<Session> ssn = Session::open(sc.cache, policy, now);
+    for (auto& a : actions) a->execute(*ssn);
+    SessionResult r = ssn->close();
+    ssn.reset();
+    apply_result(r, sc.cache, now);
+
+    out.binds.insert(out.binds.end(), r.binds.begin(), r.binds.end());
+    out.evictions.insert(out.evictions.end(), r.evictions.begin(), r.evictions.end());
+    if (i + 1 == sc.sessions) {
+      out.pipelined.clear();
+      for (const auto& [task, node] : r.pipelined) {
+        (void)node;
+        out.pipelined.push_back(task);
+      }
+      out.pending = r.pending;
+      out.job_pending = r.job_pending;
+      // Every PodGroup's phase at the end, plus any job of the session without a record.
+      for (const auto& [key, pg] : sc.cache.podgroups()) out.podgroup_phases[key] = to_string(pg->phase);
+      for (const auto& [key, phase] : r.podgroup_phases)
+        out.podgroup_phases.emplace(key, to_string(phase));
+    }
+  }
+  check_expectations(sc, out);
+  return out;
+}
+
+std::string outcome_json(const Scenario& sc, const ScenarioOutcome& out) {
+  // ordered_json keeps the keys in the order written here: deterministic output.
+  nlohmann::ordered_json j;
+  j["file"] = sc.file.string();
+  j["name"] = sc.name;
+  nlohmann::ordered_json binds = nlohmann::ordered_json::object();
+  for (const auto& [task, node] : out.binds) binds[task] = node;  // last bind of a task wins
+  j["binds"] = std::move(binds);
+  j["evictions"] = out.evictions;
+  j["pipelined"] = out.pipelined;
+  nlohmann::ordered_json phases = nlohmann::ordered_json::object();
+  for (const auto& [pg, phase] : out.podgroup_phases) phases[pg] = phase;
+  j["podgroup_phases"] = std::move(phases);
+  nlohmann::ordered_json pending = nlohmann::ordered_json::object();
+  for (const auto& [task, why] : out.pending) pending[task] = why;
+  j["pending"] = std::move(pending);
+  j["failures"] = out.failures;
+  // Replace invalid UTF-8 instead of throwing: names come from user files.
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+}  // namespace caldera

@@ -1,0 +1,177 @@
+// A scheduling session: a snapshot of the cache, the plugin instances of one policy, the
+// dispatch of every extension point with Volcano's combination rules, and the record of
+// decisions that goes back to the backend at close.
+//
+// Life of a session: Session::open(cache, policy, now) copies the cache and opens every
+// plugin instance; the actions run (each checks job_valid where Volcano's does); close()
+// closes the instances and returns the SessionResult. Actions change the session only through
+// Statements (statement.hpp), so that a gang's allocations commit or roll back as a unit.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "host/plugins/plugin_set.hpp"
+#include "host/session/session_types.hpp"
+
+namespace caldera {
+
+class Cache;
+
+// The outcome of a point that can fail: the code, the reason and the plugin that said it.
+struct PointStatus {
+  cal_code code = CAL_SUCCESS;
+  std::string reason;
+  std::string plugin;
+  bool ok() const { return code == CAL_SUCCESS || code == CAL_SKIP; }
+};
+
+// Everything a session decided, in the order it was decided.
+struct SessionResult {
+  std::vector<std::pair<std::string, std::string>> binds;  // task uid -> node
+  std::vector<std::string> evictions;                      // task uids
+  std::vector<std::pair<std::string, std::string>> pipelined;  // task uid -> node, at close
+  std::map<std::string, JobPhase> podgroup_phases;  // every job of the session, at close
+  std::map<std::string, std::string> pending;       // task uid -> why it stays pending
+  std::map<std::string, std::string> job_pending;   // job uid -> job-level reasons
+};
+
+// Counts per-node reasons for one task and words them as kube-scheduler does:
+// "0/3 nodes are available: 2 insufficient cpu, 1 node(s) didn't match node selector".
+class FitErrors {
+ public:
+  void add(const std::string& reason) { ++counts_[reason]; }
+  void set_nodes(size_t n) { nodes_ = n; }
+  bool empty() const { return counts_.empty(); }
+  std::string str() const;
+
+ private:
+  std::map<std::string, size_t> counts_;
+  size_t nodes_ = 0;
+};
+
+class Session {
+ public:
+  // Copies the cache into a new session and opens the policy's plugin instances. A
+  // plugin whose open() fails is logged and left out of this session.
+  static std::unique_ptr<Session> open(const Cache& cache, std::shared_ptr<const Policy> policy,
+                                       double now);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Closes the plugin instances, computes PodGroup phases as Volcano's closeSession does,
+  // collects pending reasons, and returns every decision. Call once.
+  SessionResult close();
+
+  // ---- objects ---------------------------------------------------------------------
+  size_t resource_count() const { return resource_names_.size(); }
+  const std::vector<std::string>& resource_names() const { return resource_names_; }
+  int resource_id(const std::string& name) const;  // -1 if unknown
+  const ResVec& cluster_total() const { return total_; }
+  double now() const { return now_; }
+
+  // Sorted by uid / name for determinism.
+  const std::vector<JobInfo*>& jobs() const { return job_list_; }
+  const std::vector<NodeInfo*>& nodes() const { return node_list_; }
+  const std::vector<QueueInfo*>& queues() const { return queue_list_; }
+  JobInfo* job(const std::string& uid) const;
+  NodeInfo* node(const std::string& name) const;
+  QueueInfo* queue(const std::string& name) const;
+
+  const Policy& policy() const { return *policy_; }
+  // Validated arguments of an action ([actions.NAME]); empty when none were given.
+  const Args& action_args(const std::string& action) const;
+
+  // ---- dispatch: each with the combination rule written in caldera/plugin.h -----------
+  bool job_order_less(const JobInfo* l, const JobInfo* r) const;
+  bool queue_order_less(const QueueInfo* l, const QueueInfo* r) const;
+  bool task_order_less(const TaskInfo* l, const TaskInfo* r) const;
+  PointStatus pre_predicate(const TaskInfo* t) const;
+  PointStatus predicate(const TaskInfo* t, const NodeInfo* n) const;
+  // Sum of node_order scores of every plugin, for each node (scores.size() == nodes.size()).
+  void node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
+                   std::vector<double>& scores) const;
+  // best_node, else the highest score, ties broken by node name.
+  NodeInfo* best_node(const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
+                      const std::vector<double>& scores) const;
+  std::vector<TaskInfo*> preemptable(const TaskInfo* preemptor,
+                                     const std::vector<TaskInfo*>& candidates) const;
+  std::vector<TaskInfo*> reclaimable(const TaskInfo* reclaimer,
+                                     const std::vector<TaskInfo*>& candidates) const;
+  std::vector<TaskInfo*> victim_tasks(const std::vector<TaskInfo*>& tasks) const;
+  bool overused(const QueueInfo* q) const;
+  bool allocatable(const QueueInfo* q, const TaskInfo* t) const;
+  bool preemptive(const QueueInfo* q, const TaskInfo* t) const;
+  bool job_ready(const JobInfo* j) const;
+  bool job_pipelined(const JobInfo* j) const;
+  bool job_starving(const JobInfo* j) const;
+  bool job_enqueueable(const JobInfo* j) const;
+  void job_enqueued(JobInfo* j);
+  PointStatus job_valid(const JobInfo* j) const;
+  // True when some plugin in some tier takes part in the point (Volcano's
+  // "fn found" checks, e.g. preempt's use of job_starving).
+  bool has_point(Point p) const;
+
+  // ---- changes (used by Statement; actions use statements) ----------------------------
+  // Each updates job counts and node accounting and fires on_allocate / on_deallocate.
+  void allocate_task(TaskInfo* t, NodeInfo* n);   // Pending -> Allocated
+  void pipeline_task(TaskInfo* t, NodeInfo* n);   // Pending -> Pipelined
+  void evict_task(TaskInfo* t);                   // on node -> Releasing
+  void unallocate_task(TaskInfo* t);              // Allocated / Pipelined -> Pending
+  void unevict_task(TaskInfo* t);                 // Releasing -> its status before
+  // Commit steps: an allocated task goes to Binding and is recorded as a bind; an evicted
+  // task is recorded as an eviction.
+  void commit_bind(TaskInfo* t);
+  void commit_evict(TaskInfo* t);
+
+  // The phase a job's PodGroup is given (enqueue moves Pending -> Inqueue).
+  void set_job_phase(JobInfo* j, JobPhase p);
+  // Records why a task stays pending (the last reason of the session wins).
+  void set_pending_reason(TaskInfo* t, std::string reason);
+  // A plugin's job-level reason (host API job_set_pending_reason). Recorded from a
+  // plugin's close() it also marks the job unschedulable for this session.
+  void set_job_pending_reason(JobInfo* j, const std::string& plugin, std::string reason);
+
+  // For the ABI layer: the plugin instances' states, the session handle.
+  struct Instance {
+    const ConfiguredPlugin* plugin = nullptr;
+    void* self = nullptr;
+  };
+  const std::vector<std::vector<Instance>>& tiers() const { return tiers_; }
+
+ private:
+  Session() = default;
+  void build(const Cache& cache);
+  void fire_allocate(TaskInfo* t);
+  void fire_deallocate(TaskInfo* t);
+
+  std::shared_ptr<const Policy> policy_;
+  double now_ = 0;
+  std::vector<std::string> resource_names_;
+  std::unordered_map<std::string, int> resource_ids_;
+  ResVec total_;
+
+  std::vector<std::unique_ptr<TaskInfo>> tasks_;
+  std::vector<std::unique_ptr<JobInfo>> jobs_;
+  std::vector<std::unique_ptr<NodeInfo>> nodes_;
+  std::vector<std::unique_ptr<QueueInfo>> queues_;
+  std::vector<JobInfo*> job_list_;
+  std::vector<NodeInfo*> node_list_;
+  std::vector<QueueInfo*> queue_list_;
+  std::unordered_map<std::string, JobInfo*> job_by_uid_;
+  std::unordered_map<std::string, NodeInfo*> node_by_name_;
+  std::unordered_map<std::string, QueueInfo*> queue_by_name_;
+  std::map<std::string, Args> action_args_;
+
+  std::vector<std::vector<Instance>> tiers_;
+  SessionResult result_;
+  bool closing_ = false;  // inside close(): plugins' pending reasons mark jobs unschedulable
+  bool closed_ = false;
+};
+
+}  // namespace caldera

@@ -1,0 +1,156 @@
+// The session's working objects: Volcano's TaskInfo, JobInfo, NodeInfo and QueueInfo.
+//
+// A session owns one copy of each, made from the cache at open. Actions and plugins change
+// them freely through the session and its statements; nothing reaches the cache or the
+// backend until the session closes. Plugins see these objects as the opaque handles of
+// caldera/plugin.h: a cal_task* is a TaskInfo*, and so on (see handles.hpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "caldera/plugin.h"
+#include "caldera/resources.hpp"
+#include "host/model/objects.hpp"
+
+namespace caldera {
+
+class Session;
+struct JobInfo;
+struct NodeInfo;
+struct QueueInfo;
+
+using TaskStatus = cal_task_status;
+const char* to_string(TaskStatus s);
+// Volcano's AllocatedStatus: Allocated, Binding, Bound, Running.
+inline bool allocated_status(TaskStatus s) {
+  return s == CAL_TASK_ALLOCATED || s == CAL_TASK_BINDING || s == CAL_TASK_BOUND ||
+         s == CAL_TASK_RUNNING;
+}
+// Statuses whose task is on a node and uses (or is about to use) its resources.
+inline bool on_node_status(TaskStatus s) {
+  return allocated_status(s) || s == CAL_TASK_PIPELINED || s == CAL_TASK_RELEASING;
+}
+// Volcano's PreemptableStatus: Running, Bound, Binding, Allocated... as Volcano checks it.
+inline bool preemptable_status(TaskStatus s) {
+  return s == CAL_TASK_RUNNING || s == CAL_TASK_BOUND || s == CAL_TASK_BINDING ||
+         s == CAL_TASK_ALLOCATED;
+}
+
+struct TaskInfo {
+  std::string uid;  // "namespace/name"
+  std::string name;
+  std::string ns;
+  JobInfo* job = nullptr;
+  NodeInfo* node = nullptr;  // set while the task is on a node in this session
+  TaskStatus status = CAL_TASK_PENDING;
+  TaskStatus cache_status = CAL_TASK_PENDING;  // status at open, to tell what changed
+  ResVec resreq;       // Resreq
+  ResVec init_resreq;  // InitResreq
+  int32_t priority = 1;
+  bool preemptable = false;
+  bool best_effort = false;
+  bool preempt_never = false;
+  std::string role;   // volcano.sh/task-spec
+  double created = 0;
+  int64_t name_index = -1;  // the number after the last '-' of the name, -1 if none
+  std::shared_ptr<const PodSpec> pod;  // the cache record (labels, selector, tolerations...)
+  // Why pending: filled by the actions ("0/3 nodes are available: ...").
+  std::string pending_reason;
+  int role_index = -1;  // index into JobInfo::roles
+  // The status the node accounted this task under when it was added (Volcano keeps a
+  // clone of the task in NodeInfo.Tasks; removal subtracts by that clone's status).
+  TaskStatus node_status = CAL_TASK_PENDING;
+  // The status before an eviction, so that a discarded eviction restores it.
+  TaskStatus status_before_evict = CAL_TASK_RUNNING;
+};
+
+struct RoleInfo {
+  std::string name;
+  int32_t min = 0;
+};
+
+struct JobInfo {
+  std::string uid;  // "namespace/name" of the PodGroup
+  std::string name;
+  std::string ns;
+  QueueInfo* queue = nullptr;
+  Session* session = nullptr;  // the session that owns this job (for host API calls)
+  int32_t min_available = 0;
+  int32_t priority = 0;
+  double created = 0;
+  JobPhase phase = JobPhase::Pending;  // PodGroup status phase, updated at close
+  double phase_since = 0;
+  bool has_min_resources = false;
+  ResVec min_resources;
+  std::vector<RoleInfo> roles;     // sorted by name
+  std::vector<TaskInfo*> tasks;    // in task order fallback (see session.cpp)
+  int32_t status_count[CAL_TASK_STATUS_COUNT] = {};
+  std::vector<int32_t> role_status_count;  // roles.size() * CAL_TASK_STATUS_COUNT
+  ResVec allocated;      // tasks in allocated statuses
+  ResVec total_request;  // every task of the job (Volcano's TotalRequest)
+  std::shared_ptr<const PodGroupSpec> podgroup;  // null for a pod without a PodGroup
+  // Job-level pending reasons set by plugins (plugin name -> text).
+  std::map<std::string, std::string> pending_reasons;
+  // Set when a plugin records a pending reason from its close() (Volcano's
+  // PodGroupUnschedulable condition, which gang sets in OnSessionClose): a job with running
+  // tasks that is unschedulable gets phase Unknown at close.
+  bool unschedulable = false;
+
+  int32_t count(TaskStatus s) const { return status_count[s]; }
+  int32_t ready_num() const;    // allocated statuses + succeeded
+  int32_t waiting_num() const;  // pipelined
+  int32_t valid_num() const;    // ready + waiting + pending
+  int32_t role_count(size_t role, TaskStatus s) const {
+    return role_status_count[role * CAL_TASK_STATUS_COUNT + s];
+  }
+  int32_t role_ready(size_t role) const;
+  int32_t role_waiting(size_t role) const;
+  int32_t role_valid(size_t role) const;
+  bool is_pending() const { return phase == JobPhase::Pending; }
+  // Moves a task to a new status, keeping counts and sums right.
+  void update_task_status(TaskInfo* t, TaskStatus to);
+};
+
+struct NodeInfo {
+  std::string name;
+  ResVec allocatable;
+  ResVec idle;
+  ResVec used;
+  ResVec releasing;
+  ResVec pipelined;
+  ResVec future_idle;  // idle + releasing - pipelined, kept current
+  int32_t max_pods = 0;
+  int32_t pods = 0;
+  bool unschedulable = false;
+  bool ready = true;
+  std::shared_ptr<const NodeSpec> spec;  // labels, taints
+  std::vector<TaskInfo*> tasks;    // tasks on the node, in the order they arrived
+
+  // Volcano's NodeInfo.AddTask / RemoveTask / UpdateTask: account the task's request by
+  // its status (Releasing: idle->releasing+used; Pipelined: pipelined; else idle->used).
+  void add_task(TaskInfo* t);
+  void remove_task(TaskInfo* t);
+  void refresh_future_idle();
+};
+
+struct QueueInfo {
+  std::string name;
+  double weight = 1;
+  bool has_capability = false, has_deserved = false, has_guarantee = false;
+  ResVec capability;  // unset dimensions: +inf
+  ResVec deserved;
+  ResVec guarantee;
+  bool reclaimable = true;
+  int32_t priority = 0;
+  QueueState state = QueueState::Open;
+  QueueInfo* parent = nullptr;
+  std::vector<QueueInfo*> children;
+  double created = 0;
+  std::shared_ptr<const QueueSpec> spec;
+};
+
+}  // namespace caldera

@@ -1,0 +1,74 @@
+// Volcano's framework.Statement (pkg/scheduler/framework/statement.go).
+#include "host/session/statement.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace caldera {
+
+Statement::~Statement() {
+  if (!ops_.empty()) discard();
+}
+
+void Statement::evict(TaskInfo* victim, const std::string& reason) {
+  ssn_.evict_task(victim);
+  ops_.push_back({Kind::Evict, victim, victim->node, reason});
+}
+
+void Statement::pipeline(TaskInfo* t, NodeInfo* n) {
+  ssn_.pipeline_task(t, n);
+  ops_.push_back({Kind::Pipeline, t, n, {}});
+}
+
+void Statement::allocate(TaskInfo* t, NodeInfo* n) {
+  ssn_.allocate_task(t, n);
+  ops_.push_back({Kind::Allocate, t, n, {}});
+}
+
+void Statement::unallocate(TaskInfo* t) {
+  for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {
+    if (it->task == t && (it->kind == Kind::Allocate || it->kind == Kind::Pipeline)) {
+      ssn_.unallocate_task(t);
+      ops_.erase(std::next(it).base());
+      return;
+    }
+  }
+  spdlog::warn("statement: unallocate of {} which this statement did not place", t->uid);
+}
+
+void Statement::commit() {
+  for (const Op& op : ops_) {
+    switch (op.kind) {
+      case Kind::Evict:
+        ssn_.commit_evict(op.task);
+        break;
+      case Kind::Pipeline:
+        break;  // stays pipelined in the session; the next session re-decides
+      case Kind::Allocate:
+        ssn_.commit_bind(op.task);
+        break;
+    }
+  }
+  ops_.clear();
+}
+
+void Statement::discard() {
+  for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {
+    switch (it->kind) {
+      case Kind::Evict:
+        ssn_.unevict_task(it->task);
+        break;
+      case Kind::Pipeline:
+      case Kind::Allocate:
+        ssn_.unallocate_task(it->task);
+        break;
+    }
+  }
+  ops_.clear();
+}
+
+void Statement::merge(Statement&& other) {
+  ops_.insert(ops_.end(), other.ops_.begin(), other.ops_.end());
+  other.ops_.clear();
+}
+
+}  // namespace caldera

@@ -1,0 +1,1 @@
+// placeholder: binpack plugin (being written)

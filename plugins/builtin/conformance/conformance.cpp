@@ -1,0 +1,55 @@
+// conformance: keeps the scheduler from evicting pods the cluster itself depends on.
+//
+// Follows Volcano's pkg/scheduler/plugins/conformance/conformance.go, which registers one
+// evictableFn as both AddPreemptableFn and AddReclaimableFn: every candidate is a victim
+// except pods in kube-system and pods of the system-cluster-critical /
+// system-node-critical priority classes. It always votes (Permit), so a tier in which
+// every candidate is critical ends with no victims.
+//
+// The ABI (1.0) exposes a task's priority value but not its priority class name, so the
+// class test is made on the value: Kubernetes allows values >= 2e9 only for the two
+// system classes (see conformance_math.hpp). Pods carrying the legacy
+// "scheduler.alpha.kubernetes.io/critical-pod" annotation are treated as critical too.
+#include <cstdint>
+#include <vector>
+
+#include "caldera/sdk.hpp"
+#include "conformance/conformance_math.hpp"
+
+namespace {
+
+using caldera::sdk::Args;
+using caldera::sdk::Session;
+using caldera::sdk::Task;
+
+bool evictable(const Task& t) {
+  namespace cf = caldera::conformance;
+  return !cf::is_critical(cf::namespace_of(t.name()), /*priority_class=*/{}, t.priority(),
+                          t.annotation(cf::kCriticalPodAnnotation) != nullptr);
+}
+
+cal_vote evictable_fn(const std::vector<Task>& evictees, std::vector<uint8_t>& victims) {
+  for (size_t i = 0; i < evictees.size(); ++i) victims[i] = evictable(evictees[i]) ? 1 : 0;
+  return CAL_PERMIT;
+}
+
+struct Conformance {
+  static constexpr const char* kName = "conformance";
+  static constexpr const char* kVersion = "1.0.0";
+  static constexpr const char* kDescription =
+      "never evicts kube-system pods or pods of the system-critical priority classes";
+  // Volcano's conformance plugin reads no arguments.
+
+  Conformance(Session, const Args&) {}
+
+  cal_vote preemptable(Task, const std::vector<Task>& c, std::vector<uint8_t>& v) {
+    return evictable_fn(c, v);
+  }
+  cal_vote reclaimable(Task, const std::vector<Task>& c, std::vector<uint8_t>& v) {
+    return evictable_fn(c, v);
+  }
+};
+
+}  // namespace
+
+CALDERA_PLUGIN(Conformance)

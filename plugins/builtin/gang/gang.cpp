@@ -1,0 +1,172 @@
+// gang: all-or-nothing scheduling of a job's minMember tasks (and of each role's
+// minTaskMember).
+//
+// Follows Volcano's pkg/scheduler/plugins/gang/gang.go (with the JobInfo checks of
+// pkg/scheduler/api/job_info.go), mapping its registrations to ABI slots:
+//   AddJobValidFn                     -> job_valid     (CheckTaskValid, ValidTaskNum)
+//   AddPreemptableFn/AddReclaimableFn -> preemptable, reclaimable (occupied counting)
+//   AddJobOrderFn                     -> job_order     (ready jobs after unready ones)
+//   AddJobReadyFn                     -> job_ready     (CheckTaskReady && IsReady)
+//   AddJobPipelinedFn                 -> job_pipelined (CheckTaskPipelined && IsPipelined;
+//                                                       permit or reject)
+//   AddJobStarvingFns                 -> job_starving  (IsStarving)
+//   OnSessionClose                    -> the plugin's close: every job with tasks that is
+//                                        not IsReady() gets a job-level pending reason.
+// The pure rules live in gang_math.hpp. Volcano's sub-job (SubGroupPolicy) checks are not
+// part of Caldera's PodGroup model and are left out.
+//
+// Volcano's close message counts, besides ready tasks, pending tasks whose last
+// transaction in the session was an allocation that got rolled back; the ABI does not
+// expose transactions, so the count here is ready tasks (plus pending best-effort ones).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "caldera/sdk.hpp"
+#include "gang/gang_math.hpp"
+
+namespace {
+
+using caldera::gang::JobCounts;
+using caldera::gang::RoleCounts;
+using caldera::sdk::Args;
+using caldera::sdk::Job;
+using caldera::sdk::Session;
+using caldera::sdk::Status;
+using caldera::sdk::Task;
+
+// The job's counts from the host. Roles are read only when a rule needs them; pending
+// best-effort tasks (which need a walk over the tasks) only on demand, see add_best_effort.
+JobCounts job_counts(const Job& j, bool with_roles) {
+  JobCounts c;
+  c.min_available = j.min_available();
+  c.ready = j.ready_num();
+  c.waiting = j.waiting_num();
+  c.valid = j.valid_num();
+  if (with_roles) {
+    const size_t n = j.role_count();
+    c.roles.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      RoleCounts& r = c.roles[i];
+      r.name = std::string(j.role_name(i));
+      r.min = j.role_min(i);
+      r.ready = j.role_ready(i);
+      r.waiting = j.role_waiting(i);
+      r.valid = j.role_valid(i);
+    }
+  }
+  return c;
+}
+
+// Volcano counts a pending task that requests nothing as ready (PendingBestEffortTaskNum,
+// and the InitResreq.IsEmpty() case of the CheckTask* functions).
+void add_best_effort(const Job& j, JobCounts& c) {
+  c.pending_best_effort = 0;
+  for (RoleCounts& r : c.roles) r.pending_best_effort = 0;
+  const size_t n = j.task_count();
+  for (size_t i = 0; i < n; ++i) {
+    const Task t = j.task(i);
+    if (t.status() != CAL_TASK_PENDING || !t.best_effort()) continue;
+    ++c.pending_best_effort;
+    const std::string_view role = t.role();
+    for (RoleCounts& r : c.roles)
+      if (r.name == role) {
+        ++r.pending_best_effort;
+        break;
+      }
+  }
+}
+
+// Evaluates a rule that can only become true with more best-effort tasks counted: first
+// without the task walk, then (only when that says no) with it.
+template <class Rule>
+bool with_best_effort(const Job& j, JobCounts& c, Rule rule) {
+  if (rule(c)) return true;
+  add_best_effort(j, c);
+  return rule(c);
+}
+
+struct Gang {
+  static constexpr const char* kName = "gang";
+  static constexpr const char* kVersion = "1.0.0";
+  static constexpr const char* kDescription =
+      "gang scheduling: a job runs only when minMember of its tasks (and each role's "
+      "minTaskMember) can run together";
+  // Volcano's gang plugin reads no arguments.
+
+  Gang(Session s, const Args&) : ssn_(s) {}
+
+  // OnSessionClose: explain every job that is not ready. Runs inside the host's close();
+  // nothing may escape a destructor, so failures are logged and dropped.
+  ~Gang() {
+    try {
+      const size_t n = ssn_.job_count();
+      for (size_t i = 0; i < n; ++i) {
+        const Job j = ssn_.job(i);
+        const size_t tasks = j.task_count();
+        if (tasks == 0) continue;  // as Volcano: an empty job has nothing to explain
+        JobCounts c = job_counts(j, /*with_roles=*/true);
+        if (with_best_effort(j, c, caldera::gang::is_ready)) continue;
+        j.set_pending_reason(kName, caldera::gang::pending_reason(c, tasks));
+      }
+    } catch (const std::exception& e) {
+      caldera::sdk::log(CAL_LOG_ERROR, kName,
+                        std::string("pending reasons at close failed: ") + e.what());
+    } catch (...) {
+      caldera::sdk::log(CAL_LOG_ERROR, kName, "pending reasons at close failed");
+    }
+  }
+
+  Status job_valid(Job j) {
+    const std::string msg = caldera::gang::job_valid_message(job_counts(j, true));
+    if (msg.empty()) return Status::ok();
+    return Status::unschedulable(msg);
+  }
+
+  cal_vote preemptable(Task, const std::vector<Task>& preemptees,
+                       std::vector<uint8_t>& victims) {
+    return occupied_victims(preemptees, victims);
+  }
+  cal_vote reclaimable(Task, const std::vector<Task>& reclaimees,
+                       std::vector<uint8_t>& victims) {
+    return occupied_victims(reclaimees, victims);
+  }
+
+  // Ready jobs go after jobs that still need tasks, so that resources first complete
+  // gangs that are not yet running.
+  int job_order(Job l, Job r) {
+    JobCounts lc = job_counts(l, false), rc = job_counts(r, false);
+    const bool l_ready = with_best_effort(l, lc, caldera::gang::is_ready);
+    const bool r_ready = with_best_effort(r, rc, caldera::gang::is_ready);
+    if (l_ready == r_ready) return 0;
+    return l_ready ? 1 : -1;
+  }
+
+  bool job_ready(Job j) {
+    JobCounts c = job_counts(j, true);
+    return with_best_effort(j, c, caldera::gang::job_ready);
+  }
+
+  cal_vote job_pipelined(Job j) {
+    JobCounts c = job_counts(j, true);
+    return with_best_effort(j, c, caldera::gang::job_pipelined) ? CAL_PERMIT : CAL_REJECT;
+  }
+
+  bool job_starving(Job j) { return caldera::gang::is_starving(job_counts(j, false)); }
+
+ private:
+  cal_vote occupied_victims(const std::vector<Task>& candidates, std::vector<uint8_t>& victims) {
+    caldera::gang::OccupiedCounter<const cal_job*> occupied;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const Job j = candidates[i].job();
+      victims[i] = occupied.take(j.handle(), j.ready_num(), j.min_available()) ? 1 : 0;
+    }
+    return CAL_PERMIT;
+  }
+
+  Session ssn_;
+};
+
+}  // namespace
+
+CALDERA_PLUGIN(Gang)

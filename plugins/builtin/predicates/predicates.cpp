@@ -1,0 +1,1 @@
+// placeholder: predicates plugin (being written)

@@ -1,0 +1,1 @@
+// placeholder: proportion plugin (being written)

@@ -1,0 +1,516 @@
+/*
+ * caldera/plugin.h -- the Caldera plugin ABI, version 1.
+ *
+ * This header is the whole contract between the Caldera host and a policy plugin. A plugin
+ * is a shared object that includes this header, links against nothing of the host, and
+ * exports exactly one symbol:
+ *
+ *     const cal_plugin *caldera_plugin_entry(const cal_host_api *host, uint32_t host_abi);
+ *
+ * (use CALDERA_PLUGIN_ENTRY below to declare it with the right linkage and visibility).
+ *
+ * ------------------------------------------------------------------------------------------
+ * VERSIONING
+ *   CAL_ABI_VERSION packs (major << 16 | minor). The host calls the entry with its own
+ *   version and the plugin returns a descriptor stamped with the version it was built for.
+ *   The host loads the plugin only when
+ *     - the majors are equal, and
+ *     - the plugin's minor is not greater than the host's minor, and
+ *     - descriptor->struct_size is at least CAL_PLUGIN_V1_0_SIZE.
+ *   A minor release only ever appends: new fields at the end of a struct, new functions at
+ *   the end of cal_host_api, new extension slots at the end of cal_plugin. Every struct that
+ *   crosses the boundary starts with its own size (struct_size), so each side reads only the
+ *   fields the other one knows. A plugin must check host->struct_size before calling a host
+ *   function added after 1.0 (CAL_HOST_HAS(host, fn) does it).
+ *
+ * ------------------------------------------------------------------------------------------
+ * OWNERSHIP AND LIFETIMES (the rules every function below follows unless it says otherwise)
+ *   - Handles (cal_session, cal_job, cal_task, cal_node, cal_queue) are opaque and owned by
+ *     the host. They are valid from the plugin's open() to its close() for that session.
+ *     Never free them; never keep them past close().
+ *   - Strings the host returns (const char *) are NUL-terminated UTF-8, owned by the host,
+ *     valid until the end of the session. Never free them.
+ *   - Resource vectors the host returns (const double *) hold cal_resource_count() values,
+ *     indexed by resource id, and are owned by the host. They are read-only and valid until
+ *     the object they describe next changes (an allocate, pipeline or evict that touches it)
+ *     or the session ends, whichever comes first: copy what you need to keep.
+ *   - Strings and buffers a plugin hands to the host (reasons, log messages, names) are
+ *     copied by the host before the call returns. The plugin keeps ownership.
+ *   - The descriptor, its option table and every string in them are owned by the plugin and
+ *     must stay valid while the shared object is loaded (static storage is the usual way).
+ *   - Memory a plugin allocates is freed by the plugin, memory the host allocates is freed
+ *     by the host. No allocator ownership crosses this boundary.
+ *   - No C++ exception, RTTI object or standard-library type crosses this boundary. A C++
+ *     plugin catches everything at its callbacks (the C++ SDK, caldera/sdk.hpp, does this).
+ *
+ * ------------------------------------------------------------------------------------------
+ * UNITS
+ *   Resource id 0 is "cpu" in millicores, id 1 is "memory" in bytes. Every other id is a
+ *   scalar resource ("nvidia.com/gpu", "volcano.sh/gpu-memory", ...) in milli-units, as
+ *   Volcano counts them: a request of nvidia.com/gpu: 2 reads 2000. The pod count of a node
+ *   is not a resource vector entry; see cal_node_pods_* below.
+ *   Times are seconds on the session clock (a double): the scenario clock, the simulated
+ *   clock or the wall clock, depending on the backend.
+ *
+ * ------------------------------------------------------------------------------------------
+ * THREADS
+ *   Every callback is called from the host's scheduling thread, one at a time, except the
+ *   node-level callbacks (predicate, node_order, batch_node_order) of a plugin whose
+ *   descriptor sets CAL_CAP_NODE_PARALLEL: those may run on several threads at once for
+ *   different nodes of the same task, and may only read. Host read functions are safe to
+ *   call from those threads.
+ */
+#ifndef CALDERA_PLUGIN_H
+#define CALDERA_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------
+ * Versions
+ * ------------------------------------------------------------------------------------- */
+#define CAL_ABI_MAJOR 1
+#define CAL_ABI_MINOR 0
+#define CAL_ABI_VERSION ((uint32_t)((CAL_ABI_MAJOR << 16) | CAL_ABI_MINOR))
+#define CAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
+#define CAL_ABI_MINOR_OF(v) ((uint32_t)(v)&0xffffu)
+
+/* The name of the one symbol a plugin exports. */
+#define CAL_ENTRY_SYMBOL "caldera_plugin_entry"
+
+/* ---------------------------------------------------------------------------------------
+ * Opaque handles. Owned by the host; valid for the session the plugin was opened in.
+ * ------------------------------------------------------------------------------------- */
+typedef struct cal_session cal_session; /* one scheduling session: a snapshot of the cluster */
+typedef struct cal_job cal_job;         /* a job: one PodGroup and its tasks */
+typedef struct cal_task cal_task;       /* a task: one pod */
+typedef struct cal_node cal_node;       /* a node */
+typedef struct cal_queue cal_queue;     /* a queue */
+typedef struct cal_args cal_args;       /* the validated arguments of one plugin instance */
+
+/* ---------------------------------------------------------------------------------------
+ * Status codes: the Kubernetes scheduling framework's, with a reason.
+ * ------------------------------------------------------------------------------------- */
+typedef enum cal_code {
+  CAL_SUCCESS = 0,
+  CAL_ERROR = 1,                         /* the plugin failed; the host logs it with the
+                                            plugin's name and treats it as the point's
+                                            failure (a predicate error filters the node) */
+  CAL_UNSCHEDULABLE = 2,                 /* does not fit now; preemption may help */
+  CAL_UNSCHEDULABLE_AND_UNRESOLVABLE = 3, /* does not fit, and evicting will not help */
+  CAL_WAIT = 4,
+  CAL_SKIP = 5                           /* the plugin has nothing to say about this input */
+} cal_code;
+
+#define CAL_REASON_MAX 256
+
+/* An out-parameter for callbacks that can fail. The host zeroes it and sets struct_size
+ * before the call; the plugin writes a short reason (truncated to CAL_REASON_MAX - 1 bytes,
+ * always NUL-terminated) when it returns anything but CAL_SUCCESS. Reasons are summed over
+ * nodes in "why pending" messages, so keep them node-independent ("node(s) didn't match
+ * node selector", "Insufficient cpu"). Use cal_status_set() to fill it. */
+typedef struct cal_status {
+  uint32_t struct_size;
+  char reason[CAL_REASON_MAX];
+} cal_status;
+
+/* Votes, for the points where plugins vote (job_pipelined, job_enqueueable). */
+typedef enum cal_vote { CAL_REJECT = -1, CAL_ABSTAIN = 0, CAL_PERMIT = 1 } cal_vote;
+
+/* ---------------------------------------------------------------------------------------
+ * Object states (as Volcano names them)
+ * ------------------------------------------------------------------------------------- */
+typedef enum cal_task_status {
+  CAL_TASK_PENDING = 0,
+  CAL_TASK_ALLOCATED = 1, /* assigned in this session, bind not yet sent */
+  CAL_TASK_PIPELINED = 2, /* assigned to resources that are being released */
+  CAL_TASK_BINDING = 3,
+  CAL_TASK_BOUND = 4,
+  CAL_TASK_RUNNING = 5,
+  CAL_TASK_RELEASING = 6, /* being evicted or terminating */
+  CAL_TASK_SUCCEEDED = 7,
+  CAL_TASK_FAILED = 8,
+  CAL_TASK_UNKNOWN = 9
+} cal_task_status;
+#define CAL_TASK_STATUS_COUNT 10
+
+typedef enum cal_job_phase {
+  CAL_PHASE_PENDING = 0,
+  CAL_PHASE_INQUEUE = 1,
+  CAL_PHASE_RUNNING = 2,
+  CAL_PHASE_UNKNOWN = 3,
+  CAL_PHASE_COMPLETED = 4
+} cal_job_phase;
+
+typedef enum cal_queue_state {
+  CAL_QUEUE_OPEN = 0,
+  CAL_QUEUE_CLOSED = 1,
+  CAL_QUEUE_CLOSING = 2
+} cal_queue_state;
+
+typedef enum cal_log_level {
+  CAL_LOG_DEBUG = 0,
+  CAL_LOG_INFO = 1,
+  CAL_LOG_WARN = 2,
+  CAL_LOG_ERROR = 3
+} cal_log_level;
+
+/* A taint of a node or a toleration of a task. Strings owned by the host (session). */
+typedef struct cal_taint {
+  uint32_t struct_size;
+  const char *key;
+  const char *value;
+  const char *effect;   /* "NoSchedule" | "PreferNoSchedule" | "NoExecute" | "" (any) */
+  const char *op;       /* tolerations only: "Equal" | "Exists"; NULL for a taint */
+} cal_taint;
+
+/* ---------------------------------------------------------------------------------------
+ * Plugin options: declared by the plugin, validated by the host.
+ *
+ * The host checks every key of the plugin's `arguments` in the config against this table:
+ * an unknown key is an error that lists the declared names, a value of the wrong type is an
+ * error naming the key, file, line and column. A name ending in ".*" declares a family
+ * ("binpack.resources.*" accepts "binpack.resources.nvidia.com/gpu"); a family has no
+ * default. Defaults are written as they would be in TOML ("1", "true", "0.5", "\"3m\"" is
+ * written plainly as "3m"); NULL means "no default": the option is unset unless given.
+ * ------------------------------------------------------------------------------------- */
+typedef enum cal_option_type {
+  CAL_OPT_BOOL = 0,
+  CAL_OPT_INT = 1,      /* a TOML integer */
+  CAL_OPT_DOUBLE = 2,   /* a TOML float or integer */
+  CAL_OPT_STRING = 3,   /* a TOML string */
+  CAL_OPT_DURATION = 4  /* a string such as "500ms", "3m", "1h30m" or a number of seconds;
+                           read with arg_double, in seconds */
+} cal_option_type;
+
+typedef struct cal_option {
+  uint32_t struct_size;
+  const char *name;
+  cal_option_type type;
+  const char *default_value; /* NULL: no default */
+  const char *description;
+} cal_option;
+
+/* ---------------------------------------------------------------------------------------
+ * The host API: one table of functions handed to the plugin's entry point. The pointer
+ * stays valid while the plugin is loaded; keep it in a static. Functions are only appended.
+ * ------------------------------------------------------------------------------------- */
+typedef struct cal_host_api {
+  uint32_t struct_size;
+  uint32_t abi_version; /* the host's CAL_ABI_VERSION */
+
+  /* --- logging ---------------------------------------------------------------------- */
+  /* Writes one line to the scheduler log, tagged with the plugin's name. The host copies
+   * message. */
+  void (*log)(cal_log_level level, const char *plugin, const char *message);
+
+  /* --- status helper ---------------------------------------------------------------- */
+  /* Copies reason (truncated) into st. Safe on any thread. */
+  void (*status_set)(cal_status *st, const char *reason);
+
+  /* --- arguments (validated against the plugin's option table) ----------------------- */
+  /* is_set: 1 when the user gave the option or it has a default, else 0.
+   * The typed readers return the value, or 0 / 0.0 / NULL when it is unset. A reader of
+   * the wrong type for a declared option returns 0 / NULL and logs an error. For an INT
+   * option arg_double returns the value as a double. */
+  int (*arg_is_set)(const cal_args *args, const char *name);
+  int (*arg_bool)(const cal_args *args, const char *name);
+  int64_t (*arg_int)(const cal_args *args, const char *name);
+  double (*arg_double)(const cal_args *args, const char *name);
+  const char *(*arg_string)(const cal_args *args, const char *name);
+  /* Iterates over the options that are set, defaults included (for families). */
+  size_t (*arg_count)(const cal_args *args);
+  const char *(*arg_name)(const cal_args *args, size_t i);
+
+  /* --- session ---------------------------------------------------------------------- */
+  size_t (*resource_count)(const cal_session *s);
+  const char *(*resource_name)(const cal_session *s, size_t id);
+  /* -1 when no object of the session uses that resource name. */
+  int32_t (*resource_id)(const cal_session *s, const char *name);
+  /* Sum of the allocatable resources of every node that is ready. */
+  const double *(*cluster_total)(const cal_session *s);
+  double (*now)(const cal_session *s);
+  size_t (*job_count)(const cal_session *s);
+  cal_job *(*job_at)(const cal_session *s, size_t i);
+  size_t (*node_count)(const cal_session *s);
+  cal_node *(*node_at)(const cal_session *s, size_t i);
+  size_t (*queue_count)(const cal_session *s);
+  cal_queue *(*queue_at)(const cal_session *s, size_t i);
+  cal_queue *(*queue_by_name)(const cal_session *s, const char *name); /* NULL if none */
+  cal_node *(*node_by_name)(const cal_session *s, const char *name);   /* NULL if none */
+
+  /* --- jobs ------------------------------------------------------------------------- */
+  const char *(*job_name)(const cal_job *j);      /* "namespace/name" of the PodGroup */
+  const char *(*job_namespace)(const cal_job *j);
+  cal_queue *(*job_queue)(const cal_job *j);      /* never NULL in a session */
+  int32_t (*job_min_available)(const cal_job *j); /* PodGroup minMember */
+  int32_t (*job_priority)(const cal_job *j);      /* from its priority class, else 0 */
+  double (*job_created)(const cal_job *j);
+  cal_job_phase (*job_phase)(const cal_job *j);
+  /* The time the job's PodGroup last changed phase (for waiting-time policies). */
+  double (*job_phase_since)(const cal_job *j);
+  size_t (*job_task_count)(const cal_job *j);
+  cal_task *(*job_task_at)(const cal_job *j, size_t i);
+  /* Number of the job's tasks in a status. */
+  int32_t (*job_status_count)(const cal_job *j, cal_task_status st);
+  /* Volcano's counts: ready = allocated + binding + bound + running + succeeded;
+   * waiting = pipelined; valid = ready + waiting + pending. */
+  int32_t (*job_ready_num)(const cal_job *j);
+  int32_t (*job_waiting_num)(const cal_job *j);
+  int32_t (*job_valid_num)(const cal_job *j);
+  /* Roles ("volcano.sh/task-spec"), each with its min member from the PodGroup's
+   * minTaskMember (0 when not set). Roles are the union of both sources, sorted by name. */
+  size_t (*job_role_count)(const cal_job *j);
+  const char *(*job_role_name)(const cal_job *j, size_t i);
+  int32_t (*job_role_min)(const cal_job *j, size_t i);
+  /* Tasks of role i counted as ready (same statuses as job_ready_num) and as waiting. */
+  int32_t (*job_role_ready)(const cal_job *j, size_t i);
+  int32_t (*job_role_waiting)(const cal_job *j, size_t i);
+  int32_t (*job_role_valid)(const cal_job *j, size_t i);
+  /* Resources of tasks in allocated statuses (allocated, binding, bound, running). */
+  const double *(*job_allocated)(const cal_job *j);
+  /* Resources requested by all tasks that are not succeeded or failed. */
+  const double *(*job_total_request)(const cal_job *j);
+  /* PodGroup minResources; NULL when the PodGroup sets none. */
+  const double *(*job_min_resources)(const cal_job *j);
+  /* Record why the job, or part of it, stays pending ("job needs 4 tasks, 2 fit"). The
+   * host copies the text; the last call of a session wins. */
+  void (*job_set_pending_reason)(cal_job *j, const char *plugin, const char *reason);
+
+  /* --- tasks ------------------------------------------------------------------------ */
+  const char *(*task_name)(const cal_task *t); /* "namespace/name" of the pod */
+  cal_job *(*task_job)(const cal_task *t);
+  cal_node *(*task_node)(const cal_task *t); /* NULL when not placed */
+  cal_task_status (*task_status)(const cal_task *t);
+  const double *(*task_request)(const cal_task *t);      /* Resreq */
+  const double *(*task_init_request)(const cal_task *t); /* InitResreq (with init containers) */
+  int32_t (*task_priority)(const cal_task *t);
+  int (*task_preemptable)(const cal_task *t);   /* "volcano.sh/preemptable", default 0 */
+  int (*task_best_effort)(const cal_task *t);   /* requests nothing */
+  int (*task_preempt_never)(const cal_task *t); /* preemptionPolicy: Never */
+  const char *(*task_role)(const cal_task *t);  /* "volcano.sh/task-spec", "" if none */
+  double (*task_created)(const cal_task *t);
+  const char *(*task_label)(const cal_task *t, const char *key);      /* NULL if absent */
+  const char *(*task_annotation)(const cal_task *t, const char *key); /* NULL if absent */
+  size_t (*task_selector_count)(const cal_task *t);
+  const char *(*task_selector_key)(const cal_task *t, size_t i);
+  const char *(*task_selector_value)(const cal_task *t, size_t i);
+  size_t (*task_toleration_count)(const cal_task *t);
+  /* Fills *out (set out->struct_size first) with toleration i. Returns 0 on success. */
+  int (*task_toleration_at)(const cal_task *t, size_t i, cal_taint *out);
+
+  /* --- nodes ------------------------------------------------------------------------ */
+  const char *(*node_name)(const cal_node *n);
+  const double *(*node_allocatable)(const cal_node *n);
+  const double *(*node_idle)(const cal_node *n);
+  const double *(*node_used)(const cal_node *n);
+  const double *(*node_releasing)(const cal_node *n);
+  const double *(*node_pipelined)(const cal_node *n);
+  const double *(*node_future_idle)(const cal_node *n); /* idle + releasing - pipelined */
+  int32_t (*node_pods_used)(const cal_node *n); /* tasks counted on the node */
+  int32_t (*node_pods_max)(const cal_node *n);  /* allocatable pods */
+  int (*node_unschedulable)(const cal_node *n);
+  const char *(*node_label)(const cal_node *n, const char *key); /* NULL if absent */
+  size_t (*node_label_count)(const cal_node *n);
+  const char *(*node_label_key)(const cal_node *n, size_t i);
+  const char *(*node_label_value)(const cal_node *n, size_t i);
+  size_t (*node_taint_count)(const cal_node *n);
+  int (*node_taint_at)(const cal_node *n, size_t i, cal_taint *out);
+  size_t (*node_task_count)(const cal_node *n);
+  cal_task *(*node_task_at)(const cal_node *n, size_t i);
+
+  /* --- queues ----------------------------------------------------------------------- */
+  const char *(*queue_name)(const cal_queue *q);
+  double (*queue_weight)(const cal_queue *q);
+  /* capability, deserved, guarantee: NULL when the queue does not set it; a resource the
+   * queue's list leaves out reads as +infinity for capability, 0 for the other two. */
+  const double *(*queue_capability)(const cal_queue *q);
+  const double *(*queue_deserved)(const cal_queue *q);
+  const double *(*queue_guarantee)(const cal_queue *q);
+  int (*queue_reclaimable)(const cal_queue *q);
+  int32_t (*queue_priority)(const cal_queue *q);
+  cal_queue_state (*queue_state)(const cal_queue *q);
+  cal_queue *(*queue_parent)(const cal_queue *q); /* NULL for the root or a flat queue */
+  double (*queue_created)(const cal_queue *q);
+} cal_host_api;
+
+/* True when the host's table is recent enough to hold `fn`. */
+#define CAL_HOST_HAS(host, fn)                                                              \
+  ((host)->struct_size >= offsetof(cal_host_api, fn) + sizeof((host)->fn) && (host)->fn)
+
+/* ---------------------------------------------------------------------------------------
+ * Extension points.
+ *
+ * Every slot is nullable: NULL means the plugin does not take part in that point. `self` is
+ * what the plugin's open() returned. The host calls slots of the plugins of tier 1 in their
+ * configured order, then tier 2, and so on, skipping a plugin whose `enable` list leaves
+ * the point out or whose `disable` list names it. The COMBINE line of each slot is the rule
+ * by which the host turns the answers of all plugins into one decision; it is Volcano's.
+ * ------------------------------------------------------------------------------------- */
+
+/* Orders: negative when l goes first, positive when r goes first, 0 when the plugin has no
+ * opinion.
+ * COMBINE (job_order, queue_order, task_order): the first non-zero answer, in tier and
+ * plugin order, decides. When every plugin answers 0: jobs by creation time then name,
+ * queues by name, tasks by the number after the last '-' in the pod name, then creation
+ * time, then name. */
+typedef int (*cal_job_order_fn)(void *self, const cal_job *l, const cal_job *r);
+typedef int (*cal_queue_order_fn)(void *self, const cal_queue *l, const cal_queue *r);
+typedef int (*cal_task_order_fn)(void *self, const cal_task *l, const cal_task *r);
+
+/* COMBINE (pre_predicate, predicate): every plugin must return CAL_SUCCESS (or CAL_SKIP);
+ * the first other code stops the chain and is the result, with its reason. pre_predicate
+ * runs once per task before any node is tried; a failure there fails every node. */
+typedef cal_code (*cal_pre_predicate_fn)(void *self, const cal_task *t, cal_status *st);
+typedef cal_code (*cal_predicate_fn)(void *self, const cal_task *t, const cal_node *n,
+                                     cal_status *st);
+
+/* Scores: higher is better.
+ * COMBINE (node_order, batch_node_order): the scores of every plugin are summed.
+ * node_order writes one node's score to *score. batch_node_order receives n nodes at once
+ * and ADDS each node's score to scores[i] (the array is the host's; do not keep it). A
+ * plugin implements whichever suits it; the config's point name `node_order` covers both.
+ * Returning anything but CAL_SUCCESS is logged and counts as a score of 0. */
+typedef cal_code (*cal_node_order_fn)(void *self, const cal_task *t, const cal_node *n,
+                                      double *score, cal_status *st);
+typedef cal_code (*cal_batch_node_order_fn)(void *self, const cal_task *t,
+                                            const cal_node *const *nodes, size_t n,
+                                            double *scores, cal_status *st);
+
+/* Chooses among scored nodes: returns an index into nodes, or -1 for no opinion.
+ * COMBINE (best_node): the first plugin that returns an index decides; otherwise the host
+ * takes the highest score, and among equal scores the node that comes first by name. */
+typedef int64_t (*cal_best_node_fn)(void *self, const cal_task *t, const cal_node *const *nodes,
+                                    const double *scores, size_t n);
+
+/* Victim selection. The host passes candidate tasks; the plugin sets victims[i] = 1 for each
+ * candidate it allows to be evicted (the array arrives zeroed) and returns CAL_PERMIT, or
+ * returns CAL_ABSTAIN to take no part for this call.
+ * COMBINE (preemptable, reclaimable): inside a tier, the victim sets of the plugins that did
+ * not abstain are intersected; a plugin that allows none ends the tier with no victims. The
+ * first tier in which some plugin did not abstain decides; when none decided, no victims. */
+typedef cal_vote (*cal_victims_fn)(void *self, const cal_task *preemptor,
+                                   const cal_task *const *candidates, size_t n,
+                                   uint8_t *victims);
+
+/* COMBINE (victim_tasks, used by the shuffle action): the union of the tasks marked by the
+ * plugins of a tier; the first tier that marks any decides. */
+typedef void (*cal_victim_tasks_fn)(void *self, const cal_task *const *tasks, size_t n,
+                                    uint8_t *victims);
+
+/* Queue checks.
+ * COMBINE (overused): the queue is overused when any plugin says 1.
+ * COMBINE (allocatable, preemptive): allowed only when every plugin says 1. */
+typedef int (*cal_queue_check_fn)(void *self, const cal_queue *q);
+typedef int (*cal_queue_task_check_fn)(void *self, const cal_queue *q, const cal_task *t);
+
+/* Job checks.
+ * COMBINE (job_ready): ready only when every plugin says 1.
+ * COMBINE (job_starving): inside a tier, starving only when every plugin says 1; the first
+ *   tier with any plugin decides; with no plugin at all, not starving.
+ * COMBINE (job_pipelined, job_enqueueable): any CAL_REJECT decides no; otherwise the first
+ *   tier with a CAL_PERMIT decides yes; when every plugin abstains, yes. */
+typedef int (*cal_job_check_fn)(void *self, const cal_job *j);
+typedef cal_vote (*cal_job_vote_fn)(void *self, const cal_job *j);
+
+/* COMBINE (job_valid): runs for every plugin, always (no enable list applies); the first
+ * code other than CAL_SUCCESS makes the job invalid for the session, with its reason. */
+typedef cal_code (*cal_job_valid_fn)(void *self, const cal_job *j, cal_status *st);
+
+/* Notifications (no combination: every plugin that has the slot is told).
+ * job_enqueued: the enqueue action moved j to Inqueue.
+ * on_allocate: t was just allocated or pipelined to a node in this session.
+ * on_deallocate: an allocation of t was undone, or t was chosen as a victim (evicted).
+ * These always run, like Volcano's event handlers. Keep derived state here. */
+typedef void (*cal_job_event_fn)(void *self, const cal_job *j);
+typedef void (*cal_task_event_fn)(void *self, const cal_task *t);
+
+/* ---------------------------------------------------------------------------------------
+ * The plugin descriptor, returned by the entry point.
+ * ------------------------------------------------------------------------------------- */
+
+/* Capability flags. */
+#define CAL_CAP_NODE_PARALLEL (1u << 0) /* predicate / node_order / batch_node_order may run
+                                           on several threads at once (read-only calls) */
+
+typedef struct cal_plugin {
+  uint32_t struct_size; /* sizeof(cal_plugin) as the plugin was built */
+  uint32_t abi_version; /* CAL_ABI_VERSION as the plugin was built */
+  const char *name;     /* the name the config uses: "binpack" */
+  const char *version;  /* the plugin's own version: "1.2.0" */
+  const char *description;
+  const cal_option *options; /* option table; may be NULL when option_count is 0 */
+  size_t option_count;
+  uint64_t capabilities; /* CAL_CAP_* */
+
+  /* Lifecycle. open() is called at the start of every session that uses the plugin and
+   * returns the instance state handed to every slot as `self` (NULL is a valid state). On
+   * failure it returns NULL and writes a reason into st with a code in *code; the session
+   * then runs without this plugin and the host logs why. close() is called once per
+   * successful open(), at the end of the session, and frees what open() allocated. The
+   * session is still readable inside close() (Volcano's OnSessionClose): a plugin may
+   * record job_set_pending_reason there. A job given a pending reason in a session is
+   * "unschedulable" for that session, which makes a job with running tasks that is not
+   * ready Unknown at close, as Volcano's PodGroupUnschedulable condition does. */
+  void *(*open)(cal_session *s, const cal_args *args, cal_code *code, cal_status *st);
+  void (*close)(void *self);
+
+  /* Extension slots; NULL where the plugin takes no part. Rules above each typedef. */
+  cal_job_order_fn job_order;
+  cal_queue_order_fn queue_order;
+  cal_task_order_fn task_order;
+  cal_pre_predicate_fn pre_predicate;
+  cal_predicate_fn predicate;
+  cal_node_order_fn node_order;
+  cal_batch_node_order_fn batch_node_order;
+  cal_best_node_fn best_node;
+  cal_victims_fn preemptable;
+  cal_victims_fn reclaimable;
+  cal_victim_tasks_fn victim_tasks;
+  cal_queue_check_fn overused;
+  cal_queue_task_check_fn allocatable;
+  cal_queue_task_check_fn preemptive;
+  cal_job_check_fn job_ready;
+  cal_job_vote_fn job_pipelined;
+  cal_job_vote_fn job_enqueueable;
+  cal_job_check_fn job_starving;
+  cal_job_valid_fn job_valid;
+  cal_job_event_fn job_enqueued;
+  cal_task_event_fn on_allocate;
+  cal_task_event_fn on_deallocate;
+  /* Reserved for slots of later minor versions (hyper_node_order comes here). Zero them. */
+  void *reserved[16];
+} cal_plugin;
+
+/* The smallest descriptor a 1.x host accepts. */
+#define CAL_PLUGIN_V1_0_SIZE (offsetof(cal_plugin, reserved))
+
+/* The entry point's type. It may be called more than once (each load of a copy of the
+ * file); it returns the same descriptor each time, or NULL to refuse to load. */
+typedef const cal_plugin *(*cal_entry_fn)(const cal_host_api *host, uint32_t host_abi);
+
+#if defined(__GNUC__)
+#define CAL_EXPORT __attribute__((visibility("default")))
+#else
+#define CAL_EXPORT
+#endif
+
+/* Declares the entry point: CALDERA_PLUGIN_ENTRY(host, abi) { ...; return &desc; } */
+#ifdef __cplusplus
+#define CALDERA_PLUGIN_ENTRY(host, abi)                                                     \
+  extern "C" CAL_EXPORT const cal_plugin *caldera_plugin_entry(const cal_host_api *host,    \
+                                                               uint32_t abi)
+#else
+#define CALDERA_PLUGIN_ENTRY(host, abi)                                                     \
+  CAL_EXPORT const cal_plugin *caldera_plugin_entry(const cal_host_api *host, uint32_t abi)
+#endif
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* CALDERA_PLUGIN_H */

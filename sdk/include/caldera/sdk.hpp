@@ -1,0 +1,571 @@
+// caldera/sdk.hpp -- the C++ layer over the Caldera plugin ABI (caldera/plugin.h).
+//
+// Header-only; it adds no ABI of its own. A C++ plugin is a class with a constructor taking
+// (caldera::sdk::Session, const caldera::sdk::Args&) -- one object per session -- and any of
+// the extension methods below (named as the cal_plugin slots: job_order, predicate,
+// node_order, preemptable, job_ready, on_allocate, ...; plus on_close(), called at the end of
+// the session while it is still readable); CALDERA_PLUGIN(Class) exports it:
+//
+//   struct Binpack {
+//     static constexpr const char* kName = "binpack";
+//     static constexpr const char* kVersion = "1.0.0";
+//     static constexpr const char* kDescription = "packs tasks onto busy nodes";
+//     static std::vector<cal_option> options() { return {{sizeof(cal_option), "binpack.weight",
+//                                                        CAL_OPT_INT, "1", "score weight"}}; }
+//     Binpack(caldera::sdk::Session s, const caldera::sdk::Args& a);
+//     double node_order(caldera::sdk::Task t, caldera::sdk::Node n);
+//   };
+//   CALDERA_PLUGIN(Binpack)
+//
+// Guarantee: no exception leaves a callback. Each trampoline catches everything; the
+// message is logged with the plugin's name and the call returns the point's neutral or
+// error answer (an error status for predicates and open, 0 for orders and scores,
+// "abstain" for votes and victims, "not ready" / "not allowed" for checks).
+#pragma once
+
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "caldera/plugin.h"
+#include "caldera/resources.hpp"
+
+namespace caldera::sdk {
+
+// The host table of this shared object; set by the entry point. `inline` gives one per .so
+// (plugins build with hidden visibility).
+inline const cal_host_api* host = nullptr;
+
+// A read-only view of a host resource vector.
+struct Res {
+  const double* p = nullptr;
+  size_t n = 0;
+  double operator[](size_t i) const { return p ? p[i] : 0.0; }
+  explicit operator bool() const { return p != nullptr; }
+  const double* data() const { return p; }
+  size_t size() const { return n; }
+  ResVec copy() const { return p ? ResVec(p, n) : ResVec(n); }
+};
+
+class Session;
+class Job;
+class Node;
+class Queue;
+
+inline std::string_view sv(const char* s) { return s ? std::string_view(s) : std::string_view(); }
+
+class Queue {
+ public:
+  Queue() = default;
+  Queue(const cal_queue* h, size_t nres) : h_(h), n_(nres) {}
+  const cal_queue* handle() const { return h_; }
+  explicit operator bool() const { return h_ != nullptr; }
+  bool operator==(const Queue& o) const { return h_ == o.h_; }
+  std::string_view name() const { return sv(host->queue_name(h_)); }
+  double weight() const { return host->queue_weight(h_); }
+  Res capability() const { return {host->queue_capability(h_), n_}; }
+  Res deserved() const { return {host->queue_deserved(h_), n_}; }
+  Res guarantee() const { return {host->queue_guarantee(h_), n_}; }
+  bool reclaimable() const { return host->queue_reclaimable(h_) != 0; }
+  int32_t priority() const { return host->queue_priority(h_); }
+  cal_queue_state state() const { return host->queue_state(h_); }
+  Queue parent() const { return Queue(host->queue_parent(h_), n_); }
+  double created() const { return host->queue_created(h_); }
+
+ private:
+  const cal_queue* h_ = nullptr;
+  size_t n_ = 0;
+};
+
+class Node;
+class Job;
+
+class Task {
+ public:
+  Task() = default;
+  Task(const cal_task* h, size_t nres) : h_(h), n_(nres) {}
+  const cal_task* handle() const { return h_; }
+  explicit operator bool() const { return h_ != nullptr; }
+  bool operator==(const Task& o) const { return h_ == o.h_; }
+  std::string_view name() const { return sv(host->task_name(h_)); }
+  inline Job job() const;
+  inline Node node() const;
+  cal_task_status status() const { return host->task_status(h_); }
+  Res request() const { return {host->task_request(h_), n_}; }
+  Res init_request() const { return {host->task_init_request(h_), n_}; }
+  int32_t priority() const { return host->task_priority(h_); }
+  bool preemptable() const { return host->task_preemptable(h_) != 0; }
+  bool best_effort() const { return host->task_best_effort(h_) != 0; }
+  bool preempt_never() const { return host->task_preempt_never(h_) != 0; }
+  std::string_view role() const { return sv(host->task_role(h_)); }
+  double created() const { return host->task_created(h_); }
+  const char* label(const char* key) const { return host->task_label(h_, key); }
+  const char* annotation(const char* key) const { return host->task_annotation(h_, key); }
+  size_t selector_count() const { return host->task_selector_count(h_); }
+  std::string_view selector_key(size_t i) const { return sv(host->task_selector_key(h_, i)); }
+  std::string_view selector_value(size_t i) const {
+    return sv(host->task_selector_value(h_, i));
+  }
+  std::vector<cal_taint> tolerations() const {
+    std::vector<cal_taint> out(host->task_toleration_count(h_));
+    for (size_t i = 0; i < out.size(); ++i) {
+      out[i].struct_size = sizeof(cal_taint);
+      host->task_toleration_at(h_, i, &out[i]);
+    }
+    return out;
+  }
+
+ private:
+  const cal_task* h_ = nullptr;
+  size_t n_ = 0;
+};
+
+class Node {
+ public:
+  Node() = default;
+  Node(const cal_node* h, size_t nres) : h_(h), n_(nres) {}
+  const cal_node* handle() const { return h_; }
+  explicit operator bool() const { return h_ != nullptr; }
+  bool operator==(const Node& o) const { return h_ == o.h_; }
+  std::string_view name() const { return sv(host->node_name(h_)); }
+  Res allocatable() const { return {host->node_allocatable(h_), n_}; }
+  Res idle() const { return {host->node_idle(h_), n_}; }
+  Res used() const { return {host->node_used(h_), n_}; }
+  Res releasing() const { return {host->node_releasing(h_), n_}; }
+  Res pipelined() const { return {host->node_pipelined(h_), n_}; }
+  Res future_idle() const { return {host->node_future_idle(h_), n_}; }
+  int32_t pods_used() const { return host->node_pods_used(h_); }
+  int32_t pods_max() const { return host->node_pods_max(h_); }
+  bool unschedulable() const { return host->node_unschedulable(h_) != 0; }
+  const char* label(const char* key) const { return host->node_label(h_, key); }
+  std::vector<cal_taint> taints() const {
+    std::vector<cal_taint> out(host->node_taint_count(h_));
+    for (size_t i = 0; i < out.size(); ++i) {
+      out[i].struct_size = sizeof(cal_taint);
+      host->node_taint_at(h_, i, &out[i]);
+    }
+    return out;
+  }
+  size_t task_count() const { return host->node_task_count(h_); }
+  Task task(size_t i) const { return Task(host->node_task_at(h_, i), n_); }
+
+ private:
+  const cal_node* h_ = nullptr;
+  size_t n_ = 0;
+};
+
+class Job {
+ public:
+  Job() = default;
+  Job(const cal_job* h, size_t nres) : h_(h), n_(nres) {}
+  const cal_job* handle() const { return h_; }
+  explicit operator bool() const { return h_ != nullptr; }
+  bool operator==(const Job& o) const { return h_ == o.h_; }
+  std::string_view name() const { return sv(host->job_name(h_)); }
+  std::string_view ns() const { return sv(host->job_namespace(h_)); }
+  Queue queue() const { return Queue(host->job_queue(h_), n_); }
+  int32_t min_available() const { return host->job_min_available(h_); }
+  int32_t priority() const { return host->job_priority(h_); }
+  double created() const { return host->job_created(h_); }
+  cal_job_phase phase() const { return host->job_phase(h_); }
+  double phase_since() const { return host->job_phase_since(h_); }
+  size_t task_count() const { return host->job_task_count(h_); }
+  Task task(size_t i) const { return Task(host->job_task_at(h_, i), n_); }
+  int32_t status_count(cal_task_status s) const { return host->job_status_count(h_, s); }
+  int32_t ready_num() const { return host->job_ready_num(h_); }
+  int32_t waiting_num() const { return host->job_waiting_num(h_); }
+  int32_t valid_num() const { return host->job_valid_num(h_); }
+  size_t role_count() const { return host->job_role_count(h_); }
+  std::string_view role_name(size_t i) const { return sv(host->job_role_name(h_, i)); }
+  int32_t role_min(size_t i) const { return host->job_role_min(h_, i); }
+  int32_t role_ready(size_t i) const { return host->job_role_ready(h_, i); }
+  int32_t role_waiting(size_t i) const { return host->job_role_waiting(h_, i); }
+  int32_t role_valid(size_t i) const { return host->job_role_valid(h_, i); }
+  Res allocated() const { return {host->job_allocated(h_), n_}; }
+  Res total_request() const { return {host->job_total_request(h_), n_}; }
+  Res min_resources() const { return {host->job_min_resources(h_), n_}; }
+  void set_pending_reason(const char* plugin, const std::string& reason) const {
+    host->job_set_pending_reason(const_cast<cal_job*>(h_), plugin, reason.c_str());
+  }
+
+ private:
+  const cal_job* h_ = nullptr;
+  size_t n_ = 0;
+};
+
+inline Job Task::job() const { return Job(host->task_job(h_), n_); }
+inline Node Task::node() const { return Node(host->task_node(h_), n_); }
+
+class Session {
+ public:
+  Session() = default;
+  explicit Session(cal_session* h) : h_(h), n_(host->resource_count(h)) {}
+  cal_session* handle() const { return h_; }
+  size_t resource_count() const { return n_; }
+  std::string_view resource_name(size_t id) const { return sv(host->resource_name(h_, id)); }
+  int32_t resource_id(const char* name) const { return host->resource_id(h_, name); }
+  Res cluster_total() const { return {host->cluster_total(h_), n_}; }
+  double now() const { return host->now(h_); }
+  size_t job_count() const { return host->job_count(h_); }
+  Job job(size_t i) const { return Job(host->job_at(h_, i), n_); }
+  size_t node_count() const { return host->node_count(h_); }
+  Node node(size_t i) const { return Node(host->node_at(h_, i), n_); }
+  size_t queue_count() const { return host->queue_count(h_); }
+  Queue queue(size_t i) const { return Queue(host->queue_at(h_, i), n_); }
+  Queue queue_by_name(const char* name) const {
+    return Queue(host->queue_by_name(h_, name), n_);
+  }
+  // Wrap raw handles coming into callbacks.
+  Job wrap(const cal_job* j) const { return Job(j, n_); }
+  Task wrap(const cal_task* t) const { return Task(t, n_); }
+  Node wrap(const cal_node* n) const { return Node(n, n_); }
+  Queue wrap(const cal_queue* q) const { return Queue(q, n_); }
+
+ private:
+  cal_session* h_ = nullptr;
+  size_t n_ = 0;
+};
+
+// Typed access to the validated arguments.
+class Args {
+ public:
+  explicit Args(const cal_args* a) : a_(a) {}
+  bool has(const char* name) const { return host->arg_is_set(a_, name) != 0; }
+  bool get_bool(const char* name, bool fallback = false) const {
+    return has(name) ? host->arg_bool(a_, name) != 0 : fallback;
+  }
+  int64_t get_int(const char* name, int64_t fallback = 0) const {
+    return has(name) ? host->arg_int(a_, name) : fallback;
+  }
+  double get_double(const char* name, double fallback = 0) const {
+    return has(name) ? host->arg_double(a_, name) : fallback;
+  }
+  std::string get_string(const char* name, const std::string& fallback = {}) const {
+    const char* s = has(name) ? host->arg_string(a_, name) : nullptr;
+    return s ? std::string(s) : fallback;
+  }
+  // Names of every set argument (for option families such as "binpack.resources.*").
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    size_t n = host->arg_count(a_);
+    for (size_t i = 0; i < n; ++i) out.emplace_back(host->arg_name(a_, i));
+    return out;
+  }
+
+ private:
+  const cal_args* a_;
+};
+
+// The result of a predicate: success, or a code with a reason.
+struct Status {
+  cal_code code = CAL_SUCCESS;
+  std::string reason;
+  static Status ok() { return {}; }
+  static Status unschedulable(std::string r) { return {CAL_UNSCHEDULABLE, std::move(r)}; }
+  static Status unresolvable(std::string r) {
+    return {CAL_UNSCHEDULABLE_AND_UNRESOLVABLE, std::move(r)};
+  }
+  static Status error(std::string r) { return {CAL_ERROR, std::move(r)}; }
+};
+
+inline void log(cal_log_level level, const char* plugin, const std::string& msg) {
+  if (host) host->log(level, plugin, msg.c_str());
+}
+
+namespace detail {
+
+// One plugin object per session, plus the session wrapper it was built with.
+template <class P>
+struct Instance {
+  Session ssn;
+  P plugin;
+  Instance(Session s, const Args& a) : ssn(s), plugin(s, a) {}
+};
+
+template <class P>
+P& self_of(void* self) {
+  return static_cast<Instance<P>*>(self)->plugin;
+}
+template <class P>
+const Session& ssn_of(void* self) {
+  return static_cast<Instance<P>*>(self)->ssn;
+}
+
+template <class P>
+void report(const char* what) {
+  log(CAL_LOG_ERROR, P::kName, std::string("exception: ") + what);
+}
+
+// Runs f; on any exception logs it and returns fallback.
+template <class P, class R, class F>
+R guard(R fallback, F&& f) noexcept {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    report<P>(e.what());
+  } catch (...) {
+    report<P>("unknown exception");
+  }
+  return fallback;
+}
+
+inline void set_reason(cal_status* st, const std::string& r) {
+  if (st) host->status_set(st, r.c_str());
+}
+
+// Builds the descriptor once per shared object.
+template <class P>
+const cal_plugin* descriptor() {
+  static std::vector<cal_option> opts = [] {
+    if constexpr (requires { P::options(); })
+      return P::options();
+    else
+      return std::vector<cal_option>{};
+  }();
+  static cal_plugin d = [] {
+    cal_plugin p;
+    std::memset(&p, 0, sizeof p);
+    p.struct_size = sizeof(cal_plugin);
+    p.abi_version = CAL_ABI_VERSION;
+    p.name = P::kName;
+    p.version = P::kVersion;
+    p.description = P::kDescription;
+    p.options = opts.empty() ? nullptr : opts.data();
+    p.option_count = opts.size();
+    if constexpr (requires { P::kCapabilities; }) p.capabilities = P::kCapabilities;
+
+    p.open = [](cal_session* s, const cal_args* a, cal_code* code, cal_status* st) -> void* {
+      try {
+        return new Instance<P>(Session(s), Args(a));
+      } catch (const std::exception& e) {
+        *code = CAL_ERROR;
+        set_reason(st, e.what());
+      } catch (...) {
+        *code = CAL_ERROR;
+        set_reason(st, "unknown exception in open");
+      }
+      return nullptr;
+    };
+    p.close = [](void* self) {
+      guard<P, int>(0, [&] {
+        // on_close() runs while the session is still readable (Volcano's OnSessionClose).
+        if constexpr (requires(P& x) { x.on_close(); }) self_of<P>(self).on_close();
+        delete static_cast<Instance<P>*>(self);
+        return 0;
+      });
+    };
+
+    using S = const Session&;
+    if constexpr (requires(P& x, Job l, Job r) { x.job_order(l, r); })
+      p.job_order = [](void* self, const cal_job* l, const cal_job* r) -> int {
+        return guard<P, int>(0, [&] {
+          S s = ssn_of<P>(self);
+          return self_of<P>(self).job_order(s.wrap(l), s.wrap(r));
+        });
+      };
+    if constexpr (requires(P& x, Queue l, Queue r) { x.queue_order(l, r); })
+      p.queue_order = [](void* self, const cal_queue* l, const cal_queue* r) -> int {
+        return guard<P, int>(0, [&] {
+          S s = ssn_of<P>(self);
+          return self_of<P>(self).queue_order(s.wrap(l), s.wrap(r));
+        });
+      };
+    if constexpr (requires(P& x, Task l, Task r) { x.task_order(l, r); })
+      p.task_order = [](void* self, const cal_task* l, const cal_task* r) -> int {
+        return guard<P, int>(0, [&] {
+          S s = ssn_of<P>(self);
+          return self_of<P>(self).task_order(s.wrap(l), s.wrap(r));
+        });
+      };
+    if constexpr (requires(P& x, Task t) { x.pre_predicate(t); })
+      p.pre_predicate = [](void* self, const cal_task* t, cal_status* st) -> cal_code {
+        Status r = guard<P, Status>(Status::error("exception in pre_predicate"), [&] {
+          return self_of<P>(self).pre_predicate(ssn_of<P>(self).wrap(t));
+        });
+        if (r.code != CAL_SUCCESS) set_reason(st, r.reason);
+        return r.code;
+      };
+    if constexpr (requires(P& x, Task t, Node n) { x.predicate(t, n); })
+      p.predicate = [](void* self, const cal_task* t, const cal_node* n,
+                       cal_status* st) -> cal_code {
+        Status r = guard<P, Status>(Status::error("exception in predicate"), [&] {
+          S s = ssn_of<P>(self);
+          return self_of<P>(self).predicate(s.wrap(t), s.wrap(n));
+        });
+        if (r.code != CAL_SUCCESS) set_reason(st, r.reason);
+        return r.code;
+      };
+    if constexpr (requires(P& x, Task t, Node n) { x.node_order(t, n); })
+      p.node_order = [](void* self, const cal_task* t, const cal_node* n, double* score,
+                        cal_status* st) -> cal_code {
+        try {
+          S s = ssn_of<P>(self);
+          *score = self_of<P>(self).node_order(s.wrap(t), s.wrap(n));
+          return CAL_SUCCESS;
+        } catch (const std::exception& e) {
+          set_reason(st, e.what());
+        } catch (...) {
+          set_reason(st, "unknown exception in node_order");
+        }
+        *score = 0;
+        return CAL_ERROR;
+      };
+    if constexpr (requires(P& x, Task t, const cal_node* const* ns, size_t n, double* sc) {
+                    x.batch_node_order(t, ns, n, sc);
+                  })
+      p.batch_node_order = [](void* self, const cal_task* t, const cal_node* const* ns,
+                              size_t n, double* scores, cal_status* st) -> cal_code {
+        try {
+          S s = ssn_of<P>(self);
+          self_of<P>(self).batch_node_order(s.wrap(t), ns, n, scores);
+          return CAL_SUCCESS;
+        } catch (const std::exception& e) {
+          set_reason(st, e.what());
+        } catch (...) {
+          set_reason(st, "unknown exception in batch_node_order");
+        }
+        return CAL_ERROR;
+      };
+    if constexpr (requires(P& x, Task t, const std::vector<Task>& c,
+                           std::vector<uint8_t>& v) { x.preemptable(t, c, v); })
+      p.preemptable = [](void* self, const cal_task* t, const cal_task* const* c, size_t n,
+                         uint8_t* victims) -> cal_vote {
+        return guard<P, cal_vote>(CAL_ABSTAIN, [&] {
+          S s = ssn_of<P>(self);
+          std::vector<Task> cand;
+          cand.reserve(n);
+          for (size_t i = 0; i < n; ++i) cand.push_back(s.wrap(c[i]));
+          std::vector<uint8_t> v(n, 0);
+          cal_vote r = self_of<P>(self).preemptable(s.wrap(t), cand, v);
+          std::memcpy(victims, v.data(), n);
+          return r;
+        });
+      };
+    if constexpr (requires(P& x, Task t, const std::vector<Task>& c,
+                           std::vector<uint8_t>& v) { x.reclaimable(t, c, v); })
+      p.reclaimable = [](void* self, const cal_task* t, const cal_task* const* c, size_t n,
+                         uint8_t* victims) -> cal_vote {
+        return guard<P, cal_vote>(CAL_ABSTAIN, [&] {
+          S s = ssn_of<P>(self);
+          std::vector<Task> cand;
+          cand.reserve(n);
+          for (size_t i = 0; i < n; ++i) cand.push_back(s.wrap(c[i]));
+          std::vector<uint8_t> v(n, 0);
+          cal_vote r = self_of<P>(self).reclaimable(s.wrap(t), cand, v);
+          std::memcpy(victims, v.data(), n);
+          return r;
+        });
+      };
+    if constexpr (requires(P& x, const std::vector<Task>& c, std::vector<uint8_t>& v) {
+                    x.victim_tasks(c, v);
+                  })
+      p.victim_tasks = [](void* self, const cal_task* const* c, size_t n, uint8_t* victims) {
+        guard<P, int>(0, [&] {
+          S s = ssn_of<P>(self);
+          std::vector<Task> cand;
+          for (size_t i = 0; i < n; ++i) cand.push_back(s.wrap(c[i]));
+          std::vector<uint8_t> v(n, 0);
+          self_of<P>(self).victim_tasks(cand, v);
+          std::memcpy(victims, v.data(), n);
+          return 0;
+        });
+      };
+    if constexpr (requires(P& x, Queue q) { x.overused(q); })
+      p.overused = [](void* self, const cal_queue* q) -> int {
+        return guard<P, int>(0, [&] {
+          return self_of<P>(self).overused(ssn_of<P>(self).wrap(q)) ? 1 : 0;
+        });
+      };
+    if constexpr (requires(P& x, Queue q, Task t) { x.allocatable(q, t); })
+      p.allocatable = [](void* self, const cal_queue* q, const cal_task* t) -> int {
+        return guard<P, int>(0, [&] {
+          S s = ssn_of<P>(self);
+          return self_of<P>(self).allocatable(s.wrap(q), s.wrap(t)) ? 1 : 0;
+        });
+      };
+    if constexpr (requires(P& x, Queue q, Task t) { x.preemptive(q, t); })
+      p.preemptive = [](void* self, const cal_queue* q, const cal_task* t) -> int {
+        return guard<P, int>(0, [&] {
+          S s = ssn_of<P>(self);
+          return self_of<P>(self).preemptive(s.wrap(q), s.wrap(t)) ? 1 : 0;
+        });
+      };
+    if constexpr (requires(P& x, Job j) { x.job_ready(j); })
+      p.job_ready = [](void* self, const cal_job* j) -> int {
+        return guard<P, int>(0, [&] {
+          return self_of<P>(self).job_ready(ssn_of<P>(self).wrap(j)) ? 1 : 0;
+        });
+      };
+    if constexpr (requires(P& x, Job j) { x.job_starving(j); })
+      p.job_starving = [](void* self, const cal_job* j) -> int {
+        return guard<P, int>(0, [&] {
+          return self_of<P>(self).job_starving(ssn_of<P>(self).wrap(j)) ? 1 : 0;
+        });
+      };
+    if constexpr (requires(P& x, Job j) { x.job_pipelined(j); })
+      p.job_pipelined = [](void* self, const cal_job* j) -> cal_vote {
+        return guard<P, cal_vote>(CAL_ABSTAIN, [&] {
+          return self_of<P>(self).job_pipelined(ssn_of<P>(self).wrap(j));
+        });
+      };
+    if constexpr (requires(P& x, Job j) { x.job_enqueueable(j); })
+      p.job_enqueueable = [](void* self, const cal_job* j) -> cal_vote {
+        return guard<P, cal_vote>(CAL_ABSTAIN, [&] {
+          return self_of<P>(self).job_enqueueable(ssn_of<P>(self).wrap(j));
+        });
+      };
+    if constexpr (requires(P& x, Job j) { x.job_valid(j); })
+      p.job_valid = [](void* self, const cal_job* j, cal_status* st) -> cal_code {
+        Status r = guard<P, Status>(Status::error("exception in job_valid"), [&] {
+          return self_of<P>(self).job_valid(ssn_of<P>(self).wrap(j));
+        });
+        if (r.code != CAL_SUCCESS) set_reason(st, r.reason);
+        return r.code;
+      };
+    if constexpr (requires(P& x, Job j) { x.job_enqueued(j); })
+      p.job_enqueued = [](void* self, const cal_job* j) {
+        guard<P, int>(0, [&] {
+          self_of<P>(self).job_enqueued(ssn_of<P>(self).wrap(j));
+          return 0;
+        });
+      };
+    if constexpr (requires(P& x, Task t) { x.on_allocate(t); })
+      p.on_allocate = [](void* self, const cal_task* t) {
+        guard<P, int>(0, [&] {
+          self_of<P>(self).on_allocate(ssn_of<P>(self).wrap(t));
+          return 0;
+        });
+      };
+    if constexpr (requires(P& x, Task t) { x.on_deallocate(t); })
+      p.on_deallocate = [](void* self, const cal_task* t) {
+        guard<P, int>(0, [&] {
+          self_of<P>(self).on_deallocate(ssn_of<P>(self).wrap(t));
+          return 0;
+        });
+      };
+    return p;
+  }();
+  return &d;
+}
+
+}  // namespace detail
+
+// Helper to declare one option.
+inline cal_option option(const char* name, cal_option_type type, const char* def,
+                         const char* description) {
+  return cal_option{sizeof(cal_option), name, type, def, description};
+}
+
+}  // namespace caldera::sdk
+
+// Exports class P as this shared object's plugin. Use once per plugin, at namespace scope.
+#define CALDERA_PLUGIN(P)                                                                   \
+  CALDERA_PLUGIN_ENTRY(caldera_host_, caldera_abi_) {                                      \
+    (void)caldera_abi_;                                                                     \
+    caldera::sdk::host = caldera_host_;                                                     \
+    return caldera::sdk::detail::descriptor<P>();                                           \
+  }
