@@ -1,1 +1,200 @@
-// placeholder (being written)
+// The reclaim action: Volcano's pkg/scheduler/actions/reclaim/reclaim.go (Execute and
+// reclaimForTask; the victim filter is reclaim_victim.go's isReclaimVictimTask).
+//
+// A queue that is not overused takes back resources from other queues:
+//   queues in queue order; an overused queue is skipped. For each of its starving jobs in
+//   job order, a Statement; the job's pending tasks in task order (while the job starves)
+//   each try to reclaim: preemptionPolicy Never skips the task, Session::preemptive(queue,
+//   task) must allow it, and the pre-predicate must pass. For one task, on every node that
+//   passes the preemption predicate (failures other than CAL_UNSCHEDULABLE rule a node
+//   out), the candidates are the node's Running, preemptable tasks of OTHER queues that are
+//   reclaimable; Session::reclaimable picks the victims; they are evicted lowest first
+//   until the task's InitResreq fits the node's future idle plus what was evicted; then the
+//   task is pipelined there and the next task is tried. The job's statement commits when
+//   the job is pipelined, else it is discarded.
+//
+// Deterministic where Volcano is not: jobs are collected in the session's order (uid) and
+// nodes are tried in node-name order (Volcano: its parallel predicate's order).
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "actions/action.hpp"
+#include "actions/eviction.hpp"
+#include "actions/priority_queue.hpp"
+#include "host/session/statement.hpp"
+
+namespace caldera {
+namespace {
+
+using eviction::fits;
+
+constexpr const char* kPredicateErrorCache = "predicateErrorCacheEnable";
+
+// Volcano's isReclaimVictimTask: a Running, preemptable task of a job in another queue
+// that can be reclaimed from.
+bool is_reclaim_victim(const TaskInfo* t, const JobInfo* reclaimer_job) {
+  if (t->status != CAL_TASK_RUNNING || !t->preemptable) return false;
+  if (!t->job || !t->job->queue) return false;
+  if (t->job->queue == reclaimer_job->queue) return false;
+  return t->job->queue->reclaimable;
+}
+
+class ReclaimAction final : public Action {
+ public:
+  std::string name() const override { return "reclaim"; }
+  void execute(Session& ssn) override;
+
+ private:
+  void reclaim_for_task(Session& ssn, Statement& stmt, TaskInfo* task, JobInfo* job);
+  bool predicate_error_cache_ = true;
+};
+
+void ReclaimAction::execute(Session& ssn) {
+  predicate_error_cache_ = ssn.action_args("reclaim").get_bool(kPredicateErrorCache, true);
+
+  PriorityQueue<QueueInfo*> queues(
+      [&ssn](QueueInfo* const& l, QueueInfo* const& r) { return ssn.queue_order_less(l, r); });
+  auto job_less = [&ssn](JobInfo* const& l, JobInfo* const& r) { return ssn.job_order_less(l, r); };
+  auto task_less = [&ssn](TaskInfo* const& l, TaskInfo* const& r) {
+    return ssn.task_order_less(l, r);
+  };
+
+  std::set<const QueueInfo*> queue_seen;
+  std::map<const QueueInfo*, PriorityQueue<JobInfo*>> preemptors_map;
+  std::map<const JobInfo*, PriorityQueue<TaskInfo*>> preemptor_tasks;
+
+  for (JobInfo* job : ssn.jobs()) {
+    if (job->is_pending()) continue;
+    if (PointStatus vr = ssn.job_valid(job); !vr.ok()) {
+      spdlog::debug("reclaim: job {} skipped: {}", job->uid, vr.reason);
+      continue;
+    }
+    if (!job->queue) {
+      spdlog::error("reclaim: job {} has no queue in the session", job->uid);
+      continue;
+    }
+    if (queue_seen.insert(job->queue).second) queues.push(job->queue);
+    if (ssn.job_starving(job)) {
+      preemptors_map.try_emplace(job->queue, job_less).first->second.push(job);
+      PriorityQueue<TaskInfo*> tasks(task_less);
+      for (TaskInfo* t : job->tasks)
+        if (t->status == CAL_TASK_PENDING) tasks.push(t);
+      preemptor_tasks.insert_or_assign(job, std::move(tasks));
+    }
+  }
+
+  while (!queues.empty()) {
+    QueueInfo* queue = queues.pop();
+    if (ssn.overused(queue)) {
+      spdlog::debug("reclaim: queue {} is overused, ignore it", queue->name);
+      continue;
+    }
+    for (;;) {
+      auto jit = preemptors_map.find(queue);
+      if (jit == preemptors_map.end() || jit->second.empty()) break;
+      PriorityQueue<JobInfo*>& jobs = jit->second;
+      JobInfo* job = jobs.pop();
+      Statement stmt(ssn);
+
+      for (;;) {
+        if (!ssn.job_starving(job)) break;
+        auto tit = preemptor_tasks.find(job);
+        if (tit == preemptor_tasks.end() || tit->second.empty()) {
+          spdlog::debug("reclaim: no reclaimer task left in job {}", job->uid);
+          break;
+        }
+        TaskInfo* task = tit->second.pop();
+        if (task->preempt_never) {
+          spdlog::debug("reclaim: task {} cannot reclaim: preemptionPolicy is Never", task->uid);
+          continue;
+        }
+        if (!ssn.preemptive(queue, task)) {
+          spdlog::debug("reclaim: queue {} cannot reclaim for task {}", queue->name, task->uid);
+          continue;
+        }
+        if (PointStatus st = ssn.pre_predicate(task); !st.ok()) {
+          spdlog::debug("reclaim: pre-predicate for task {} failed: {}", task->uid, st.reason);
+          continue;
+        }
+        reclaim_for_task(ssn, stmt, task, job);
+      }
+
+      if (ssn.job_pipelined(job)) {
+        stmt.commit();
+      } else {
+        stmt.discard();
+      }
+      // Volcano puts the queue back while it still has starving jobs; the loop above goes
+      // on with them anyway, so a later pop of the queue finds nothing left.
+      if (!jobs.empty()) queues.push(queue);
+    }
+  }
+}
+
+void ReclaimAction::reclaim_for_task(Session& ssn, Statement& stmt, TaskInfo* task, JobInfo* job) {
+  // A fresh helper per task, as in Volcano: its error cache never serves within one walk.
+  eviction::PredicateHelper ph;
+  const std::vector<NodeInfo*> nodes =
+      ph.predicate_nodes(ssn, task, ssn.nodes(), predicate_error_cache_);
+
+  for (NodeInfo* n : nodes) {
+    std::vector<TaskInfo*> reclaimees;
+    for (TaskInfo* t : n->tasks)
+      if (is_reclaim_victim(t, job)) reclaimees.push_back(t);
+    if (reclaimees.empty()) {
+      spdlog::debug("reclaim: no reclaimees on node {}", n->name);
+      continue;
+    }
+    const std::vector<TaskInfo*> victims = ssn.reclaimable(task, reclaimees);
+    std::string why;
+    if (!eviction::validate_victims(task, n, victims, &why)) {
+      spdlog::debug("reclaim: no valid victims on node {} for task {}: {}", n->name, task->uid,
+                    why);
+      continue;
+    }
+
+    // What the node will have for the task: its future idle plus what is evicted for it
+    // (counted here so that no more is reclaimed than needed).
+    ResVec available = n->future_idle;
+    PriorityQueue<TaskInfo*> victims_q = eviction::victims_queue(ssn, victims);
+    while (!victims_q.empty()) {
+      TaskInfo* reclaimee = victims_q.pop();
+      spdlog::debug("reclaim: task {} evicted for task {} on node {}", reclaimee->uid, task->uid,
+                    n->name);
+      if (!eviction::try_evict(stmt, reclaimee, "reclaim")) continue;
+      available.add(reclaimee->resreq);
+      if (fits(task->init_resreq, available)) break;
+    }
+    if (fits(task->init_resreq, available)) {
+      eviction::try_pipeline(stmt, task, n);
+      return;
+    }
+    // As in Volcano the evictions on a node that still does not fit stay in the job's
+    // statement and commit with it when the job ends up pipelined.
+  }
+}
+
+std::unique_ptr<Action> make_reclaim() { return std::make_unique<ReclaimAction>(); }
+
+}  // namespace
+
+ActionInfo reclaim_action_info() {
+  return ActionInfo{
+      "reclaim",
+      "Queues that are not overused take resources back from reclaimable queues by evicting "
+      "their preemptable running tasks, lowest first, and pipeline their starving jobs.",
+      {
+          cal_option{sizeof(cal_option), kPredicateErrorCache, CAL_OPT_BOOL, "true",
+                     "Volcano's predicate error cache (reclaim builds a fresh cache for each "
+                     "task, so it does not change decisions here)."},
+      },
+      &make_reclaim,
+  };
+}
+
+}  // namespace caldera

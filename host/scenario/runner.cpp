@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "actions/action.hpp"
 #include "host/plugins/plugin_library.hpp"
 #include "host/plugins/policy.hpp"
+#include "host/scheduler/run_session.hpp"
 #include "host/util/sha256.hpp"
 
 namespace caldera {
@@ -122,21 +122,10 @@ ScenarioOutcome run_scenario(Scenario& sc) {
   PluginCatalog catalog = PluginCatalog::scan(sc.config.plugin_dirs);
   std::shared_ptr<const Policy> policy = build_policy(sc.config, catalog, config_hash(sc));
 
-  // Action instances live across sessions, as Volcano's do (they are registered once).
-  std::vector<std::unique_ptr<Action>> actions;
-  for (const auto& name : sc.config.actions) {
-    const ActionInfo* info = find_action(name);
-    if (!info)  // the config parser checks action names; this is a guard, not a path
-      throw InputError(fmt::format("{}: unknown action '{}'", sc.file.string(), name));
-    actions.push_back(info->make());
-  }
-
   for (int i = 0; i < sc.sessions; ++i) {
     double now = i * sc.config.period_seconds;
-    std::unique_ptr<Session> ssn = Session::open(sc.cache, policy, now);
-    for (auto& a : actions) a->execute(*ssn);
-    SessionResult r = ssn->close();
-    ssn.reset();
+    // The one scheduling step every front end shares: open, each action in order, close.
+    SessionResult r = run_session(sc.cache, policy, now);
     apply_result(r, sc.cache, now);
 
     out.binds.insert(out.binds.end(), r.binds.begin(), r.binds.end());

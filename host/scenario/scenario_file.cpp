@@ -285,7 +285,8 @@ void load_priority_classes(const Reader& r, const toml::table& root, Cache& cach
 }
 
 void load_queues(const Reader& r, const toml::table& root, Cache& cache) {
-  std::map<std::string, const toml::node*> parent_nodes;  // queue -> its 'parent' value
+  // queue -> its 'parent' value and its label, checked once every queue is known.
+  std::map<std::string, std::pair<const toml::node*, std::string>> parent_nodes;
   r.each_table(root, "queues", [&](const toml::table& t, size_t i) {
     std::string obj = label("queues", i, peek(t, "name"));
     r.check_keys(t, {"name", "weight", "capability", "deserved", "guarantee", "reclaimable",
@@ -314,7 +315,7 @@ void load_queues(const Reader& r, const toml::table& root, Cache& cache) {
       r.check_name(*t.get("parent"), *p, "parent", obj);
       if (*p == q.name) r.fail(t.get("parent")->source(), obj, "a queue cannot be its own parent");
       q.parent = *p;
-      parent_nodes[q.name] = t.get("parent");
+      parent_nodes[q.name] = {t.get("parent"), obj};
     }
     q.created = r.opt_number(t, "created", obj).value_or(0);
     q.src = r.ref(t.source());
@@ -325,9 +326,9 @@ void load_queues(const Reader& r, const toml::table& root, Cache& cache) {
 
   // Parents: a declared queue, or "root", which Volcano always has (created here when a
   // queue names it). No cycles.
-  for (const auto& [name, node] : parent_nodes) {
+  for (const auto& [name, where] : parent_nodes) {
+    const auto& [node, obj] = where;
     const QueueSpec& q = *cache.queues().at(name);
-    std::string obj = fmt::format("queue '{}'", name);
     if (!cache.queues().count(q.parent)) {
       if (q.parent != "root")
         r.fail(node->source(), obj, fmt::format("parent queue '{}' not found", q.parent));

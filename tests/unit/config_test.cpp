@@ -1,1 +1,339 @@
-// placeholder (being written)
+// Tests of the scheduler config parser (host/config/config.cpp): the format of
+// SCENARIOS.md section 1, and one test per kind of error, each asserting the file, line,
+// column and object the message names.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#if __has_include(<toml++/toml.hpp>)
+#include <toml++/toml.hpp>
+#else
+#include <toml++/toml.h>
+#endif
+
+#include "host/config/config.hpp"
+#include "host/config/points.hpp"
+
+namespace caldera {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "caldera-config-test-XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+    return p;
+  }
+  SchedulerConfig load(const std::string& text) {
+    return load_config(write("caldera.toml", text), {"/default/plugins"});
+  }
+  // The message of the InputError that loading `text` throws ("" when none is thrown).
+  std::string error_of(const std::string& text) {
+    try {
+      load(text);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  }
+  std::string file() const { return (dir_ / "caldera.toml").string(); }
+
+  fs::path dir_;
+};
+
+const char* kExample = R"(
+[scheduler]
+period = "1s"
+actions = ["enqueue", "allocate", "backfill"]
+plugin_dirs = ["../plugins", "/abs/plugins", "more/"]
+
+[[tiers]]
+[[tiers.plugins]]
+name = "priority"
+[[tiers.plugins]]
+name = "gang"
+disable = ["preemptable"]
+[[tiers.plugins]]
+name = "conformance"
+
+[[tiers]]
+[[tiers.plugins]]
+name = "drf"
+enable = ["job_order", "preemptable"]
+hierarchy = true
+[[tiers.plugins]]
+name = "binpack"
+arguments = { "binpack.weight" = 1, "binpack.cpu" = 2.5, "binpack.mode" = "x", "binpack.on" = true }
+
+[actions.preempt]
+"enableTopologyAwarePreemption" = true
+)";
+
+TEST_F(ConfigTest, ParsesTheDocumentedExample) {
+  SchedulerConfig c = load(kExample);
+  EXPECT_EQ(c.file, dir_ / "caldera.toml");
+  EXPECT_DOUBLE_EQ(c.period_seconds, 1.0);
+  EXPECT_EQ(c.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
+  EXPECT_EQ(c.actions_src.line, 4);
+  EXPECT_EQ(c.actions_src.column, 11);
+  // Relative to the config file's folder, normalized, without a trailing separator.
+  ASSERT_EQ(c.plugin_dirs.size(), 3u);
+  EXPECT_EQ(c.plugin_dirs[0], dir_.parent_path() / "plugins");
+  EXPECT_EQ(c.plugin_dirs[1], fs::path("/abs/plugins"));
+  EXPECT_EQ(c.plugin_dirs[2], dir_ / "more");
+  EXPECT_EQ(c.plugin_dirs_src.line, 5);
+
+  ASSERT_EQ(c.tiers.size(), 2u);
+  ASSERT_EQ(c.tiers[0].plugins.size(), 3u);
+  ASSERT_EQ(c.tiers[1].plugins.size(), 2u);
+  EXPECT_EQ(c.plugin_names(),
+            (std::vector<std::string>{"priority", "gang", "conformance", "drf", "binpack"}));
+
+  const PluginConfig& priority = c.tiers[0].plugins[0];
+  EXPECT_EQ(priority.points, PointSet::all());
+  EXPECT_EQ(priority.enabled_explicitly, PointSet::none());
+  EXPECT_FALSE(priority.hierarchy);
+  EXPECT_EQ(priority.src.line, 9);
+  EXPECT_EQ(priority.src.file, file());
+
+  const PluginConfig& gang = c.tiers[0].plugins[1];
+  for (int i = 0; i < kPointCount; ++i) {
+    auto p = static_cast<Point>(i);
+    EXPECT_EQ(gang.points.has(p), p != Point::Preemptable) << point_name(p);
+  }
+
+  const PluginConfig& drf = c.tiers[1].plugins[0];
+  for (int i = 0; i < kPointCount; ++i) {
+    auto p = static_cast<Point>(i);
+    bool want = p == Point::JobOrder || p == Point::Preemptable;
+    EXPECT_EQ(drf.points.has(p), want) << point_name(p);
+    EXPECT_EQ(drf.enabled_explicitly.has(p), want) << point_name(p);
+  }
+  EXPECT_TRUE(drf.hierarchy);
+
+  const ArgMap& a = c.tiers[1].plugins[1].arguments;
+  ASSERT_EQ(a.size(), 4u);
+  EXPECT_EQ(std::get<int64_t>(a.at("binpack.weight").value), 1);
+  EXPECT_DOUBLE_EQ(std::get<double>(a.at("binpack.cpu").value), 2.5);
+  EXPECT_EQ(std::get<std::string>(a.at("binpack.mode").value), "x");
+  EXPECT_EQ(std::get<bool>(a.at("binpack.on").value), true);
+  EXPECT_EQ(a.at("binpack.weight").src.line, 24);
+  EXPECT_EQ(a.at("binpack.weight").src.column, 32);
+
+  ASSERT_EQ(c.action_arguments.count("preempt"), 1u);
+  const ArgMap& pa = c.action_arguments.at("preempt");
+  EXPECT_EQ(std::get<bool>(pa.at("enableTopologyAwarePreemption").value), true);
+  EXPECT_EQ(pa.at("enableTopologyAwarePreemption").src.line, 27);
+}
+
+TEST_F(ConfigTest, DefaultsWhenTheFileSaysLittle) {
+  SchedulerConfig c = load("");
+  EXPECT_DOUBLE_EQ(c.period_seconds, 1.0);
+  EXPECT_EQ(c.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
+  EXPECT_EQ(c.plugin_dirs, (std::vector<fs::path>{"/default/plugins"}));
+  EXPECT_TRUE(c.tiers.empty());
+  EXPECT_TRUE(c.action_arguments.empty());
+  // An empty plugin_dirs list is "none named": the defaults apply.
+  c = load("[scheduler]\nplugin_dirs = []\n");
+  EXPECT_EQ(c.plugin_dirs, (std::vector<fs::path>{"/default/plugins"}));
+}
+
+TEST_F(ConfigTest, DottedArgumentKeysMeanTheFlatName) {
+  SchedulerConfig c = load(R"(
+[[tiers]]
+[[tiers.plugins]]
+name = "binpack"
+arguments = { binpack.weight = 3, binpack.resources = { "nvidia.com/gpu" = 2 } }
+)");
+  const ArgMap& a = c.tiers[0].plugins[0].arguments;
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(std::get<int64_t>(a.at("binpack.weight").value), 3);
+  EXPECT_EQ(std::get<int64_t>(a.at("binpack.resources.nvidia.com/gpu").value), 2);
+}
+
+TEST_F(ConfigTest, Periods) {
+  EXPECT_DOUBLE_EQ(load("[scheduler]\nperiod = \"500ms\"\n").period_seconds, 0.5);
+  EXPECT_DOUBLE_EQ(load("[scheduler]\nperiod = \"1m30s\"\n").period_seconds, 90);
+  EXPECT_DOUBLE_EQ(load("[scheduler]\nperiod = 2\n").period_seconds, 2);
+  EXPECT_DOUBLE_EQ(load("[scheduler]\nperiod = 0.25\n").period_seconds, 0.25);
+  EXPECT_EQ(error_of("[scheduler]\nperiod = \"soon\"\n"),
+            file() + ":2:10: scheduler.period: 'soon' is not a duration (write e.g. \"1s\", "
+                     "\"500ms\", \"1m30s\")");
+  EXPECT_EQ(error_of("[scheduler]\nperiod = \"0s\"\n"),
+            file() + ":2:10: scheduler.period: must be a positive duration");
+  EXPECT_EQ(error_of("[scheduler]\nperiod = true\n"),
+            file() + ":2:10: scheduler.period: expected a duration string or a number of "
+                     "seconds, got a boolean");
+}
+
+TEST(ParseDuration, GoSyntaxAndBareSeconds) {
+  EXPECT_EQ(parse_duration("1s"), 1.0);
+  EXPECT_EQ(parse_duration("500ms"), 0.5);
+  EXPECT_EQ(parse_duration("3m"), 180.0);
+  EXPECT_EQ(parse_duration("1h30m"), 5400.0);
+  EXPECT_EQ(parse_duration("1h2m3s"), 3723.0);
+  EXPECT_EQ(parse_duration("1.5h"), 5400.0);
+  EXPECT_EQ(parse_duration("250us"), 0.00025);
+  EXPECT_EQ(parse_duration("2"), 2.0);
+  EXPECT_EQ(parse_duration("0.5"), 0.5);
+  EXPECT_EQ(parse_duration("0"), 0.0);
+  EXPECT_EQ(parse_duration("+2s"), 2.0);
+  for (const char* bad : {"", "s", "1x", "1d", "-1s", "1 s", "h1", "0x10", "1e3", ".", "1s2"})
+    EXPECT_EQ(parse_duration(bad), std::nullopt) << bad;
+}
+
+TEST_F(ConfigTest, SyntaxErrorNamesFileLineAndColumn) {
+  std::string e = error_of("[scheduler]\nactions = [\"allocate\"\n[[tiers]]\n");
+  EXPECT_EQ(e.rfind(file() + ":3:", 0), 0u) << e;
+  EXPECT_NE(e.find("TOML syntax error"), std::string::npos) << e;
+  e = error_of("[scheduler]\nperiod = = 1\n");
+  EXPECT_EQ(e.rfind(file() + ":2:", 0), 0u) << e;
+}
+
+TEST_F(ConfigTest, UnknownKeysListTheAllowedOnes) {
+  EXPECT_EQ(error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"priority\"\n"
+                     "[[tiers]]\n[[tiers.plugins]]\nname = \"gang\"\n"
+                     "[[tiers.plugins]]\nname = \"binpack\"\nwieght = 2\n"),
+            file() + ":9:1: tiers[1].plugins[1] (binpack): unknown key 'wieght'; allowed: "
+                     "name, enable, disable, arguments, hierarchy");
+  EXPECT_EQ(error_of("[schedular]\n"),
+            file() + ":1:2: unknown top-level key 'schedular'; allowed: scheduler, tiers, actions");
+  EXPECT_EQ(error_of("[scheduler]\nactons = []\n"),
+            file() + ":2:1: scheduler: unknown key 'actons'; allowed: period, actions, plugin_dirs");
+  EXPECT_EQ(error_of("[[tiers]]\nplugin = []\n"),
+            file() + ":2:1: tiers[0]: unknown key 'plugin'; allowed: plugins");
+}
+
+TEST_F(ConfigTest, WrongTypes) {
+  EXPECT_EQ(error_of("[scheduler]\nactions = \"allocate\"\n"),
+            file() + ":2:11: scheduler.actions: expected an array, got a string");
+  EXPECT_EQ(error_of("[scheduler]\nactions = [\"allocate\", 3]\n"),
+            file() + ":2:24: scheduler.actions[1]: expected a string, got an integer");
+  EXPECT_EQ(error_of("[scheduler]\nplugin_dirs = \"p\"\n"),
+            file() + ":2:15: scheduler.plugin_dirs: expected an array, got a string");
+  EXPECT_EQ(error_of("scheduler = 1\n"), file() + ":1:13: scheduler: expected a table, got an integer");
+  EXPECT_EQ(error_of("tiers = 1\n"), file() + ":1:9: tiers: expected an array, got an integer");
+  EXPECT_EQ(error_of("[[tiers]]\n[[tiers.plugins]]\nname = 3\n"),
+            file() + ":3:8: tiers[0].plugins[0].name: expected a string, got an integer");
+  EXPECT_EQ(error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"drf\"\nhierarchy = \"yes\"\n"),
+            file() + ":4:13: tiers[0].plugins[0] (drf).hierarchy: expected a boolean (true or "
+                     "false), got a string");
+  EXPECT_EQ(error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"drf\"\nenable = \"job_order\"\n"),
+            file() + ":4:10: tiers[0].plugins[0] (drf).enable: expected an array, got a string");
+  EXPECT_EQ(error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"drf\"\narguments = 1\n"),
+            file() + ":4:13: tiers[0].plugins[0] (drf).arguments: expected a table, got an integer");
+  EXPECT_EQ(error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"drf\"\narguments = { a = [1] }\n"),
+            file() + ":4:19: tiers[0].plugins[0] (drf).arguments: argument 'a' is an array; an "
+                     "argument is a boolean, an integer, a float or a string");
+  EXPECT_EQ(error_of("[actions]\npreempt = 1\n"),
+            file() + ":2:11: actions.preempt: expected a table, got an integer");
+}
+
+TEST_F(ConfigTest, UnknownActionNamesListTheKnownOnes) {
+  std::string known = "allocate, backfill, enqueue, preempt, reclaim, shuffle";
+  EXPECT_EQ(error_of("[scheduler]\nactions = [\"enqueue\", \"alocate\"]\n"),
+            file() + ":2:23: scheduler.actions[1]: unknown action 'alocate'; known: " + known);
+  EXPECT_EQ(error_of("[actions.preemt]\nx = 1\n"),
+            file() + ":1:1: actions.preemt: unknown action 'preemt'; known: " + known);
+}
+
+TEST_F(ConfigTest, UnknownPointNamesListTheKnownOnes) {
+  EXPECT_EQ(error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"drf\"\n"
+                     "disable = [\"preemptable\", \"job_ordr\"]\n"),
+            file() + ":4:27: tiers[0].plugins[0] (drf).disable[1]: unknown extension point "
+                     "'job_ordr'; known: " + all_point_names());
+  EXPECT_EQ(all_point_names(),
+            "job_order, queue_order, task_order, predicate, node_order, best_node, preemptable, "
+            "reclaimable, preemptive, overused, allocatable, job_ready, job_pipelined, "
+            "job_enqueueable, job_starving, victim_tasks, hyper_node_order");
+}
+
+TEST_F(ConfigTest, EnableAndDisableTogetherIsAnError) {
+  EXPECT_EQ(error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"drf\"\n"
+                     "enable = [\"job_order\"]\ndisable = [\"preemptable\"]\n"),
+            file() + ":5:11: tiers[0].plugins[0] (drf): 'enable' and 'disable' together; use "
+                     "'enable' to list the only points the plugin takes part in, or 'disable' "
+                     "to list the points it stays out of");
+}
+
+TEST_F(ConfigTest, PluginNeedsOneName) {
+  EXPECT_EQ(error_of("[[tiers]]\n[[tiers.plugins]]\nenable = []\n"),
+            file() + ":2:1: tiers[0].plugins[0]: missing key 'name'");
+  EXPECT_EQ(error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"\"\n"),
+            file() + ":3:8: tiers[0].plugins[0].name: empty plugin name");
+  EXPECT_EQ(error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"gang\"\n"
+                     "[[tiers]]\n[[tiers.plugins]]\nname = \"gang\"\n"),
+            file() + ":5:1: tiers[1].plugins[0] (gang): plugin 'gang' is already configured at " +
+                file() + ":2:1 (tiers[0].plugins[0])");
+}
+
+TEST_F(ConfigTest, EmptyEnableListMeansNoPoint) {
+  SchedulerConfig c = load("[[tiers]]\n[[tiers.plugins]]\nname = \"gang\"\nenable = []\n");
+  EXPECT_EQ(c.tiers[0].plugins[0].points, PointSet::none());
+}
+
+TEST_F(ConfigTest, MissingFile) {
+  try {
+    load_config(dir_ / "nope.toml", {});
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              (dir_ / "nope.toml").string() + ": cannot read config: No such file or directory");
+  }
+}
+
+// A scenario's [config]: the enclosing file names the errors and anchors plugin_dirs.
+TEST_F(ConfigTest, InlineConfigOfAScenario) {
+  fs::path scenario = write("sc/a.toml", "");
+  toml::table root = toml::parse(
+      "name = \"x\"\n[config.scheduler]\nactions = [\"allocate\"]\nplugin_dirs = [\"p\"]\n"
+      "[[config.tiers]]\n[[config.tiers.plugins]]\nname = \"gang\"\n",
+      scenario.string());
+  SchedulerConfig c = parse_config(*root["config"].as_table(), scenario, {"/d"});
+  EXPECT_EQ(c.file, scenario);
+  EXPECT_EQ(c.actions, (std::vector<std::string>{"allocate"}));
+  EXPECT_EQ(c.plugin_dirs, (std::vector<fs::path>{dir_ / "sc" / "p"}));
+  EXPECT_EQ(c.tiers[0].plugins[0].src.line, 6);
+  EXPECT_EQ(c.tiers[0].plugins[0].src.file, scenario.string());
+
+  toml::table bad = toml::parse("[config]\n[config.scheduler]\nperiods = 1\n", scenario.string());
+  try {
+    parse_config(*bad["config"].as_table(), scenario, {});
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), scenario.string() +
+                                         ":3:1: scheduler: unknown key 'periods'; allowed: "
+                                         "period, actions, plugin_dirs");
+  }
+}
+
+TEST(Points, NamesRoundTrip) {
+  for (int i = 0; i < kPointCount; ++i) {
+    auto p = static_cast<Point>(i);
+    EXPECT_EQ(point_from_name(point_name(p)), p);
+  }
+  EXPECT_EQ(point_from_name("predicates"), std::nullopt);
+  EXPECT_EQ(point_name(Point::NodeOrder), "node_order");
+  PointSet s = PointSet::none();
+  s.add(Point::VictimTasks);
+  EXPECT_TRUE(s.has(Point::VictimTasks));
+  EXPECT_FALSE(s.has(Point::JobOrder));
+  s.remove(Point::VictimTasks);
+  EXPECT_EQ(s, PointSet::none());
+}
+
+}  // namespace
+}  // namespace caldera

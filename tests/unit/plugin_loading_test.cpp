@@ -1,1 +1,497 @@
-// placeholder (being written)
+// Tests of plugin loading (host/plugins/plugin_library.cpp), the catalog of plugin folders,
+// building a policy (host/plugins/policy.cpp) and the plugin commands of the CLI. The test
+// plugins are in tests/plugins/ (built into CALDERA_TEST_PLUGIN_DIR).
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "host/cli/commands.hpp"
+#include "host/config/config.hpp"
+#include "host/plugins/plugin_library.hpp"
+#include "host/plugins/policy.hpp"
+#include "host/util/sha256.hpp"
+
+namespace caldera {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kTestPlugins = CALDERA_TEST_PLUGIN_DIR;
+
+fs::path plugin(const std::string& name) { return kTestPlugins / (name + ".so"); }
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+class PluginLoading : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "caldera-plugin-test-XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Copies test plugin `name` into `folder` (under the temp dir) as `as` (default: same).
+  fs::path put(const std::string& name, const std::string& folder = "p", std::string as = "") {
+    fs::path to = dir_ / folder / (as.empty() ? name + ".so" : as);
+    fs::create_directories(to.parent_path());
+    fs::copy_file(plugin(name), to, fs::copy_options::overwrite_existing);
+    return to;
+  }
+  std::string load_error(const fs::path& file) {
+    try {
+      PluginLibrary::load(file);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  fs::path dir_;
+};
+
+PointSet points(std::initializer_list<Point> ps) {
+  PointSet s = PointSet::none();
+  for (Point p : ps) s.add(p);
+  return s;
+}
+
+TEST_F(PluginLoading, CPluginDescriptorIsRead) {
+  auto lib = PluginLibrary::load(plugin("testc"));
+  const PluginInfo& i = lib->info();
+  EXPECT_EQ(i.name, "testc");
+  EXPECT_EQ(i.version, "1.2.3");
+  EXPECT_EQ(i.description, "test plugin written in C");
+  EXPECT_EQ(i.abi_version, CAL_ABI_VERSION);
+  EXPECT_EQ(i.file, plugin("testc"));
+  // pre_predicate alone is the predicate point; job_enqueued alone is job_enqueueable.
+  EXPECT_EQ(i.implemented, points({Point::JobOrder, Point::Predicate, Point::NodeOrder,
+                                   Point::JobEnqueueable}));
+  EXPECT_EQ(i.sha256, sha256_file(plugin("testc")));
+  struct stat st;
+  ASSERT_EQ(::stat(plugin("testc").c_str(), &st), 0);
+  EXPECT_EQ(i.stamp.inode, static_cast<uint64_t>(st.st_ino));
+  EXPECT_EQ(i.stamp.size, static_cast<uint64_t>(st.st_size));
+  ASSERT_EQ(i.options.size(), 7u);
+  EXPECT_STREQ(i.options[0].name, "testc.weight");
+  EXPECT_EQ(i.options[0].type, CAL_OPT_INT);
+  EXPECT_STREQ(i.options[0].default_value, "2");
+  EXPECT_STREQ(i.options[6].name, "testc.resources.*");
+  EXPECT_EQ(i.options[6].default_value, nullptr);
+  ASSERT_NE(lib->descriptor(), nullptr);
+  EXPECT_EQ(lib->descriptor()->capabilities, CAL_CAP_NODE_PARALLEL);
+  EXPECT_NE(lib->descriptor()->open, nullptr);
+}
+
+TEST_F(PluginLoading, CAndCppPluginsSideBySide) {
+  auto c = PluginLibrary::load(plugin("testc"));
+  auto cpp = PluginLibrary::load(plugin("testcpp"));
+  EXPECT_EQ(c->info().name, "testc");
+  EXPECT_EQ(cpp->info().name, "testcpp");
+  EXPECT_EQ(cpp->info().version, "0.9.0");
+  // batch_node_order alone is the node_order point.
+  EXPECT_EQ(cpp->info().implemented, points({Point::TaskOrder, Point::NodeOrder, Point::Preemptable}));
+  ASSERT_EQ(cpp->info().options.size(), 2u);
+  EXPECT_STREQ(cpp->info().options[0].name, "testcpp.factor");
+  EXPECT_EQ(cpp->info().options[0].type, CAL_OPT_DOUBLE);
+  EXPECT_NE(cpp->descriptor()->batch_node_order, nullptr);
+  EXPECT_EQ(cpp->descriptor()->node_order, nullptr);
+  EXPECT_NE(c->descriptor(), static_cast<const cal_plugin*>(cpp->descriptor()));
+}
+
+// Each load is a library of its own (private copy), so a replaced file loads anew while
+// the old library stays valid for whoever still holds it.
+TEST_F(PluginLoading, ReplacedFileLoadsAsANewLibrary) {
+  fs::path f = put("testc", "p", "x.so");
+  auto first = PluginLibrary::load(f);
+  auto again = PluginLibrary::load(f);
+  EXPECT_NE(first->descriptor(), again->descriptor());
+
+  // Replace the file with another build (different version) at the same path.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  fs::remove(f);
+  fs::copy_file(kTestPlugins / "dup" / "dup_testc.so", f);
+  auto replaced = PluginLibrary::load(f);
+  EXPECT_EQ(replaced->info().version, "9.9.9");
+  EXPECT_NE(replaced->info().stamp, first->info().stamp);
+  EXPECT_NE(replaced->info().sha256, first->info().sha256);
+  // The old library is untouched: its descriptor still reads.
+  EXPECT_STREQ(first->descriptor()->version, "1.2.3");
+  EXPECT_EQ(first->info().version, "1.2.3");
+}
+
+// The private copy lives while the library is loaded and is removed with it.
+TEST_F(PluginLoading, PrivateCopyIsRemovedAtUnload) {
+  const std::string unique = "copy-check-" + std::to_string(::getpid()) + ".so";
+  fs::path f = put("testc", "p", unique);
+  auto copies = [&] {
+    int n = 0;
+    for (const auto& d : fs::directory_iterator(fs::temp_directory_path())) {
+      if (d.path().filename().string().rfind("caldera-plugins-", 0) != 0) continue;
+      std::error_code ec;
+      for (const auto& e : fs::directory_iterator(d.path(), ec))
+        if (e.path().filename().string().size() > unique.size() &&
+            e.path().filename().string().substr(e.path().filename().string().size() -
+                                                unique.size()) == unique)
+          ++n;
+    }
+    return n;
+  };
+  {
+    auto lib = PluginLibrary::load(f);
+    EXPECT_EQ(copies(), 1);
+  }
+  EXPECT_EQ(copies(), 0);
+}
+
+TEST_F(PluginLoading, OlderDescriptorSizeLoads) {
+  // A descriptor exactly as large as ABI 1.0's (built before any slot was appended).
+  auto lib = PluginLibrary::load(plugin("old_size"));
+  EXPECT_EQ(lib->info().name, "old_size");
+  EXPECT_EQ(lib->descriptor()->struct_size, CAL_PLUGIN_V1_0_SIZE);
+  EXPECT_EQ(lib->info().implemented, points({Point::JobOrder}));
+}
+
+TEST_F(PluginLoading, NewerMinorIsRefused) {
+  std::string f = plugin("newer_minor").string();
+  EXPECT_EQ(load_error(plugin("newer_minor")),
+            f + ": plugin 'newer_minor' was built for ABI 1.7 but this host speaks 1.0: rebuild "
+                "it against caldera-sdk 1.0 (or upgrade caldera to a release that speaks ABI 1.7)");
+}
+
+TEST_F(PluginLoading, OtherMajorIsRefused) {
+  std::string f = plugin("other_major").string();
+  EXPECT_EQ(load_error(plugin("other_major")),
+            f + ": plugin 'other_major' was built for ABI 2.0 but this host speaks 1.0: rebuild "
+                "it against caldera-sdk 1.x");
+}
+
+TEST_F(PluginLoading, NoEntrySymbol) {
+  EXPECT_EQ(load_error(plugin("no_entry")),
+            plugin("no_entry").string() + ": not a caldera plugin (no symbol caldera_plugin_entry)");
+}
+
+TEST_F(PluginLoading, TruncatedFile) {
+  fs::path f = put("testc", "p", "trunc.so");
+  fs::resize_file(f, 1000);
+  std::string e = load_error(f);
+  EXPECT_EQ(e.rfind(f.string() + ": not a caldera plugin (cannot load it as a shared object: ", 0), 0u) << e;
+  // The message names the user's file, never the private copy.
+  EXPECT_FALSE(contains(e, "caldera-plugins-")) << e;
+}
+
+TEST_F(PluginLoading, NotAnElfFile) {
+  fs::create_directories(dir_ / "p");
+  fs::path f = dir_ / "p" / "text.so";
+  std::ofstream(f) << "not a shared object\n";
+  std::string e = load_error(f);
+  EXPECT_EQ(e.rfind(f.string() + ": not a caldera plugin (cannot load it as a shared object: ", 0), 0u) << e;
+  EXPECT_TRUE(contains(e, "invalid ELF header")) << e;
+}
+
+TEST_F(PluginLoading, MissingFile) {
+  EXPECT_TRUE(contains(load_error(dir_ / "none.so"), (dir_ / "none.so").string() + ": cannot read"));
+}
+
+TEST_F(PluginLoading, BadDescriptors) {
+  EXPECT_EQ(load_error(plugin("null_entry")),
+            plugin("null_entry").string() +
+                ": the plugin refused to load (its entry point returned NULL)");
+  EXPECT_EQ(load_error(plugin("no_name")),
+            plugin("no_name").string() +
+                ": the plugin's name '' is empty or not made of letters, digits, '-', '_' and '.'");
+  EXPECT_EQ(load_error(plugin("bad_options")),
+            plugin("bad_options").string() +
+                ": plugin 'bad_options' has a malformed option table: option family 'x.*' "
+                "declares a default; families have none");
+  EXPECT_EQ(load_error(plugin("bad_default")),
+            plugin("bad_default").string() +
+                ": plugin 'bad_default' has a malformed option table: plugin 'bad_default': "
+                "option 'x.count' declares the default 'ten', which is not an integer");
+  EXPECT_EQ(load_error(plugin("small_desc")),
+            plugin("small_desc").string() + ": the plugin descriptor is 16 bytes, less than the " +
+                std::to_string(CAL_PLUGIN_V1_0_SIZE) +
+                " of ABI 1.0: it was not built from caldera/plugin.h");
+}
+
+TEST_F(PluginLoading, CatalogScanSortsAndKeepsFailures) {
+  put("testcpp");
+  put("testc");
+  put("no_entry");
+  put("newer_minor");
+  fs::create_directories(dir_ / "p" / "sub");  // folders are skipped
+  std::ofstream(dir_ / "p" / "README") << "not a plugin";
+  PluginCatalog cat = PluginCatalog::scan({dir_ / "p"});
+  ASSERT_EQ(cat.plugins().size(), 2u);
+  EXPECT_EQ(cat.plugins()[0]->info().name, "testc");
+  EXPECT_EQ(cat.plugins()[1]->info().name, "testcpp");
+  ASSERT_EQ(cat.failures().size(), 2u);
+  EXPECT_EQ(cat.failures()[0].file, dir_ / "p" / "newer_minor.so");
+  EXPECT_EQ(cat.failures()[1].file, dir_ / "p" / "no_entry.so");
+  EXPECT_TRUE(contains(cat.failures()[1].error, "no symbol caldera_plugin_entry"));
+  EXPECT_EQ(cat.find("testcpp"), cat.plugins()[1]);
+  EXPECT_EQ(cat.find("nope"), nullptr);
+}
+
+TEST_F(PluginLoading, CatalogOfTheTestPluginFolder) {
+  PluginCatalog cat = PluginCatalog::scan({kTestPlugins});
+  std::vector<std::string> names;
+  for (const auto& l : cat.plugins()) names.push_back(l->info().name);
+  EXPECT_EQ(names, (std::vector<std::string>{"old_size", "testc", "testcpp"}));
+  std::vector<std::string> failed;
+  for (const auto& f : cat.failures()) failed.push_back(f.file.filename().string());
+  EXPECT_EQ(failed, (std::vector<std::string>{"bad_default.so", "bad_options.so", "no_entry.so",
+                                              "no_name.so", "newer_minor.so", "null_entry.so",
+                                              "other_major.so", "small_desc.so"}));
+}
+
+TEST_F(PluginLoading, DuplicateNamesAreAnErrorNamingBothFiles) {
+  try {
+    PluginCatalog::scan({kTestPlugins, kTestPlugins / "dup"});
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "plugin 'testc' is provided by two files, " +
+                                         plugin("testc").string() + " and " +
+                                         (kTestPlugins / "dup" / "dup_testc.so").string() +
+                                         ": remove one of them");
+  }
+  // One folder named twice is scanned once, not a duplicate.
+  put("testc");
+  EXPECT_EQ(PluginCatalog::scan({dir_ / "p", dir_ / "p" / "."}).plugins().size(), 1u);
+}
+
+TEST_F(PluginLoading, MissingFolderIsAnError) {
+  try {
+    PluginCatalog::scan({dir_ / "nowhere"});
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), (dir_ / "nowhere").string() + ": plugin folder does not exist");
+  }
+}
+
+TEST_F(PluginLoading, RescanReusesUnchangedLibraries) {
+  fs::path c = put("testc");
+  put("testcpp");
+  PluginCatalog first = PluginCatalog::scan({dir_ / "p"});
+  PluginCatalog second = PluginCatalog::scan({dir_ / "p"}, &first);
+  EXPECT_EQ(second.find("testc"), first.find("testc"));
+  EXPECT_EQ(second.find("testcpp"), first.find("testcpp"));
+  // A changed file (new mtime) is loaded again.
+  fs::last_write_time(c, fs::last_write_time(c) + std::chrono::seconds(5));
+  PluginCatalog third = PluginCatalog::scan({dir_ / "p"}, &second);
+  EXPECT_NE(third.find("testc"), second.find("testc"));
+  EXPECT_EQ(third.find("testcpp"), second.find("testcpp"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Policies
+// ---------------------------------------------------------------------------------------
+
+class PolicyTest : public PluginLoading {
+ protected:
+  void SetUp() override {
+    PluginLoading::SetUp();
+    put("testc");
+    put("testcpp");
+    put("no_entry");
+  }
+  SchedulerConfig config(const std::string& text) {
+    fs::path f = dir_ / "caldera.toml";
+    std::ofstream(f) << "[scheduler]\nactions = [\"allocate\"]\nplugin_dirs = [\"p\"]\n" << text;
+    return load_config(f, {});
+  }
+  std::string error_of(const std::string& text) {
+    try {
+      SchedulerConfig c = config(text);
+      build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  }
+  std::string file() const { return (dir_ / "caldera.toml").string(); }
+};
+
+TEST_F(PolicyTest, ResolvesPluginsPointsAndArguments) {
+  SchedulerConfig c = config(R"(
+[[tiers]]
+[[tiers.plugins]]
+name = "testc"
+enable = ["job_order", "best_node"]
+arguments = { "testc.weight" = 5, "testc.resources.nvidia.com/gpu" = 3 }
+[[tiers]]
+[[tiers.plugins]]
+name = "testcpp"
+disable = ["preemptable"]
+hierarchy = true
+)");
+  PluginCatalog cat = PluginCatalog::scan(c.plugin_dirs);
+  auto policy = build_policy(c, cat, "abc");
+  EXPECT_EQ(policy->config_hash, "abc");
+  EXPECT_EQ(policy->config.actions, (std::vector<std::string>{"allocate"}));
+  ASSERT_EQ(policy->tiers.size(), 2u);
+  ASSERT_EQ(policy->tiers[0].size(), 1u);
+  const ConfiguredPlugin& tc = policy->tiers[0][0];
+  EXPECT_EQ(tc.name, "testc");
+  EXPECT_EQ(tc.library, cat.find("testc"));
+  EXPECT_EQ(tc.desc, cat.find("testc")->descriptor());
+  // Enabled AND implemented: best_node is enabled but not implemented (a warning only).
+  EXPECT_EQ(tc.points, points({Point::JobOrder}));
+  EXPECT_FALSE(tc.hierarchy);
+  EXPECT_EQ(tc.args->get_int("testc.weight"), 5);
+  EXPECT_EQ(tc.args->get_int("testc.resources.nvidia.com/gpu"), 3);
+  EXPECT_DOUBLE_EQ(tc.args->get_double("testc.wait"), 90.0);  // default "1m30s"
+  EXPECT_EQ(tc.args->get_string("testc.mode"), "fast");
+  const ConfiguredPlugin& tp = policy->tiers[1][0];
+  EXPECT_EQ(tp.points, points({Point::TaskOrder, Point::NodeOrder}));
+  EXPECT_TRUE(tp.hierarchy);
+  EXPECT_DOUBLE_EQ(tp.args->get_double("testcpp.factor"), 1.5);
+}
+
+TEST_F(PolicyTest, UnknownPluginListsWhatWasFound) {
+  std::string e = error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"testc\"\n"
+                           "[[tiers.plugins]]\nname = \"tsetcpp\"\n");
+  EXPECT_EQ(e, file() + ":7:1: tiers[0].plugins[1]: unknown plugin 'tsetcpp'; plugins found in " +
+                   (dir_ / "p").string() +
+                   ": testc, testcpp; files that failed to load: [" +
+                   (dir_ / "p" / "no_entry.so").string() +
+                   ": not a caldera plugin (no symbol caldera_plugin_entry)]");
+}
+
+TEST_F(PolicyTest, UndeclaredArgumentListsTheDeclaredOnes) {
+  EXPECT_EQ(error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"testcpp\"\n"
+                     "arguments = { \"testcpp.factr\" = 2 }\n"),
+            file() + ":7:31: tiers[0].plugins[0] (testcpp): unknown argument 'testcpp.factr'; "
+                     "declared: testcpp.factor, testcpp.name");
+}
+
+TEST_F(PolicyTest, WrongArgumentType) {
+  EXPECT_EQ(error_of("[[tiers]]\n[[tiers]]\n[[tiers.plugins]]\nname = \"testc\"\n"
+                     "arguments = { \"testc.enabled\" = 1 }\n"),
+            file() + ":8:31: tiers[1].plugins[0] (testc): argument 'testc.enabled' expects a "
+                     "boolean, got the integer 1");
+}
+
+TEST_F(PolicyTest, ActionArgumentsAreCheckedAgainstTheAction) {
+  std::string e = error_of("[actions.allocate]\n\"bogus.key\" = 1\n");
+  EXPECT_EQ(e.rfind(file() + ":5:15: actions.allocate: unknown argument 'bogus.key'; ", 0), 0u) << e;
+}
+
+// ---------------------------------------------------------------------------------------
+// The commands
+// ---------------------------------------------------------------------------------------
+
+TEST_F(PolicyTest, CheckConfigCommand) {
+  fs::path f = dir_ / "good.toml";
+  std::ofstream(f) << "[scheduler]\nactions = [\"enqueue\", \"allocate\"]\nplugin_dirs = [\"p\"]\n"
+                      "[[tiers]]\n[[tiers.plugins]]\nname = \"testc\"\n"
+                      "[[tiers]]\n[[tiers.plugins]]\nname = \"testcpp\"\n";
+  testing::internal::CaptureStdout();
+  int rc = cli::check_config(cli::Common{}, f);
+  std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(out, f.string() + ": ok (2 actions, 2 plugins in 2 tiers)\n");
+
+  fs::path bad = dir_ / "bad.toml";
+  std::ofstream(bad) << "[scheduler]\nplugin_dirs = [\"p\"]\n[[tiers]]\n[[tiers.plugins]]\n"
+                        "name = \"testc\"\nwieght = 1\n";
+  testing::internal::CaptureStderr();
+  rc = cli::check_config(cli::Common{}, bad);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(err, bad.string() + ":6:1: tiers[0].plugins[0] (testc): unknown key 'wieght'; "
+                                "allowed: name, enable, disable, arguments, hierarchy\n");
+
+  // A configured folder that does not exist is reported where the config names it.
+  fs::path nodir = dir_ / "nodir.toml";
+  std::ofstream(nodir) << "[scheduler]\nplugin_dirs = [\"missing\"]\n";
+  testing::internal::CaptureStderr();
+  rc = cli::check_config(cli::Common{}, nodir);
+  err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(err, nodir.string() + ":2:15: scheduler.plugin_dirs: plugin folder " +
+                     (dir_ / "missing").string() + " does not exist\n");
+
+  // --plugin-dir overrides the config's folders.
+  cli::Common over;
+  over.plugin_dirs = {dir_ / "p"};
+  testing::internal::CaptureStdout();
+  rc = cli::check_config(over, nodir);
+  out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(out, nodir.string() + ": ok (3 actions, 0 plugins in 0 tiers)\n");
+}
+
+TEST_F(PolicyTest, PluginsListAndDescribe) {
+  cli::Common c;
+  c.plugin_dirs = {dir_ / "p"};
+  testing::internal::CaptureStdout();
+  int rc = cli::plugins_list(c, {});
+  std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(rc, 0);
+  EXPECT_TRUE(contains(out, "testc    1.2.3    1.0   " + (dir_ / "p" / "testc.so").string()))
+      << out;
+  EXPECT_TRUE(contains(out, "job_order,predicate,node_order,job_enqueueable")) << out;
+  EXPECT_TRUE(contains(out, "testcpp  0.9.0    1.0   ")) << out;
+  EXPECT_TRUE(contains(out, "task_order,node_order,preemptable")) << out;
+  EXPECT_TRUE(contains(out, "failed to load:\n  " + (dir_ / "p" / "no_entry.so").string() +
+                                ": not a caldera plugin (no symbol caldera_plugin_entry)\n"))
+      << out;
+
+  testing::internal::CaptureStdout();
+  rc = cli::plugins_describe(c, {}, "testc");
+  out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(rc, 0);
+  EXPECT_TRUE(contains(out, "testc 1.2.3\n  test plugin written in C\n")) << out;
+  EXPECT_TRUE(contains(out, "sha256: " + sha256_file(dir_ / "p" / "testc.so"))) << out;
+  EXPECT_TRUE(contains(out, "  testc.weight       int       2        an integer weight\n")) << out;
+  EXPECT_TRUE(contains(out, "  testc.wait         duration  1m30s    a waiting time\n")) << out;
+  EXPECT_TRUE(contains(out, "  testc.resources.*  int       -        one weight per resource\n"))
+      << out;
+
+  testing::internal::CaptureStderr();
+  rc = cli::plugins_describe(c, {}, "nope");
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 1);
+  EXPECT_TRUE(contains(err, "unknown plugin 'nope'; known: testc, testcpp")) << err;
+}
+
+// ---------------------------------------------------------------------------------------
+// The shipped config against the shipped plugins.
+// ---------------------------------------------------------------------------------------
+
+TEST(ShippedConfig, DefaultConfigBuildsWithTheBuiltinPlugins) {
+  SchedulerConfig c = load_config(fs::path(CALDERA_SOURCE_ROOT) / "conf" / "caldera.toml",
+                                  {CALDERA_BUILTIN_PLUGIN_DIR});
+  PluginCatalog cat = PluginCatalog::scan(c.plugin_dirs);
+  for (const auto& f : cat.failures()) ADD_FAILURE() << f.error;
+  auto policy = build_policy(c, cat, "");
+  ASSERT_EQ(policy->tiers.size(), 2u);
+  EXPECT_EQ(policy->tiers[0].size(), 3u);
+  EXPECT_EQ(policy->tiers[1].size(), 5u);
+  EXPECT_FALSE(policy->tiers[0][1].points.has(Point::Preemptable));  // gang: disable
+}
+
+TEST(Sha256, KnownDigests) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  std::string million(1000000, 'a');
+  EXPECT_EQ(sha256_hex(million), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  // Incremental updates in odd pieces give the same digest.
+  Sha256 s;
+  for (size_t i = 0; i < million.size(); i += 997) s.update(million.data() + i, std::min<size_t>(997, million.size() - i));
+  EXPECT_EQ(s.hex_digest(), sha256_hex(million));
+}
+
+}  // namespace
+}  // namespace caldera

@@ -1,1 +1,101 @@
-// placeholder: binpack plugin (being written)
+// binpack: prefers nodes that the task would fill, as Volcano's
+// pkg/scheduler/plugins/binpack/binpack.go scores them (binpack_math.hpp):
+//   per requested resource r with weight w_r: (used_r + request_r) / allocatable_r * w_r
+//   (0 when it would not fit), summed, divided by the sum of those weights, times
+//   100 * binpack.weight.
+// `used` is the node's used (allocated and releasing tasks, Volcano's NodeInfo.Used) and
+// `request` the task's Resreq.
+//
+// Arguments, with Volcano's names and defaults: binpack.weight 1, binpack.cpu 1,
+// binpack.memory 1 (a negative cpu / memory / resource weight reads as 1, as in Volcano),
+// binpack.resources "a, b" naming the scalar resources to score, each weighted by
+// binpack.resources.<name> (default 1). A binpack.resources.<name> for a resource the list
+// does not name is ignored, as in Volcano.
+//
+// Only reads: node-parallel.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "binpack/binpack_math.hpp"
+#include "caldera/sdk.hpp"
+
+namespace {
+
+namespace bp = caldera::binpack;
+namespace sdk = caldera::sdk;
+
+std::string trim(std::string_view s) {
+  const char* ws = " \t\r\n";
+  size_t b = s.find_first_not_of(ws);
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(ws);
+  return std::string(s.substr(b, e - b + 1));
+}
+
+class Binpack {
+ public:
+  static constexpr const char* kName = "binpack";
+  static constexpr const char* kVersion = "1.0.0";
+  static constexpr const char* kDescription =
+      "prefers the nodes a task fills most, by weighted resource (Volcano's binpack)";
+  static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
+
+  static std::vector<cal_option> options() {
+    return {
+        sdk::option("binpack.weight", CAL_OPT_INT, "1",
+                    "Weight of the binpack score (0 turns the score off)."),
+        sdk::option("binpack.cpu", CAL_OPT_INT, "1",
+                    "Weight of cpu in the binpack score (negative reads as 1)."),
+        sdk::option("binpack.memory", CAL_OPT_INT, "1",
+                    "Weight of memory in the binpack score (negative reads as 1)."),
+        sdk::option("binpack.resources", CAL_OPT_STRING, nullptr,
+                    "Comma-separated scalar resources to score too, e.g. "
+                    "\"nvidia.com/gpu, example.com/foo\"."),
+        sdk::option("binpack.resources.*", CAL_OPT_INT, nullptr,
+                    "binpack.resources.<name>: weight of a resource listed in "
+                    "binpack.resources (default 1; negative reads as 1)."),
+    };
+  }
+
+  Binpack(sdk::Session s, const sdk::Args& a)
+      : weight_(a.get_int("binpack.weight", 1)), weights_(s.resource_count()) {
+    int64_t cpu = a.get_int("binpack.cpu", 1);
+    if (cpu < 0) cpu = 1;
+    int64_t memory = a.get_int("binpack.memory", 1);
+    if (memory < 0) memory = 1;
+
+    const std::string list = a.get_string("binpack.resources");
+    size_t pos = 0;
+    while (pos <= list.size()) {
+      size_t comma = list.find(',', pos);
+      if (comma == std::string::npos) comma = list.size();
+      const std::string name = trim(std::string_view(list).substr(pos, comma - pos));
+      pos = comma + 1;
+      if (name.empty()) continue;
+      int64_t w = a.get_int(("binpack.resources." + name).c_str(), 1);
+      if (w < 0) w = 1;
+      const int32_t id = s.resource_id(name.c_str());
+      if (id >= 0) weights_[static_cast<size_t>(id)] = w;  // else nothing requests it
+    }
+    // cpu and memory always take binpack.cpu / binpack.memory, even when listed.
+    if (!weights_.empty()) weights_[0] = cpu;
+    if (weights_.size() > 1) weights_[1] = memory;
+  }
+
+  double node_order(sdk::Task t, sdk::Node n) const {
+    if (weight_ == 0) return 0;  // Volcano registers no score at all
+    return bp::score(t.request().data(), n.allocatable().data(), n.used().data(), weights_,
+                     weight_);
+  }
+
+ private:
+  int64_t weight_;
+  std::vector<std::optional<int64_t>> weights_;  // by resource id
+};
+
+}  // namespace
+
+CALDERA_PLUGIN(Binpack)

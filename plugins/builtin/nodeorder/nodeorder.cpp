@@ -1,1 +1,198 @@
-// placeholder: nodeorder plugin (being written)
+// nodeorder: node scores from Kubernetes' score plugins, weighted, as Volcano's
+// pkg/scheduler/plugins/nodeorder/nodeorder.go registers them.
+//
+// node_order (Volcano's NodeOrderFn, one node at a time):
+//   leastrequested.weight   * NodeResourcesFit LeastAllocated (cpu 50, memory 50)
+//   mostrequested.weight    * NodeResourcesFit MostAllocated  (cpu 1, memory 1)
+//   balancedresource.weight * NodeResourcesBalancedAllocation (cpu, memory, nvidia.com/gpu)
+// batch_node_order (Volcano's BatchNodeOrderFn, normalised over the candidate nodes):
+//   tainttoleration.weight  * TaintToleration (PreferNoSchedule taints, reversed)
+// Formulas in nodeorder_math.hpp.
+//
+// What the Kubernetes plugins see as the node, as Volcano feeds them: the node's
+// allocatable and the pods of every task on the node (Volcano builds its k8s NodeInfo from
+// NodeInfo.Tasks, running, pipelined and releasing alike, and removes a pod when a task is
+// evicted in the session). Each pod counts its InitResreq (Kubernetes' PodRequests takes
+// init containers into account). Least / most allocated count a pod that requests no cpu
+// as 100m and no memory as 200Mi (Kubernetes applies these defaults per container; the
+// model knows pods, not containers, so here they apply to a pod that requests none at
+// all). The pod being placed is counted in, as Kubernetes scores a node with the pod on it.
+//
+// nodeaffinity, podaffinity, imagelocality, podtopologyspread, selectorspread and
+// volumebinding weights are accepted with Volcano's defaults; their Kubernetes plugins
+// score 0 on every node for pods that carry no preferred affinity terms, images, topology
+// constraints, selectors or volumes, which is every pod of the model, so they add nothing.
+//
+// Scoring only reads: node-parallel. The set of tasks evicted in this session changes only
+// in on_allocate / on_deallocate, which the host calls outside node-parallel scoring.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "caldera/sdk.hpp"
+#include "nodeorder/nodeorder_math.hpp"
+#include "predicates/predicates_math.hpp"
+
+namespace {
+
+namespace no = caldera::nodeorder;
+namespace pr = caldera::predicates;
+namespace sdk = caldera::sdk;
+
+struct Weights {
+  int64_t least = 1;
+  int64_t most = 0;
+  int64_t balanced = 1;
+  int64_t taint = 3;
+};
+
+class NodeOrder {
+ public:
+  static constexpr const char* kName = "nodeorder";
+  static constexpr const char* kVersion = "1.0.0";
+  static constexpr const char* kDescription =
+      "scores nodes with Kubernetes' least / most allocated, balanced allocation and taint "
+      "toleration scores, weighted (Volcano's nodeorder)";
+  static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
+
+  static std::vector<cal_option> options() {
+    return {
+        sdk::option("leastrequested.weight", CAL_OPT_INT, "1",
+                    "Weight of NodeResourcesFit LeastAllocated: free cpu and memory after "
+                    "placing the pod, 0..100 (prefers empty nodes)."),
+        sdk::option("mostrequested.weight", CAL_OPT_INT, "0",
+                    "Weight of NodeResourcesFit MostAllocated: used cpu and memory after "
+                    "placing the pod, 0..100 (prefers full nodes)."),
+        sdk::option("balancedresource.weight", CAL_OPT_INT, "1",
+                    "Weight of NodeResourcesBalancedAllocation: 100 * (1 - std deviation of "
+                    "the cpu, memory and nvidia.com/gpu fractions)."),
+        sdk::option("tainttoleration.weight", CAL_OPT_INT, "3",
+                    "Weight of TaintToleration: fewer untolerated PreferNoSchedule taints "
+                    "score higher, normalised to 0..100 over the candidate nodes."),
+        sdk::option("nodeaffinity.weight", CAL_OPT_INT, "2",
+                    "Weight of NodeAffinity's preferred terms. Accepted; no effect: the model "
+                    "has no preferred node affinity, so the score is 0."),
+        sdk::option("podaffinity.weight", CAL_OPT_INT, "2",
+                    "Weight of InterPodAffinity. Accepted; no effect: the model has no pod "
+                    "affinity terms, so the score is 0."),
+        sdk::option("imagelocality.weight", CAL_OPT_INT, "1",
+                    "Weight of ImageLocality. Accepted; no effect: the model has no images, "
+                    "so the score is 0."),
+        sdk::option("podtopologyspread.weight", CAL_OPT_INT, "2",
+                    "Weight of PodTopologySpread. Accepted; no effect: the model has no "
+                    "topology spread constraints, so the score is 0."),
+        sdk::option("selectorspread.weight", CAL_OPT_INT, "0",
+                    "Weight of SelectorSpread (older Volcano). Accepted; no effect: the model "
+                    "has no services or replica sets, so the score is 0."),
+        sdk::option("volumebinding.weight", CAL_OPT_INT, "1",
+                    "Weight of VolumeBinding (older Volcano). Accepted; no effect: the model "
+                    "has no volumes, so the score is 0."),
+    };
+  }
+
+  NodeOrder(sdk::Session s, const sdk::Args& a) : gpu_(s.resource_id("nvidia.com/gpu")) {
+    w_.least = a.get_int("leastrequested.weight", 1);
+    w_.most = a.get_int("mostrequested.weight", 0);
+    w_.balanced = a.get_int("balancedresource.weight", 1);
+    w_.taint = a.get_int("tainttoleration.weight", 3);
+  }
+
+  double node_order(sdk::Task t, sdk::Node n) const {
+    if (w_.least == 0 && w_.most == 0 && w_.balanced == 0) return 0;
+    const Amounts pod = amounts_of(t);
+    Amounts node;  // the pods already on the node
+    for (size_t i = 0; i < n.task_count(); ++i) {
+      sdk::Task other = n.task(i);
+      if (evicted_.count(other.handle())) continue;
+      const Amounts o = amounts_of(other);
+      node.cpu += o.cpu;
+      node.memory += o.memory;
+      node.gpu += o.gpu;
+      node.cpu_nz += o.cpu_nz;
+      node.memory_nz += o.memory_nz;
+    }
+    sdk::Res alloc = n.allocatable();
+    const int64_t alloc_cpu = no::whole(alloc[0]);
+    const int64_t alloc_mem = no::whole(alloc[1]);
+
+    double score = 0;
+    if (w_.least != 0) {
+      const std::vector<no::Dim> dims = {{alloc_cpu, node.cpu_nz + pod.cpu_nz, 50},
+                                         {alloc_mem, node.memory_nz + pod.memory_nz, 50}};
+      score += static_cast<double>(no::least_allocated(dims) * w_.least);
+    }
+    if (w_.most != 0) {
+      const std::vector<no::Dim> dims = {{alloc_cpu, node.cpu_nz + pod.cpu_nz, 1},
+                                         {alloc_mem, node.memory_nz + pod.memory_nz, 1}};
+      score += static_cast<double>(no::most_allocated(dims) * w_.most);
+    }
+    // A pod that requests none of the balanced resources is not scored (Kubernetes'
+    // isBestEffortPod check when Score runs without PreScore, as Volcano calls it).
+    if (w_.balanced != 0 && (pod.cpu > 0 || pod.memory > 0 || pod.gpu > 0)) {
+      std::vector<no::Dim> dims = {{alloc_cpu, node.cpu + pod.cpu, 1},
+                                   {alloc_mem, node.memory + pod.memory, 1}};
+      // An extended resource the pod does not request is left out of the balance.
+      if (gpu_ >= 0 && pod.gpu > 0) dims.push_back({no::whole(alloc[gpu_]), node.gpu + pod.gpu, 1});
+      score += static_cast<double>(no::balanced_allocation(dims) * w_.balanced);
+    }
+    return score;
+  }
+
+  void batch_node_order(sdk::Task t, const cal_node* const* nodes, size_t count,
+                        double* scores) const {
+    if (w_.taint == 0 || count == 0) return;
+    // PreScore: the tolerations that can tolerate PreferNoSchedule (empty effect included).
+    std::vector<pr::Toleration> tolerations;
+    const std::vector<cal_taint> raw = t.tolerations();
+    for (const cal_taint& tol : raw) {
+      const std::string_view effect = sdk::sv(tol.effect);
+      if (effect.empty() || effect == "PreferNoSchedule")
+        tolerations.push_back({sdk::sv(tol.key), sdk::sv(tol.op), sdk::sv(tol.value), effect});
+    }
+    // Score: the node's PreferNoSchedule taints that none of them tolerates.
+    std::vector<int64_t> counts(count, 0);
+    for (size_t k = 0; k < count; ++k) {
+      const std::vector<cal_taint> taints = sdk::Node(nodes[k], 0).taints();
+      for (const cal_taint& taint : taints) {
+        const pr::Taint view{sdk::sv(taint.key), sdk::sv(taint.value), sdk::sv(taint.effect)};
+        if (view.effect == "PreferNoSchedule" && !pr::tolerated(tolerations, view)) ++counts[k];
+      }
+    }
+    no::normalize(counts, /*reverse=*/true);
+    for (size_t k = 0; k < count; ++k) scores[k] += static_cast<double>(counts[k] * w_.taint);
+  }
+
+  // Volcano removes a task's pod from the node it scores when the task is deallocated
+  // (predicates' DeallocateFunc) and adds it back on allocation (AllocateFunc). Only an
+  // evicted task stays in a node's task list after a deallocation, so this set in effect
+  // holds the tasks evicted in this session.
+  void on_deallocate(sdk::Task t) { evicted_.insert(t.handle()); }
+  void on_allocate(sdk::Task t) { evicted_.erase(t.handle()); }
+
+ private:
+  struct Amounts {
+    int64_t cpu = 0, memory = 0, gpu = 0;  // as requested
+    int64_t cpu_nz = 0, memory_nz = 0;     // with the non-zero defaults
+  };
+
+  Amounts amounts_of(sdk::Task t) const {
+    sdk::Res r = t.init_request();
+    Amounts a;
+    a.cpu = no::whole(r[0]);
+    a.memory = no::whole(r[1]);
+    a.gpu = gpu_ >= 0 ? no::whole(r[gpu_]) : 0;
+    a.cpu_nz = no::non_zero(a.cpu, no::kDefaultMilliCpuRequest);
+    a.memory_nz = no::non_zero(a.memory, no::kDefaultMemoryRequest);
+    return a;
+  }
+
+  Weights w_;
+  int32_t gpu_;  // resource id of nvidia.com/gpu, -1 when the session has none
+  std::unordered_set<const cal_task*> evicted_;
+};
+
+}  // namespace
+
+CALDERA_PLUGIN(NodeOrder)

@@ -1,1 +1,223 @@
-// placeholder: predicates plugin (being written)
+// predicates: node filters, as Volcano's pkg/scheduler/plugins/predicates/predicates.go
+// registers them (AddPredicateFn), in the same order and with the same codes:
+//   1. pod count        node's pods >= its allocatable pods   Unschedulable, and go on
+//   2. NodeUnschedulable                                       UnschedulableAndUnresolvable
+//   3. NodeAffinity     the pod's nodeSelector                 UnschedulableAndUnresolvable
+//   4. TaintToleration  NoSchedule / NoExecute taints          UnschedulableAndUnresolvable
+//   5. Proportional     (predicate.ProportionalEnable)         UnschedulableAndUnresolvable
+//   6. resource fit     InitResreq <= FutureIdle               Unschedulable
+// Volcano stops at the first UnschedulableAndUnresolvable (ShouldAbort) and otherwise
+// reports every failure; one reason crosses the ABI, so a node that fails an unresolvable
+// check reports that one, else the pod count, else the resource fit. Unschedulable keeps a
+// node open to preemption, as Volcano's PredicateForPreemptAction does.
+//
+// Step 6 is not in Volcano's plugin: Volcano's allocate and backfill check the fit before
+// they call predicates, and so does the host. It is here so that a predicate call answers
+// for resources too (with the same "insufficient <name>" wording as the host's action), at
+// the Unschedulable code that preemption ignores.
+//
+// Volcano's other filters (NodePorts, InterPodAffinity, NodeVolumeLimits, VolumeZone,
+// PodTopologySpread, VolumeBinding, DRA) and its pre-predicates need pod fields our model
+// does not carry (ports, pod affinity terms, volumes, claims, topology constraints); their
+// switches are accepted so that Volcano configs load, and pass every pod. Required node
+// affinity terms are not in the model either: NodeAffinity here is the nodeSelector part.
+//
+// Only reads session state: node-parallel.
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "caldera/sdk.hpp"
+#include "predicates/predicates_math.hpp"
+
+namespace {
+
+namespace pr = caldera::predicates;
+namespace sdk = caldera::sdk;
+
+std::vector<pr::Toleration> tolerations_of(const std::vector<cal_taint>& in) {
+  std::vector<pr::Toleration> out;
+  out.reserve(in.size());
+  for (const cal_taint& t : in)
+    out.push_back({sdk::sv(t.key), sdk::sv(t.op), sdk::sv(t.value), sdk::sv(t.effect)});
+  return out;
+}
+
+std::vector<pr::Taint> taints_of(const std::vector<cal_taint>& in) {
+  std::vector<pr::Taint> out;
+  out.reserve(in.size());
+  for (const cal_taint& t : in) out.push_back({sdk::sv(t.key), sdk::sv(t.value), sdk::sv(t.effect)});
+  return out;
+}
+
+std::string trim(std::string_view s) {
+  const char* ws = " \t\r\n";
+  size_t b = s.find_first_not_of(ws);
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(ws);
+  return std::string(s.substr(b, e - b + 1));
+}
+
+class Predicates {
+ public:
+  static constexpr const char* kName = "predicates";
+  static constexpr const char* kVersion = "1.0.0";
+  static constexpr const char* kDescription =
+      "filters nodes: pod count, unschedulable nodes, node selector, taints and tolerations, "
+      "GPU proportionality, resource fit (Volcano's predicates)";
+  static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
+
+  static std::vector<cal_option> options() {
+    const char* no_input =
+        " Accepted so that Volcano configs load; no effect here: the pod model has no input "
+        "for this filter, so every pod passes it.";
+    static const std::string ports = std::string("Volcano's NodePorts filter.") + no_input;
+    static const std::string podaff = std::string("Volcano's InterPodAffinity filter.") + no_input;
+    static const std::string vlimits =
+        std::string("Volcano's NodeVolumeLimits (CSI) filter.") + no_input;
+    static const std::string vzone = std::string("Volcano's VolumeZone filter.") + no_input;
+    static const std::string spread =
+        std::string("Volcano's PodTopologySpread filter.") + no_input;
+    static const std::string vbind = std::string("Volcano's VolumeBinding filter.") + no_input;
+    static const std::string dra =
+        std::string("Volcano's DynamicResourceAllocation filter.") + no_input;
+    return {
+        sdk::option("predicate.NodeAffinityEnable", CAL_OPT_BOOL, "true",
+                    "Check the pod's nodeSelector against the node's labels (Kubernetes "
+                    "NodeAffinity; the model carries no required affinity terms)."),
+        sdk::option("predicate.TaintTolerationEnable", CAL_OPT_BOOL, "true",
+                    "Refuse nodes with a NoSchedule or NoExecute taint the pod does not "
+                    "tolerate (Kubernetes TaintToleration)."),
+        sdk::option("predicate.ProportionalEnable", CAL_OPT_BOOL, "false",
+                    "Keep cpu and memory idle in proportion to a node's idle scalar resources "
+                    "(listed in predicate.resources) for tasks that do not request them."),
+        sdk::option("predicate.resources", CAL_OPT_STRING, nullptr,
+                    "Comma-separated scalar resources for predicate.ProportionalEnable, e.g. "
+                    "\"nvidia.com/gpu\"."),
+        sdk::option("predicate.resources.*", CAL_OPT_DOUBLE, nullptr,
+                    "predicate.resources.<name>.cpu and .memory: cores and GB to keep idle per "
+                    "idle unit of <name> (default 1; a negative value reads as 1)."),
+        sdk::option("predicate.NodePortsEnable", CAL_OPT_BOOL, "true", ports.c_str()),
+        sdk::option("predicate.PodAffinityEnable", CAL_OPT_BOOL, "true", podaff.c_str()),
+        sdk::option("predicate.NodeVolumeLimitsEnable", CAL_OPT_BOOL, "true", vlimits.c_str()),
+        sdk::option("predicate.VolumeZoneEnable", CAL_OPT_BOOL, "true", vzone.c_str()),
+        sdk::option("predicate.PodTopologySpreadEnable", CAL_OPT_BOOL, "true", spread.c_str()),
+        sdk::option("predicate.VolumeBindingEnable", CAL_OPT_BOOL, "true", vbind.c_str()),
+        sdk::option("predicate.DynamicResourceAllocationEnable", CAL_OPT_BOOL, "false",
+                    dra.c_str()),
+        sdk::option("predicate.CacheEnable", CAL_OPT_BOOL, "false",
+                    "Volcano's equivalence cache of filter results. Accepted; no effect here: "
+                    "the filters are cheap and give the same answers without it."),
+        sdk::option("predicate.GPUSharingEnable", CAL_OPT_BOOL, "false",
+                    "Volcano's older GPU-sharing switch. Accepted; no effect here: GPU sharing "
+                    "is the deviceshare plugin's job."),
+        sdk::option("predicate.GPUNumberEnable", CAL_OPT_BOOL, "false",
+                    "Volcano's older GPU-number switch. Accepted; no effect here: GPU "
+                    "placement is the deviceshare plugin's job."),
+        sdk::option("volumebinding.weight", CAL_OPT_INT, "1",
+                    "Weight of Volcano's VolumeBinding score. Accepted; no effect here: the "
+                    "model has no volumes, so the score is 0 on every node."),
+        sdk::option("volumebinding.bindTimeoutSeconds", CAL_OPT_INT, "600",
+                    "Volcano's VolumeBinding bind timeout. Accepted; no effect here (no "
+                    "volumes)."),
+    };
+  }
+
+  Predicates(sdk::Session s, const sdk::Args& a)
+      : n_(s.resource_count()),
+        node_affinity_(a.get_bool("predicate.NodeAffinityEnable", true)),
+        taint_toleration_(a.get_bool("predicate.TaintTolerationEnable", true)),
+        proportional_(a.get_bool("predicate.ProportionalEnable", false)) {
+    for (size_t i = 0; i < n_; ++i) names_.emplace_back(s.resource_name(i));
+    if (!proportional_) return;
+    // predicate.resources: "a, b"; each with predicate.resources.<name>.cpu / .memory.
+    const std::string list = a.get_string("predicate.resources");
+    size_t pos = 0;
+    while (pos <= list.size()) {
+      size_t comma = list.find(',', pos);
+      if (comma == std::string::npos) comma = list.size();
+      const std::string name = trim(std::string_view(list).substr(pos, comma - pos));
+      pos = comma + 1;
+      if (name.empty()) continue;
+      pr::ProportionalRate rate;
+      const std::string prefix = "predicate.resources." + name;
+      rate.cpu = a.get_double((prefix + ".cpu").c_str(), 1.0);
+      if (rate.cpu < 0) rate.cpu = 1.0;
+      rate.memory = a.get_double((prefix + ".memory").c_str(), 1.0);
+      if (rate.memory < 0) rate.memory = 1.0;
+      const int32_t id = s.resource_id(name.c_str());
+      if (id < 0) continue;  // nothing in this session has it: the rule cannot apply
+      rate.resource = static_cast<size_t>(id);
+      rates_.push_back(rate);
+    }
+  }
+
+  sdk::Status predicate(sdk::Task t, sdk::Node n) const {
+    const bool too_many_pods = n.pods_max() <= n.pods_used();
+
+    const std::vector<cal_taint> raw_tolerations = t.tolerations();
+    const std::vector<pr::Toleration> tolerations = tolerations_of(raw_tolerations);
+
+    if (pr::unschedulable_blocks(n.unschedulable(), tolerations))
+      return sdk::Status::unresolvable(pr::kUnschedulable);
+
+    if (node_affinity_ && t.selector_count() > 0) {
+      std::vector<std::pair<std::string_view, std::string_view>> selector;
+      for (size_t i = 0; i < t.selector_count(); ++i)
+        selector.emplace_back(t.selector_key(i), t.selector_value(i));
+      if (!pr::selector_matches(selector, [&](const char* k) { return n.label(k); }))
+        return sdk::Status::unresolvable(pr::kNodeSelectorMismatch);
+    }
+
+    if (taint_toleration_) {
+      const std::vector<cal_taint> raw_taints = n.taints();
+      const std::vector<pr::Taint> taints = taints_of(raw_taints);
+      const long bad = pr::first_untolerated(taints, tolerations);
+      if (bad >= 0) return sdk::Status::unresolvable(pr::untolerated_reason(taints[bad]));
+    }
+
+    if (proportional_ && !rates_.empty()) {
+      sdk::Status st = check_proportional(t, n);
+      if (st.code != CAL_SUCCESS) return st;
+    }
+
+    if (too_many_pods) return sdk::Status::unschedulable(pr::kPodNumberExceeded);
+
+    const long short_dim =
+        pr::first_insufficient(t.init_request().data(), n.future_idle().data(), n_);
+    if (short_dim >= 0) return sdk::Status::unschedulable("insufficient " + names_[short_dim]);
+    return sdk::Status::ok();
+  }
+
+ private:
+  // checkNodeResourceIsProportional: a task that requests any of the listed resources
+  // passes; otherwise every listed resource the node has must leave its share of cpu and
+  // memory idle.
+  sdk::Status check_proportional(sdk::Task t, sdk::Node n) const {
+    sdk::Res req = t.request();
+    for (const pr::ProportionalRate& r : rates_)
+      if (req[r.resource] > 0) return sdk::Status::ok();
+    sdk::Res idle = n.idle();
+    sdk::Res alloc = n.allocatable();
+    for (const pr::ProportionalRate& r : rates_) {
+      // Volcano checks only resources the node's Idle map holds, i.e. that the node has.
+      if (alloc[r.resource] <= 0) continue;
+      if (!pr::proportional_ok(r, idle[0], idle[1], idle[r.resource], req[0], req[1]))
+        return sdk::Status::unresolvable("proportional of resource " + names_[r.resource] +
+                                         " check failed");
+    }
+    return sdk::Status::ok();
+  }
+
+  size_t n_;
+  bool node_affinity_;
+  bool taint_toleration_;
+  bool proportional_;
+  std::vector<pr::ProportionalRate> rates_;
+  std::vector<std::string> names_;  // resource names by id
+};
+
+}  // namespace
+
+CALDERA_PLUGIN(Predicates)

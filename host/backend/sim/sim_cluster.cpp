@@ -1,0 +1,146 @@
+#include "host/backend/sim/sim_cluster.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <set>
+#include <toml++/toml.h>
+
+#include "host/config/config.hpp"
+#include "host/scenario/scenario_file.hpp"
+
+namespace caldera {
+
+SimCluster::SimCluster(const std::filesystem::path& cluster_file,
+                       const std::filesystem::path& workload_file, bool evicted_pods_fail)
+    : evicted_fail_(evicted_pods_fail) {
+  toml::table root;
+  try {
+    root = toml::parse_file(cluster_file.string());
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    throw InputError(
+        fmt::format("{}:{}:{}: {}", cluster_file.string(), b.line, b.column, e.description()));
+  }
+  load_cluster_objects(root, cluster_file, cache_);
+  workload_ = load_workload(workload_file);
+  for (const auto& job : workload_.jobs) {
+    if (!job.podgroup.queue.empty() && job.podgroup.queue != "default" &&
+        !cache_.queue(job.podgroup.queue))
+      throw InputError(fmt::format("{}: job {}: queue '{}' is not in {}", workload_file.string(),
+                                   job.podgroup.key(), job.podgroup.queue,
+                                   cluster_file.string()));
+    if (cache_.podgroup(job.podgroup.key()))
+      throw InputError(fmt::format("{}: job {}: a PodGroup of this name is already in {}",
+                                   workload_file.string(), job.podgroup.key(),
+                                   cluster_file.string()));
+  }
+  // Pods already running in the cluster file run until the end (no duration known).
+}
+
+size_t SimCluster::live_jobs() const {
+  size_t n = 0;
+  for (const auto& [_, r] : records_)
+    if (r.finished < 0) ++n;
+  return n;
+}
+
+double SimCluster::next_event() const {
+  double t = -1;
+  if (!all_arrived()) t = workload_.jobs[next_arrival_].arrival;
+  for (const auto& [_, end] : end_time_)
+    if (t < 0 || end < t) t = end;
+  return t;
+}
+
+void SimCluster::advance(double now) {
+  // Completions first: resources freed at `now` are free for the arrivals of `now`.
+  std::set<std::string> touched_jobs;
+  for (auto it = end_time_.begin(); it != end_time_.end();) {
+    if (it->second <= now) {
+      if (const PodSpec* p = cache_.pod(it->first)) {
+        PodSpec done = *p;
+        done.phase = PodPhase::Succeeded;
+        touched_jobs.insert(done.ns + "/" + done.podgroup);
+        cache_.upsert_pod(std::move(done));
+      }
+      it = end_time_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const std::string& key : touched_jobs) {
+    auto rec = records_.find(key);
+    if (rec == records_.end()) continue;
+    bool all_done = true;
+    std::vector<std::string> pods;
+    for (const auto& [pk, p] : cache_.pods()) {
+      if (p->ns + "/" + p->podgroup != key) continue;
+      pods.push_back(pk);
+      if (p->phase != PodPhase::Succeeded) all_done = false;
+    }
+    if (!all_done) continue;
+    rec->second.finished = now;
+    for (const auto& pk : pods) cache_.remove_pod(pk);
+    cache_.remove_podgroup(key);
+  }
+
+  while (!all_arrived() && workload_.jobs[next_arrival_].arrival <= now) {
+    const WorkloadJob& job = workload_.jobs[next_arrival_++];
+    cache_.upsert_podgroup(job.podgroup);
+    for (const auto& t : job.tasks) {
+      cache_.upsert_pod(t.pod);
+      duration_[t.pod.key()] = t.duration;
+    }
+    SimJobRecord r;
+    r.key = job.podgroup.key();
+    r.queue = job.podgroup.queue;
+    r.arrival = job.arrival;
+    r.pods = static_cast<int>(job.tasks.size());
+    r.min_member = job.podgroup.min_member;
+    records_[r.key] = r;
+  }
+}
+
+void SimCluster::apply(const SessionResult& r, double now) {
+  ++counts_.sessions;
+  counts_.unschedulable += r.pending.size();
+  for (const auto& [uid, node] : r.binds) {
+    const PodSpec* p = cache_.pod(uid);
+    if (!p) continue;
+    PodSpec bound = *p;
+    bound.node = node;
+    bound.phase = PodPhase::Running;  // no kubelet delay in the embedded cluster
+    auto d = duration_.find(uid);
+    if (d != duration_.end()) end_time_[uid] = now + d->second;
+    cache_.upsert_pod(std::move(bound));
+    ++counts_.binds;
+  }
+  for (const std::string& uid : r.evictions) {
+    const PodSpec* p = cache_.pod(uid);
+    if (!p) continue;
+    PodSpec evicted = *p;
+    evicted.node.clear();
+    evicted.releasing = false;
+    evicted.phase = evicted_fail_ ? PodPhase::Failed : PodPhase::Pending;
+    end_time_.erase(uid);
+    cache_.upsert_pod(std::move(evicted));
+    ++counts_.evictions;
+  }
+  for (const auto& [key, phase] : r.podgroup_phases) {
+    const PodGroupSpec* pg = cache_.podgroup(key);
+    if (!pg || pg->phase == phase) continue;
+    PodGroupSpec next = *pg;
+    next.phase = phase;
+    next.phase_since = now;
+    cache_.upsert_podgroup(std::move(next));
+  }
+  // A job has started when min_member of its pods run.
+  std::map<std::string, int> running;
+  for (const auto& [_, p] : cache_.pods())
+    if (p->phase == PodPhase::Running) ++running[p->ns + "/" + p->podgroup];
+  for (auto& [key, rec] : records_)
+    if (rec.started < 0 && running[key] >= std::max(1, rec.min_member)) rec.started = now;
+}
+
+}  // namespace caldera
