@@ -77,7 +77,8 @@ void log_session(size_t index, double now, const SessionResult& r, const Cache& 
     }
     for (const auto& [job, e] : by_job) {
       auto jr = r.job_pending.find(job);
-      std::string why = jr != r.job_pending.end() ? jr->second + "; " + e.second : e.second;
+      std::string why = e.second;
+      if (jr != r.job_pending.end() && jr->second != e.second) why = jr->second + "; " + why;
       spdlog::info("{} pending {} of {}: {}", head, e.first, job, why);
     }
   }

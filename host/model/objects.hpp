@@ -74,6 +74,10 @@ struct PodSpec {
   std::vector<Toleration> tolerations;
   bool preempt_never = false;  // preemptionPolicy: Never
   double created = 0;          // seconds on the scenario / simulated clock
+  // False for a pod another scheduler placed (Kubernetes backend): it only counts towards
+  // its node's used resources and belongs to no job (Volcano's cache adds such pods to
+  // their node and to no job).
+  bool schedulable = true;
   SourceRef src;
 
   std::string key() const { return ns + "/" + name; }

@@ -14,6 +14,8 @@
 #include "host/plugins/plugin_library.hpp"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -149,6 +151,44 @@ std::string read_settled(const fs::path& file, FileStamp& stamp) {
                                file.string()));
 }
 
+// dlopen trusts the ELF headers: a truncated file whose segments reach past its end is
+// mapped anyway and the first touch of the missing pages kills the process with SIGBUS
+// (glibc does not compare segment ends with the file size). So the host checks the
+// headers first and refuses such a file with a reason. Returns "" when the file looks
+// like a complete shared object of this machine's class.
+std::string elf_problem(const std::string& b) {
+  using Ehdr = ElfW(Ehdr);
+  using Phdr = ElfW(Phdr);
+  if (b.size() < EI_NIDENT || std::memcmp(b.data(), ELFMAG, SELFMAG) != 0)
+    return "not an ELF file";
+  const int want_class = sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32;
+  if (static_cast<unsigned char>(b[EI_CLASS]) != want_class)
+    return fmt::format("a {}-bit ELF file, but this host is {}-bit",
+                       b[EI_CLASS] == ELFCLASS64 ? 64 : 32, sizeof(void*) * 8);
+  if (b.size() < sizeof(Ehdr))
+    return fmt::format("file is truncated: {} bytes, less than an ELF header", b.size());
+  Ehdr eh;
+  std::memcpy(&eh, b.data(), sizeof eh);
+  if (eh.e_type != ET_DYN) return "an ELF file, but not a shared object";
+  const uint64_t size = b.size();
+  if (eh.e_phentsize != sizeof(Phdr) || eh.e_phnum == 0)
+    return "malformed ELF program headers";
+  if (eh.e_phoff > size || uint64_t(eh.e_phnum) * sizeof(Phdr) > size - eh.e_phoff)
+    return fmt::format("file is truncated: its program headers end past its {} bytes", size);
+  for (int i = 0; i < eh.e_phnum; ++i) {
+    Phdr ph;
+    std::memcpy(&ph, b.data() + eh.e_phoff + i * sizeof(Phdr), sizeof ph);
+    if (ph.p_type != PT_LOAD && ph.p_type != PT_DYNAMIC) continue;
+    if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset)
+      return fmt::format("file is truncated: segment {} ends at byte {}, the file has {}", i,
+                         uint64_t(ph.p_offset) + ph.p_filesz, size);
+  }
+  if (eh.e_shnum > 0 &&
+      (eh.e_shoff > size || uint64_t(eh.e_shnum) * eh.e_shentsize > size - eh.e_shoff))
+    return fmt::format("file is truncated: its section headers end past its {} bytes", size);
+  return "";
+}
+
 std::string version_str(uint32_t v) {
   return fmt::format("{}.{}", CAL_ABI_MAJOR_OF(v), CAL_ABI_MINOR_OF(v));
 }
@@ -249,6 +289,11 @@ std::shared_ptr<PluginLibrary> PluginLibrary::load(const fs::path& file) {
   FileStamp stamp;
   std::string bytes = read_settled(file, stamp);
 
+  if (std::string why = elf_problem(bytes); !why.empty())
+    throw InputError(fmt::format("{}: not a caldera plugin (cannot load it as a shared object: "
+                                 "{})",
+                                 f, why));
+
   std::shared_ptr<PluginLibrary> pl(new PluginLibrary());
   pl->impl_ = std::make_unique<Impl>();
   pl->impl_->copy = CopyDir::write_copy(file, bytes);
@@ -262,7 +307,7 @@ std::shared_ptr<PluginLibrary> PluginLibrary::load(const fs::path& file) {
   if (ec || !pl->impl_->lib.is_loaded()) {
     // Boost.DLL keeps only an errno-like code; open once more to read dlerror()'s reason.
     std::string reason = ec.message();
-    if (void* h = ::dlopen(copy.c_str(), RTLD_LAZY | RTLD_LOCAL)) {
+    if (void* h = ::dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL)) {
       ::dlclose(h);
     } else if (const char* e = ::dlerror()) {
       reason = e;

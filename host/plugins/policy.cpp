@@ -8,6 +8,7 @@
 #include "host/plugins/policy.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -32,6 +33,22 @@ std::string dirs_text(const std::vector<std::filesystem::path>& dirs) {
   return out.empty() ? "no folder" : out;
 }
 
+// Levenshtein distance, for "did you mean" on a misspelt plugin name.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
 // "unknown plugin" message: what was found, and which files could have been it.
 std::string not_found(const SchedulerConfig& config, const PluginCatalog& catalog,
                       const std::string& object, const PluginConfig& pc) {
@@ -40,9 +57,21 @@ std::string not_found(const SchedulerConfig& config, const PluginCatalog& catalo
     if (!known.empty()) known += ", ";
     known += lib->info().name;
   }
-  std::string msg = fmt::format("{}{}: unknown plugin '{}'; plugins found in {}: {}",
-                                where(pc.src), object, pc.name, dirs_text(config.plugin_dirs),
-                                known.empty() ? "none" : known);
+  // The closest name found, when it is close enough to be a typo (at most a third of the
+  // letters differ); the first in name order among equals, so the message is stable.
+  std::string guess;
+  size_t best = pc.name.size() / 3 + 1;
+  for (const auto& lib : catalog.plugins()) {
+    size_t d = edit_distance(pc.name, lib->info().name);
+    if (d < best) {
+      best = d;
+      guess = lib->info().name;
+    }
+  }
+  std::string msg = fmt::format("{}{}: unknown plugin '{}'{}; plugins found in {}: {}",
+                                where(pc.src), object, pc.name,
+                                guess.empty() ? "" : " (did you mean '" + guess + "'?)",
+                                dirs_text(config.plugin_dirs), known.empty() ? "none" : known);
   if (!catalog.failures().empty()) {
     msg += "; files that failed to load:";
     for (const auto& f : catalog.failures()) msg += fmt::format(" [{}]", f.error);
@@ -73,11 +102,18 @@ std::shared_ptr<const Policy> build_policy(const SchedulerConfig& config,
       SourceRef src = args.empty() ? SourceRef{config.file.string(), 0, 0} : args.begin()->second.src;
       throw InputError(fmt::format("{}actions.{}: unknown action '{}'", where(src), name, name));
     }
-    (void)Args::validate("actions." + name, info->options, args);
+    policy->action_args[name] =
+        std::make_shared<const Args>(Args::validate("actions." + name, info->options, args));
     if (std::find(config.actions.begin(), config.actions.end(), name) == config.actions.end())
       spdlog::warn("{}: [actions.{}] has arguments, but '{}' is not in scheduler.actions",
                    config.file.string(), name, name);
   }
+
+  // Actions without a table run with their declared defaults.
+  for (const std::string& a : config.actions)
+    if (!policy->action_args.count(a))
+      policy->action_args[a] =
+          std::make_shared<const Args>(Args::validate("actions." + a, find_action(a)->options, {}));
 
   // Tiers: every plugin found, its points and arguments resolved.
   for (size_t ti = 0; ti < config.tiers.size(); ++ti) {

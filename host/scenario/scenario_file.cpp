@@ -254,6 +254,14 @@ T one_of(const Reader& r, const toml::table& t, const char* key, const std::stri
   r.fail(t.get(key)->source(), object, fmt::format("{} '{}' is not one of {}", key, *s, list));
 }
 
+// Volcano's NewResource turns "pods" into MaxTaskNum, which only the node's pod-count
+// predicate reads: in a queue's or PodGroup's list it counts for nothing, so it is dropped
+// rather than made a resource dimension of its own.
+std::optional<ResourceList> without_pods(std::optional<ResourceList> rl) {
+  if (rl) rl->erase(kPods);
+  return rl;
+}
+
 const std::vector<std::pair<const char*, JobPhase>> kJobPhases = {
     {"Pending", JobPhase::Pending},
     {"Inqueue", JobPhase::Inqueue},
@@ -298,9 +306,9 @@ void load_queues(const Reader& r, const toml::table& root, Cache& cache) {
       if (*w <= 0) r.fail(t.get("weight")->source(), obj, "'weight' must be positive");
       q.weight = *w;
     }
-    q.capability = r.resource_list(t, "capability", obj);
-    q.deserved = r.resource_list(t, "deserved", obj);
-    q.guarantee = r.resource_list(t, "guarantee", obj);
+    q.capability = without_pods(r.resource_list(t, "capability", obj));
+    q.deserved = without_pods(r.resource_list(t, "deserved", obj));
+    q.guarantee = without_pods(r.resource_list(t, "guarantee", obj));
     q.reclaimable = r.opt_bool(t, "reclaimable", obj).value_or(true);
     q.priority = static_cast<int32_t>(
         r.opt_int(t, "priority", obj, std::numeric_limits<int32_t>::min(),
@@ -432,7 +440,7 @@ void load_podgroups(const Reader& r, const toml::table& root, Cache& cache) {
         pg.min_task_member[std::string(k.str())] = static_cast<int32_t>(v.as_integer()->get());
       }
     }
-    pg.min_resources = r.resource_list(t, "min_resources", obj);
+    pg.min_resources = without_pods(r.resource_list(t, "min_resources", obj));
     pg.phase = one_of<JobPhase>(r, t, "phase", obj, kJobPhases, JobPhase::Pending);
     if (auto pc = r.opt_string(t, "priority_class", obj)) {
       if (!cache.priority_classes().count(*pc))
@@ -474,7 +482,13 @@ void load_pods(const Reader& r, const toml::table& root, Cache& cache) {
       p.podgroup = *pg;
     }
     if (p.podgroup.empty()) ensure_default_queue(r, cache);
-    if (auto req = r.resource_list(t, "requests", obj)) p.requests = std::move(*req);
+    if (auto req = r.resource_list(t, "requests", obj)) {
+      // Kubernetes refuses "pods" in a container's requests (validateContainerResourceName).
+      if (req->count(kPods))
+        r.fail(t.get("requests")->source(), obj,
+               "requests.pods: a pod cannot request pods (it is a node's pod count)");
+      p.requests = std::move(*req);
+    }
     p.phase = one_of<PodPhase>(r, t, "phase", obj,
                                {{"Pending", PodPhase::Pending},
                                 {"Running", PodPhase::Running},

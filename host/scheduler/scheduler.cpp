@@ -13,6 +13,7 @@ struct LoopState {
   bool realtime = false;
   SchedulerLoop::Tick tick;
   std::function<void()> on_sighup;
+  std::function<void()> on_stop;
   int exit_code = 0;
   bool stopping = false;
   uv_timer_t timer;
@@ -20,7 +21,9 @@ struct LoopState {
 };
 
 void close_all(LoopState* s) {
+  if (s->stopping) return;
   s->stopping = true;
+  if (s->on_stop) s->on_stop();
   uv_timer_stop(&s->timer);
   uv_signal_stop(&s->sigint);
   uv_signal_stop(&s->sigterm);
@@ -59,24 +62,37 @@ void on_signal(uv_signal_t* h, int signum) {
 }
 }  // namespace
 
-int SchedulerLoop::run(bool realtime, Tick tick, std::function<void()> on_sighup) {
-  uv_loop_t loop;
-  uv_loop_init(&loop);
+SchedulerLoop::SchedulerLoop() { uv_loop_init(&loop_); }
+
+SchedulerLoop::~SchedulerLoop() {
+  // Close anything left (a handle whose owner forgot it) so the loop can be closed.
+  uv_walk(
+      &loop_,
+      [](uv_handle_t* h, void*) {
+        if (!uv_is_closing(h)) uv_close(h, nullptr);
+      },
+      nullptr);
+  uv_run(&loop_, UV_RUN_DEFAULT);
+  uv_loop_close(&loop_);
+}
+
+int SchedulerLoop::run(bool realtime, Tick tick, std::function<void()> on_sighup,
+                       std::function<void()> on_stop) {
   LoopState s;
   s.realtime = realtime;
   s.tick = std::move(tick);
   s.on_sighup = std::move(on_sighup);
-  uv_timer_init(&loop, &s.timer);
+  s.on_stop = std::move(on_stop);
+  uv_timer_init(&loop_, &s.timer);
   s.timer.data = &s;
   for (auto [h, sig] : {std::pair{&s.sigint, SIGINT}, std::pair{&s.sigterm, SIGTERM},
                         std::pair{&s.sighup, SIGHUP}}) {
-    uv_signal_init(&loop, h);
+    uv_signal_init(&loop_, h);
     h->data = &s;
     uv_signal_start(h, on_signal, sig);
   }
   uv_timer_start(&s.timer, on_timer, 0, 0);
-  uv_run(&loop, UV_RUN_DEFAULT);
-  uv_loop_close(&loop);
+  uv_run(&loop_, UV_RUN_DEFAULT);
   return s.exit_code;
 }
 

@@ -1,9 +1,14 @@
 // The host loop on libuv: one tick (session) per period, either on the wall clock
 // (realtime) or back to back (as fast as the CPU allows, for virtual time). SIGINT and
-// SIGTERM stop the loop at a session boundary; SIGHUP calls the reload hook.
+// SIGTERM stop the loop at a session boundary; SIGHUP calls the reload hook. Backends and
+// file watchers register their own handles on loop() before run(): the loop owns time and
+// I/O for all of them.
 #pragma once
 
+#include <uv.h>
+
 #include <functional>
+#include <memory>
 
 namespace caldera {
 
@@ -12,9 +17,22 @@ class SchedulerLoop {
   // Returns the seconds until the next tick, or a negative number to stop.
   using Tick = std::function<double()>;
 
+  SchedulerLoop();
+  ~SchedulerLoop();
+  SchedulerLoop(const SchedulerLoop&) = delete;
+  SchedulerLoop& operator=(const SchedulerLoop&) = delete;
+
+  uv_loop_t* loop() { return &loop_; }
+
   // Runs until a tick says stop or a stop signal arrives. Returns 0 when a tick stopped it,
-  // 128 + signal number when a signal did.
-  int run(bool realtime, Tick tick, std::function<void()> on_sighup = {});
+  // 128 + signal number when a signal did. Handles other parts registered on loop() are
+  // closed by their owners; run() returns once they are (it runs the loop until empty).
+  // `on_stop` (optional) is called once when stopping, so owners can close their handles.
+  int run(bool realtime, Tick tick, std::function<void()> on_sighup = {},
+          std::function<void()> on_stop = {});
+
+ private:
+  uv_loop_t loop_;
 };
 
 }  // namespace caldera

@@ -211,8 +211,10 @@ void Session::build(const Cache& cache) {
     return add_queue(spec);
   };
 
-  // Priority classes.
-  std::unordered_map<std::string, int32_t> pc_value;
+  // Priority classes. Kubernetes always defines the two system classes; a cluster that
+  // does not list them still has them (conformance protects pods that use them).
+  std::unordered_map<std::string, int32_t> pc_value{{"system-cluster-critical", 2000000000},
+                                                    {"system-node-critical", 2000001000}};
   int32_t default_priority = 0;
   for (const auto& [name, pc] : cache.priority_classes()) {
     pc_value[name] = pc->value;

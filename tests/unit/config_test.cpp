@@ -106,7 +106,7 @@ TEST_F(ConfigTest, ParsesTheDocumentedExample) {
   EXPECT_EQ(priority.points, PointSet::all());
   EXPECT_EQ(priority.enabled_explicitly, PointSet::none());
   EXPECT_FALSE(priority.hierarchy);
-  EXPECT_EQ(priority.src.line, 9);
+  EXPECT_EQ(priority.src.line, 8);
   EXPECT_EQ(priority.src.file, file());
 
   const PluginConfig& gang = c.tiers[0].plugins[1];
@@ -130,13 +130,13 @@ TEST_F(ConfigTest, ParsesTheDocumentedExample) {
   EXPECT_DOUBLE_EQ(std::get<double>(a.at("binpack.cpu").value), 2.5);
   EXPECT_EQ(std::get<std::string>(a.at("binpack.mode").value), "x");
   EXPECT_EQ(std::get<bool>(a.at("binpack.on").value), true);
-  EXPECT_EQ(a.at("binpack.weight").src.line, 24);
-  EXPECT_EQ(a.at("binpack.weight").src.column, 32);
+  EXPECT_EQ(a.at("binpack.weight").src.line, 23);
+  EXPECT_EQ(a.at("binpack.weight").src.column, 34);
 
   ASSERT_EQ(c.action_arguments.count("preempt"), 1u);
   const ArgMap& pa = c.action_arguments.at("preempt");
   EXPECT_EQ(std::get<bool>(pa.at("enableTopologyAwarePreemption").value), true);
-  EXPECT_EQ(pa.at("enableTopologyAwarePreemption").src.line, 27);
+  EXPECT_EQ(pa.at("enableTopologyAwarePreemption").src.line, 26);
 }
 
 TEST_F(ConfigTest, DefaultsWhenTheFileSaysLittle) {

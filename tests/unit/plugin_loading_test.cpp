@@ -179,22 +179,46 @@ TEST_F(PluginLoading, NoEntrySymbol) {
             plugin("no_entry").string() + ": not a caldera plugin (no symbol caldera_plugin_entry)");
 }
 
-TEST_F(PluginLoading, TruncatedFile) {
+// dlopen maps a truncated file's missing pages and dies of SIGBUS on touching them; the
+// loader must refuse such a file from its headers instead.
+TEST_F(PluginLoading, TruncatedFiles) {
+  const std::string prefix = ": not a caldera plugin (cannot load it as a shared object: file is truncated: ";
   fs::path f = put("testc", "p", "trunc.so");
-  fs::resize_file(f, 1000);
+  fs::resize_file(f, 1000);  // program headers intact, segments cut
   std::string e = load_error(f);
-  EXPECT_EQ(e.rfind(f.string() + ": not a caldera plugin (cannot load it as a shared object: ", 0), 0u) << e;
+  EXPECT_EQ(e.rfind(f.string() + prefix + "segment ", 0), 0u) << e;
+  EXPECT_TRUE(contains(e, ", the file has 1000)")) << e;
   // The message names the user's file, never the private copy.
   EXPECT_FALSE(contains(e, "caldera-plugins-")) << e;
+
+  fs::path g = put("testc", "p", "tail.so");
+  fs::resize_file(g, fs::file_size(g) - 64);  // only the section headers cut
+  e = load_error(g);
+  EXPECT_EQ(e, g.string() + prefix + "its section headers end past its " +
+                   std::to_string(fs::file_size(g)) + " bytes)");
+
+  fs::path h = put("testc", "p", "head.so");
+  fs::resize_file(h, 40);
+  EXPECT_EQ(load_error(h), h.string() + prefix + "40 bytes, less than an ELF header)");
 }
 
 TEST_F(PluginLoading, NotAnElfFile) {
   fs::create_directories(dir_ / "p");
   fs::path f = dir_ / "p" / "text.so";
   std::ofstream(f) << "not a shared object\n";
-  std::string e = load_error(f);
-  EXPECT_EQ(e.rfind(f.string() + ": not a caldera plugin (cannot load it as a shared object: ", 0), 0u) << e;
-  EXPECT_TRUE(contains(e, "invalid ELF header")) << e;
+  EXPECT_EQ(load_error(f),
+            f.string() + ": not a caldera plugin (cannot load it as a shared object: not an ELF file)");
+}
+
+// A shared object that needs a symbol nobody provides fails at load (RTLD_NOW), with
+// dlopen's reason, instead of in the middle of a session.
+TEST_F(PluginLoading, UnresolvedSymbolFailsAtLoad) {
+  std::string e = load_error(plugin("unresolved"));
+  EXPECT_EQ(e.rfind(plugin("unresolved").string() +
+                        ": not a caldera plugin (cannot load it as a shared object: ", 0),
+            0u) << e;
+  EXPECT_TRUE(contains(e, "undefined symbol: caldera_test_missing_symbol")) << e;
+  EXPECT_FALSE(contains(e, "caldera-plugins-")) << e;
 }
 
 TEST_F(PluginLoading, MissingFile) {
@@ -248,9 +272,9 @@ TEST_F(PluginLoading, CatalogOfTheTestPluginFolder) {
   EXPECT_EQ(names, (std::vector<std::string>{"old_size", "testc", "testcpp"}));
   std::vector<std::string> failed;
   for (const auto& f : cat.failures()) failed.push_back(f.file.filename().string());
-  EXPECT_EQ(failed, (std::vector<std::string>{"bad_default.so", "bad_options.so", "no_entry.so",
-                                              "no_name.so", "newer_minor.so", "null_entry.so",
-                                              "other_major.so", "small_desc.so"}));
+  EXPECT_EQ(failed, (std::vector<std::string>{"bad_default.so", "bad_options.so", "newer_minor.so",
+                                              "no_entry.so", "no_name.so", "null_entry.so",
+                                              "other_major.so", "small_desc.so", "unresolved.so"}));
 }
 
 TEST_F(PluginLoading, DuplicateNamesAreAnErrorNamingBothFiles) {
@@ -359,24 +383,30 @@ hierarchy = true
 TEST_F(PolicyTest, UnknownPluginListsWhatWasFound) {
   std::string e = error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"testc\"\n"
                            "[[tiers.plugins]]\nname = \"tsetcpp\"\n");
-  EXPECT_EQ(e, file() + ":7:1: tiers[0].plugins[1]: unknown plugin 'tsetcpp'; plugins found in " +
+  EXPECT_EQ(e, file() + ":7:1: tiers[0].plugins[1]: unknown plugin 'tsetcpp' (did you mean "
+                       "'testcpp'?); plugins found in " +
                    (dir_ / "p").string() +
                    ": testc, testcpp; files that failed to load: [" +
                    (dir_ / "p" / "no_entry.so").string() +
                    ": not a caldera plugin (no symbol caldera_plugin_entry)]");
 }
 
+TEST_F(PolicyTest, UnknownPluginWithoutACloseName) {
+  std::string e = error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"gang\"\n");
+  EXPECT_EQ(e.rfind(file() + ":5:1: tiers[0].plugins[0]: unknown plugin 'gang'; plugins found in ", 0), 0u) << e;
+}
+
 TEST_F(PolicyTest, UndeclaredArgumentListsTheDeclaredOnes) {
   EXPECT_EQ(error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"testcpp\"\n"
                      "arguments = { \"testcpp.factr\" = 2 }\n"),
-            file() + ":7:31: tiers[0].plugins[0] (testcpp): unknown argument 'testcpp.factr'; "
+            file() + ":7:33: tiers[0].plugins[0] (testcpp): unknown argument 'testcpp.factr'; "
                      "declared: testcpp.factor, testcpp.name");
 }
 
 TEST_F(PolicyTest, WrongArgumentType) {
   EXPECT_EQ(error_of("[[tiers]]\n[[tiers]]\n[[tiers.plugins]]\nname = \"testc\"\n"
                      "arguments = { \"testc.enabled\" = 1 }\n"),
-            file() + ":8:31: tiers[1].plugins[0] (testc): argument 'testc.enabled' expects a "
+            file() + ":8:33: tiers[1].plugins[0] (testc): argument 'testc.enabled' expects a "
                      "boolean, got the integer 1");
 }
 
@@ -474,10 +504,26 @@ TEST(ShippedConfig, DefaultConfigBuildsWithTheBuiltinPlugins) {
   PluginCatalog cat = PluginCatalog::scan(c.plugin_dirs);
   for (const auto& f : cat.failures()) ADD_FAILURE() << f.error;
   auto policy = build_policy(c, cat, "");
-  ASSERT_EQ(policy->tiers.size(), 2u);
-  EXPECT_EQ(policy->tiers[0].size(), 3u);
-  EXPECT_EQ(policy->tiers[1].size(), 5u);
-  EXPECT_FALSE(policy->tiers[0][1].points.has(Point::Preemptable));  // gang: disable
+  ASSERT_EQ(policy->tiers.size(), c.tiers.size());
+  for (size_t t = 0; t < c.tiers.size(); ++t) {
+    ASSERT_EQ(policy->tiers[t].size(), c.tiers[t].plugins.size());
+    for (size_t p = 0; p < c.tiers[t].plugins.size(); ++p) {
+      const ConfiguredPlugin& cp = policy->tiers[t][p];
+      EXPECT_EQ(cp.name, c.tiers[t].plugins[p].name);
+      // Every point left is both enabled and implemented.
+      for (int i = 0; i < kPointCount; ++i) {
+        auto pt = static_cast<Point>(i);
+        if (cp.points.has(pt)) {
+          EXPECT_TRUE(c.tiers[t].plugins[p].points.has(pt)) << cp.name << " " << point_name(pt);
+          EXPECT_TRUE(cp.library->info().implemented.has(pt)) << cp.name << " " << point_name(pt);
+        }
+      }
+    }
+  }
+  // gang: disable = ["preemptable"]
+  ASSERT_EQ(policy->tiers[0][1].name, "gang");
+  EXPECT_FALSE(policy->tiers[0][1].points.has(Point::Preemptable));
+  EXPECT_TRUE(policy->tiers[0][1].library->info().implemented.has(Point::Preemptable));
 }
 
 TEST(Sha256, KnownDigests) {

@@ -351,6 +351,12 @@ TEST(PredicatesMath, ResourceFitAndProportional) {
   EXPECT_EQ(pr::first_insufficient(req, idle, 3), 1);
   const double roomy[] = {4000, 8e9, 0};
   EXPECT_EQ(pr::first_insufficient(req, roomy, 3), -1);
+  // A scalar counts only when requested: an overcommitted GPU does not block a cpu task...
+  const double gpu_overcommitted[] = {4000, 8e9, -1000};
+  EXPECT_EQ(pr::first_insufficient(req, gpu_overcommitted, 3), -1);
+  // ...but blocks a task that asks for one.
+  const double gpu_req[] = {1000, 1e9, 1000};
+  EXPECT_EQ(pr::first_insufficient(gpu_req, gpu_overcommitted, 3), 2);
 
   // 2 idle GPUs (2000 milli) at 4 cores and 8 GB each keep 8 cpu / 16 GB idle.
   const pr::ProportionalRate rate{2, 4, 8};

@@ -1,6 +1,8 @@
-// Scenario files (host/scenario/scenario_file.cpp): the defaults SCENARIOS.md documents,
+// Scenario files (host/scenario/scenario_file.cpp) and their runner (runner.cpp): the
+// defaults SCENARIOS.md documents, the runner's session loop and mismatch wording,
 // and one precise error (file:line:column, object, what) for every kind of bad input.
 #include "host/scenario/scenario_file.hpp"
+#include "host/scenario/runner.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -328,6 +330,9 @@ TEST_F(ScenarioFileTest, MoreErrors) {
                      "\"default/pg\" = \"Done\" }\n"),
             f + "10:36: expect: podgroup_phases.\"default/pg\": phase 'Done' is not one of "
                 "Pending | Inqueue | Running | Unknown | Completed");
+  EXPECT_EQ(error_of("[[pods]]\nname = \"p\"\nrequests = { pods = 1 }\n"),
+            f + "9:12: pods[0] (default/p): requests.pods: a pod cannot request pods (it is a "
+                "node's pod count)");
   EXPECT_EQ(error_of("[expect]\nbind = {}\n"),
             f + "8:1: expect: unknown key 'bind' (allowed: binds, bind_count, evictions, "
                 "evict_count, pipelined, podgroup_phases)");
@@ -360,4 +365,118 @@ TEST(ScenarioBadFiles, EachNamesFileLineAndObject) {
       EXPECT_TRUE(rest.size() > 4 && rest[0] == ':' && std::isdigit(rest[1])) << rest;
     }
   }
+}
+
+// ---- the runner (host/scenario/runner.cpp) on the built-in plugins --------------------
+
+namespace {
+
+const char* kRunnerScenario = R"(
+name = "two sessions on one node"
+sessions = 2
+
+[config]
+[config.scheduler]
+actions = ["enqueue", "allocate"]
+[[config.tiers]]
+[[config.tiers.plugins]]
+name = "gang"
+[[config.tiers.plugins]]
+name = "predicates"
+[[config.tiers.plugins]]
+name = "proportion"
+
+[[queues]]
+name = "c1"
+
+[[nodes]]
+name = "n1"
+allocatable = { cpu = "2", memory = "4Gi", pods = 10 }
+
+[[podgroups]]
+name = "pg1"
+namespace = "c1"
+queue = "c1"
+phase = "Pending"
+
+[[pods]]
+name = "p-1"
+namespace = "c1"
+podgroup = "pg1"
+requests = { cpu = "1", memory = "1Gi" }
+
+[[pods]]
+name = "p-2"
+namespace = "c1"
+podgroup = "pg1"
+requests = { cpu = "1", memory = "1Gi" }
+
+[[pods]]
+name = "p-3"
+namespace = "c1"
+podgroup = "pg1"
+requests = { cpu = "1", memory = "1Gi" }
+)";
+
+}  // namespace
+
+TEST_F(ScenarioFileTest, RunnerAppliesEachSessionToTheCache) {
+  fs::path file = write("run.toml", std::string(kRunnerScenario) + R"(
+[expect]
+binds = { "c1/p-1" = "n1", "c1/p-2" = "n1" }
+bind_count = 2
+evictions = []
+podgroup_phases = { "c1/pg1" = "Running" }
+)");
+  Scenario sc = load_scenario(file, {fs::path(CALDERA_BUILTIN_PLUGIN_DIR)});
+  ScenarioOutcome out = run_scenario(sc);
+  // Session 1 enqueues and binds two pods; session 2 sees them running on n1 (the cache
+  // was updated), so it binds nothing again: two binds in all, and p-3 still waits.
+  EXPECT_EQ(out.binds, (std::vector<std::pair<std::string, std::string>>{{"c1/p-1", "n1"},
+                                                                         {"c1/p-2", "n1"}}));
+  EXPECT_TRUE(out.failures.empty()) << out.failures.front();
+  EXPECT_EQ(sc.cache.pods().at("c1/p-1")->phase, PodPhase::Running);
+  EXPECT_EQ(sc.cache.pods().at("c1/p-1")->node, "n1");
+  EXPECT_EQ(sc.cache.podgroups().at("c1/pg1")->phase, JobPhase::Running);
+  EXPECT_EQ(out.podgroup_phases.at("c1/pg1"), "Running");
+  ASSERT_EQ(out.pending.count("c1/p-3"), 1u);
+  EXPECT_FALSE(out.pending.at("c1/p-3").empty());  // the wording is the session's
+
+  std::string json = outcome_json(sc, out);
+  EXPECT_EQ(json.find('\n'), std::string::npos);
+  EXPECT_EQ(json.rfind("{\"file\":\"" + file.string() +
+                           "\",\"name\":\"two sessions on one node\",\"binds\":{\"c1/p-1\":\"n1\","
+                           "\"c1/p-2\":\"n1\"},\"evictions\":[],\"pipelined\":[],"
+                           "\"podgroup_phases\":{\"c1/pg1\":\"Running\"},\"pending\":{\"c1/p-3\":",
+                       0),
+            0u)
+      << json;
+  EXPECT_NE(json.find(",\"failures\":[]}"), std::string::npos) << json;
+}
+
+TEST_F(ScenarioFileTest, RunnerWordsEachMismatch) {
+  fs::path file = write("run.toml", std::string(kRunnerScenario) + R"(
+[[nodes]]
+name = "n2"
+
+[expect]
+binds = { "c1/p-1" = "n2", "c1/p-3" = "n1" }
+bind_count = 3
+evictions = ["c1/p-1"]
+evict_count = 1
+pipelined = ["c1/p-3"]
+podgroup_phases = { "c1/pg1" = "Inqueue" }
+)");
+  Scenario sc = load_scenario(file, {fs::path(CALDERA_BUILTIN_PLUGIN_DIR)});
+  ScenarioOutcome out = run_scenario(sc);
+  EXPECT_EQ(out.failures, (std::vector<std::string>{
+                              "bind c1/p-1: expected n2, got n1",
+                              "missing bind c1/p-3 -> n1",
+                              "unexpected bind c1/p-2 -> n1",
+                              "bind_count: expected 3, got 2",
+                              "missing eviction c1/p-1",
+                              "evict_count: expected 1, got 0",
+                              "missing pipelined c1/p-3",
+                              "podgroup_phases c1/pg1: expected Inqueue, got Running",
+                          }));
 }

@@ -19,7 +19,9 @@
 // transaction in the session was an allocation that got rolled back; the ABI does not
 // expose transactions, so the count here is ready tasks (plus pending best-effort ones).
 #include <cstdint>
+#include <exception>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "caldera/sdk.hpp"

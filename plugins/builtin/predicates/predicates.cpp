@@ -1,6 +1,7 @@
 // predicates: node filters, as Volcano's pkg/scheduler/plugins/predicates/predicates.go
 // registers them (AddPredicateFn), in the same order and with the same codes:
 //   1. pod count        node's pods >= its allocatable pods   Unschedulable, and go on
+//                       (pods evicted in this session do not count, as in Volcano)
 //   2. NodeUnschedulable                                       UnschedulableAndUnresolvable
 //   3. NodeAffinity     the pod's nodeSelector                 UnschedulableAndUnresolvable
 //   4. TaintToleration  NoSchedule / NoExecute taints          UnschedulableAndUnresolvable
@@ -25,6 +26,7 @@
 // Only reads session state: node-parallel.
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -154,7 +156,7 @@ class Predicates {
   }
 
   sdk::Status predicate(sdk::Task t, sdk::Node n) const {
-    const bool too_many_pods = n.pods_max() <= n.pods_used();
+    const bool too_many_pods = n.pods_max() <= pods_on(n);
 
     const std::vector<cal_taint> raw_tolerations = t.tolerations();
     const std::vector<pr::Toleration> tolerations = tolerations_of(raw_tolerations);
@@ -190,7 +192,24 @@ class Predicates {
     return sdk::Status::ok();
   }
 
+ // Volcano's k8s NodeInfo loses a task's pod when the task is deallocated (evicted) in
+  // the session and gets it back on allocation; the host keeps an evicted task on its node
+  // (Releasing) until the session ends. Only an evicted task stays on a node after a
+  // deallocation, so this set in effect holds this session's evictions. Changed only by
+  // these events, which the host never runs during node-parallel predicates.
+  void on_deallocate(sdk::Task t) { evicted_.insert(t.handle()); }
+  void on_allocate(sdk::Task t) { evicted_.erase(t.handle()); }
+
  private:
+  // The pods Volcano's pod-count check counts on the node (see on_deallocate).
+  int32_t pods_on(sdk::Node n) const {
+    int32_t pods = n.pods_used();
+    if (pods < n.pods_max() || evicted_.empty()) return pods;  // the common case: no walk
+    for (size_t i = 0; i < n.task_count(); ++i)
+      if (evicted_.count(n.task(i).handle())) --pods;
+    return pods;
+  }
+
   // checkNodeResourceIsProportional: a task that requests any of the listed resources
   // passes; otherwise every listed resource the node has must leave its share of cpu and
   // memory idle.
@@ -216,6 +235,7 @@ class Predicates {
   bool proportional_;
   std::vector<pr::ProportionalRate> rates_;
   std::vector<std::string> names_;  // resource names by id
+  std::unordered_set<const cal_task*> evicted_;
 };
 
 }  // namespace

@@ -22,7 +22,10 @@ namespace caldera::predicates {
 
 // Reasons, word for word as Volcano / Kubernetes give them. They are summed over nodes in
 // "0/N nodes are available" messages.
-inline constexpr const char* kPodNumberExceeded = "node(s) pod number exceeded";  // Volcano api
+// The pod count: Volcano says "node(s) pod number exceeded"; the host's actions word the
+// same check "insufficient pods", and reasons are summed by text, so this plugin uses the
+// host's words.
+inline constexpr const char* kPodNumberExceeded = "insufficient pods";
 inline constexpr const char* kUnschedulable = "node(s) were unschedulable";
 inline constexpr const char* kNodeSelectorMismatch =
     "node(s) didn't match Pod's node affinity/selector";
@@ -96,11 +99,14 @@ bool selector_matches(const std::vector<std::pair<std::string_view, std::string_
 }
 
 // The dimension of `request` that does not fit `available` (first by resource id), or -1.
-// Volcano's allocate compares InitResreq with the node's FutureIdle by LessEqual (every
-// dimension, within minResource).
+// Volcano's allocate compares InitResreq with the node's FutureIdle within minResource;
+// cpu and memory always, a scalar resource only when the task requests it (the same rule
+// as the host's actions/placement.cpp, so both give the same answer and reason).
 inline long first_insufficient(const double* request, const double* available, size_t n) {
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < n; ++i) {
+    if (i >= 2 && !(request[i] > 0)) continue;
     if (!res::le(request[i], available[i])) return static_cast<long>(i);
+  }
   return -1;
 }
 

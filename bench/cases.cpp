@@ -1,0 +1,243 @@
+#include "bench/cases.hpp"
+
+#include <malloc.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "bench/fused_loop.hpp"
+#include "bench/mem_stats.hpp"
+#include "host/scheduler/run_session.hpp"
+
+namespace caldera::bench {
+
+using nlohmann::json;
+
+namespace {
+
+size_t scaled(double base, double scale) {
+  return std::max<size_t>(1, static_cast<size_t>(std::llround(base * scale)));
+}
+
+double per(int64_t bytes, size_t count) {
+  return count == 0 ? 0.0 : static_cast<double>(bytes) / static_cast<double>(count);
+}
+
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+using Emit = std::function<void(const json&)>;
+
+// The three stages, each reported as soon as it is done.
+void run_stages(const CaseDef& def, const Policies& policies, const Emit& emit) {
+  std::shared_ptr<const Policy> policy = def.preempt ? policies.preempt : policies.allocation;
+  if (!policy) throw std::runtime_error(fmt::format("case {}: no policy for it was built", def.name));
+
+  // 1. The cluster and backlog, straight into the cache.
+  Cache cache;
+  const FillStats fs =
+      def.preempt ? fill_preempt(cache, def.preempt_shape) : fill_backlog(cache, def.backlog);
+  const int64_t cache_heap = fs.node_heap_bytes + fs.podgroup_heap_bytes + fs.pod_heap_bytes;
+  emit({{"name", def.name},
+        {"nodes", fs.nodes},
+        {"pods", fs.pods},
+        {"running_pods", fs.running_pods},
+        {"pending_pods", fs.pending_pods},
+        {"podgroups", fs.podgroups},
+        {"queues", fs.queues},
+        {"fill_seconds", fs.seconds},
+        {"cache_heap_bytes", cache_heap},
+        {"bytes_per_node", per(fs.node_heap_bytes, fs.nodes)},
+        // Per pod, its PodGroup's share included: what the cache holds per pod.
+        {"bytes_per_pod", per(fs.pod_heap_bytes + fs.podgroup_heap_bytes, fs.pods)},
+        {"bytes_per_pod_record", per(fs.pod_heap_bytes, fs.pods)},
+        {"bytes_per_podgroup", per(fs.podgroup_heap_bytes, fs.podgroups)},
+        {"rss_growth_per_node", per(fs.node_rss_bytes, fs.nodes)},
+        {"rss_growth_per_pod", per(fs.pod_rss_bytes, fs.pods)}});
+
+  // 2. The fused loop over the same cache (none for preemption: it has no fused form).
+  double fused_seconds = 0;
+  if (!def.preempt) {
+    const FusedResult fr = run_fused(cache);
+    fused_seconds = fr.seconds;
+    emit({{"fused_seconds", fr.seconds},
+          {"fused_snapshot_seconds", fr.snapshot_seconds},
+          {"fused_loop_seconds", fr.loop_seconds},
+          {"fused_pods", fr.pods},
+          {"fused_bound", fr.bound}});
+  }
+  // Give the loop's arrays back, so the session's peak starts from the cache alone.
+  malloc_trim(0);
+
+  // 3. One session.
+  const bool peak_reset = reset_rss_peak();
+  const int64_t rss_before = rss_now();
+  SessionTimings t;
+  const auto t0 = std::chrono::steady_clock::now();
+  SessionResult r = run_session(cache, policy, fs.now, &t);
+  const double seconds = since(t0);
+
+  json actions = json::object();
+  for (const auto& [name, s] : t.action_seconds)
+    actions[name] = actions.contains(name) ? actions[name].get<double>() + s : s;
+  json out = {{"session_seconds", seconds},
+              {"snapshot_seconds", t.open_seconds},
+              {"close_seconds", t.close_seconds},
+              {"actions", actions},
+              {"bound", r.binds.size()},
+              {"evicted", r.evictions.size()},
+              {"pipelined", r.pipelined.size()},
+              {"still_pending", r.pending.size()},
+              {"pods_per_second", seconds > 0 ? static_cast<double>(r.binds.size()) / seconds : 0},
+              {"rss_before_session_bytes", rss_before},
+              {"peak_rss_bytes", peak_reset ? rss_peak() : maxrss_rusage()},
+              {"peak_rss_is_session_only", peak_reset},
+              {"maxrss_rusage_bytes", maxrss_rusage()}};
+  out["fused_ratio"] = def.preempt || fused_seconds <= 0 ? json(nullptr) : json(seconds / fused_seconds);
+  emit(out);
+}
+
+void write_all(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;  // the parent is gone; nothing to tell anyone
+    }
+    off += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace
+
+std::vector<CaseDef> all_cases(double scale, uint64_t seed) {
+  std::vector<CaseDef> cases;
+  for (double n : {1000.0, 5000.0, 10000.0}) {
+    CaseDef c;
+    c.name = fmt::format("nodes-{}k", static_cast<int>(n / 1000));
+    c.backlog.nodes = scaled(n, scale);
+    c.backlog.pending_pods = 10 * c.backlog.nodes;
+    c.backlog.seed = seed;
+    c.summary = fmt::format("{} nodes, {} pending pods in gang jobs", c.backlog.nodes,
+                            c.backlog.pending_pods);
+    cases.push_back(c);
+  }
+  {
+    CaseDef c;
+    c.name = "steady-10k";
+    c.backlog.nodes = scaled(10000, scale);
+    c.backlog.running_pods = 10 * c.backlog.nodes;
+    c.backlog.pending_pods = scaled(1000, scale);
+    c.backlog.seed = seed;
+    c.summary = fmt::format("{} nodes, up to {} running pods placed up front, {} pending",
+                            c.backlog.nodes, c.backlog.running_pods, c.backlog.pending_pods);
+    cases.push_back(c);
+  }
+  {
+    CaseDef c;
+    c.name = "preempt";
+    c.preempt = true;
+    c.preempt_shape.nodes = scaled(1000, scale);
+    c.preempt_shape.gang = 64;
+    c.preempt_shape.seed = seed;
+    c.summary = fmt::format(
+        "{} nodes full of low-priority preemptable pods, a high-priority gang of {} pending",
+        c.preempt_shape.nodes, c.preempt_shape.gang);
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+void run_case(const CaseDef& def, const Policies& policies, json& out) {
+  run_stages(def, policies, [&out](const json& j) { out.update(j); });
+}
+
+json run_case_forked(const CaseDef& def, const Policies& policies, double timeout_seconds) {
+  json out = {{"name", def.name}};
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+  if (pid == 0) {
+    ::close(fds[0]);
+    ::signal(SIGPIPE, SIG_IGN);
+    int code = 0;
+    const Emit emit = [fd = fds[1]](const json& j) { write_all(fd, j.dump() + "\n"); };
+    try {
+      run_stages(def, policies, emit);
+    } catch (const std::exception& e) {
+      emit({{"error", e.what()}});
+      code = 1;
+    }
+    ::close(fds[1]);
+    std::fflush(stderr);
+    ::_exit(code);
+  }
+
+  ::close(fds[1]);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string buf;
+  bool timed_out = false;
+  char chunk[4096];
+  for (;;) {
+    int wait_ms = -1;
+    if (timeout_seconds > 0) {
+      const double left = timeout_seconds - since(t0);
+      if (left <= 0) {
+        timed_out = true;
+        break;
+      }
+      wait_ms = static_cast<int>(std::ceil(left * 1000));
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = ::poll(&p, 1, wait_ms);
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (ready == 0) continue;  // the deadline check above ends it
+    const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // EOF: the child is done
+    buf.append(chunk, static_cast<size_t>(n));
+    for (size_t nl; (nl = buf.find('\n')) != std::string::npos;) {
+      out.update(json::parse(buf.substr(0, nl)));
+      buf.erase(0, nl + 1);
+    }
+  }
+  ::close(fds[0]);
+  if (timed_out) {
+    ::kill(pid, SIGKILL);
+    out["timed_out"] = true;
+    out["error"] = fmt::format("stopped after {:.0f} s (--timeout)", timeout_seconds);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!timed_out && !out.contains("error")) {
+    if (WIFSIGNALED(status))
+      out["error"] = fmt::format("the case's process died of signal {} ({})", WTERMSIG(status),
+                                 strsignal(WTERMSIG(status)));
+    else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+      out["error"] = fmt::format("the case's process exited with code {}", WEXITSTATUS(status));
+  }
+  out["wall_seconds"] = since(t0);
+  return out;
+}
+
+}  // namespace caldera::bench

@@ -1,0 +1,46 @@
+// The benchmark's cases and how one is measured.
+//
+// A case runs in a child process of its own (fork), so that its peak memory is its own
+// and a case that runs too long can be stopped; the child reports each stage as one JSON
+// line on a pipe as soon as it is measured (fill, fused, session), so a case stopped in
+// its session still reports its cache and fused-loop figures.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/cluster_gen.hpp"
+#include "host/plugins/plugin_set.hpp"
+
+namespace caldera::bench {
+
+struct CaseDef {
+  std::string name;
+  std::string summary;   // one line, for the table's legend
+  bool preempt = false;  // PreemptShape and the preempt policy; else BacklogShape
+  BacklogShape backlog;
+  PreemptShape preempt_shape;
+};
+
+// Every case, sizes multiplied by `scale` (at least one node, one pod).
+std::vector<CaseDef> all_cases(double scale, uint64_t seed);
+
+struct Policies {
+  std::shared_ptr<const Policy> allocation;  // the default config (or --config)
+  std::shared_ptr<const Policy> preempt;     // the preempt case's config; may be null
+};
+
+// Runs one case here, merging each stage's figures into `out` (the case's JSON object).
+// Throws on errors.
+void run_case(const CaseDef& def, const Policies& policies, nlohmann::json& out);
+
+// Runs one case in a child process; `timeout_seconds` > 0 stops it after that long
+// ("timed_out": true and whatever stages finished). Errors become "error" in the result.
+nlohmann::json run_case_forked(const CaseDef& def, const Policies& policies,
+                               double timeout_seconds);
+
+}  // namespace caldera::bench

@@ -1,0 +1,77 @@
+// Kubernetes and Volcano API objects (JSON) turned into the cache's records. Every value
+// is read defensively: a field of the wrong type, a quantity that does not parse, a
+// negative or enormous amount, an unknown resource name is reported as a warning naming
+// the object and the field and then ignored; an object that cannot be used at all (no
+// name, a PodGroup with a negative minMember...) is skipped with an error. Nothing here
+// throws on bad input.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "host/model/objects.hpp"
+
+namespace caldera::k8s {
+
+using json = nlohmann::json;
+
+// What the converters found wrong, one readable line each ("pod ns/p: container c:
+// requests.cpu: '-1' is negative; ignored").
+using Warnings = std::vector<std::string>;
+
+// Object metadata beyond what the records keep.
+struct ObjectMeta {
+  std::string ns;
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+  double created = 0;       // creationTimestamp, unix seconds
+  bool deleting = false;    // deletionTimestamp is set
+  std::string key() const { return ns.empty() ? name : ns + "/" + name; }
+};
+ObjectMeta read_meta(const json& obj);
+
+// Unix seconds of an RFC 3339 time ("2024-05-01T12:00:00Z", fractions and offsets
+// accepted); nullopt when it is not one.
+std::optional<double> parse_time(const std::string& s);
+// RFC 3339 in UTC with seconds ("2024-05-01T12:00:00Z"); with_micros adds ".000000" as a
+// MicroTime wants.
+std::string format_time(double unix_seconds, bool with_micros = false);
+
+// A ResourceList object ({"cpu": "2", "nvidia.com/gpu": 1}) in Caldera units. Names the
+// scheduler does not count (ephemeral-storage, storage) are left out silently, as
+// Volcano's NewResource does; malformed names and amounts are warned about and left out.
+ResourceList read_resource_list(const json& list, const std::string& where, Warnings& w);
+// Back to JSON quantities (cpu "1500m", memory bytes, scalars in whole units).
+json resource_list_to_json(const ResourceList& r);
+
+// The pod's requests as Kubernetes computes them (component-helpers resource.PodRequests):
+// the containers summed, restartable init containers (sidecars) added, the largest init
+// container taken as a floor, pod overhead added; pod-level requests replace cpu and memory
+// when given. `running` is what the pod holds once started (containers, sidecars,
+// overhead); `init` includes the init containers' peak (Volcano's InitResreq).
+struct PodRequests {
+  ResourceList running;
+  ResourceList init;
+};
+PodRequests pod_requests(const json& pod_spec, const std::string& where, Warnings& w);
+
+std::optional<NodeSpec> node_from_json(const json& obj, Warnings& w);
+
+// Which pods enter the cache: those Caldera schedules (spec.schedulerName is one of
+// `scheduler_names`), and pods of any scheduler that hold a node (they use its
+// resources; marked schedulable = false). Pending pods of other schedulers and finished
+// pods of other schedulers return nullopt with no warning.
+std::optional<PodSpec> pod_from_json(const json& obj, const std::vector<std::string>& scheduler_names,
+                                     Warnings& w);
+std::optional<PodGroupSpec> podgroup_from_json(const json& obj, Warnings& w);
+std::optional<QueueSpec> queue_from_json(const json& obj, Warnings& w);
+std::optional<PriorityClassSpec> priority_class_from_json(const json& obj, Warnings& w);
+
+// The annotation naming a pod's PodGroup (Volcano's KubeGroupNameAnnotationKey).
+inline constexpr const char* kGroupNameAnnotation = "scheduling.k8s.io/group-name";
+
+}  // namespace caldera::k8s

@@ -1,0 +1,155 @@
+// overcommit: enqueue admits jobs while the minResources of everything admitted fits the
+// cluster scaled by an overcommit factor, so that a few more jobs than fit right now wait
+// Inqueue with their pods created, and no more.
+//
+// Follows Volcano's pkg/scheduler/plugins/overcommit/overcommit.go:
+//   OnSessionOpen        idle    = total * factor - sum of every node's used;
+//                        inqueue = minResources of every Inqueue job with minResources,
+//                                + for every Running job with minResources whose placed
+//                                  tasks reach minMember, max(0, minResources - allocated)
+//   AddJobEnqueueableFn  -> job_enqueueable: no minResources: permit; else permit when
+//                           inqueue + minResources <= idle in the dimensions minResources
+//                           asks for, reject otherwise
+//   AddJobEnqueuedFn     -> job_enqueued: the job's minResources join inqueue
+// Arguments, as Volcano names them: `overcommit-factor` (default 1.2) and, per resource,
+// `overcommit-factor.<resource>` (e.g. overcommit-factor.cpu); a factor below 1 is replaced
+// by 1.2 with a warning, as Volcano's validate() does. The pure arithmetic is in
+// overcommit_math.hpp.
+// Volcano records a PodGroup event "resource in cluster is overused" on a rejection; here
+// the job gets that as its pending reason, with the dimensions and numbers.
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "caldera/sdk.hpp"
+#include "overcommit/overcommit_math.hpp"
+
+namespace {
+
+namespace sdk = caldera::sdk;
+namespace om = caldera::overcommit;
+using caldera::ResVec;
+
+std::string num(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+
+class Overcommit {
+ public:
+  static constexpr const char* kName = "overcommit";
+  static constexpr const char* kVersion = "1.0.0";
+  static constexpr const char* kDescription =
+      "admits jobs to Inqueue while the minResources of admitted jobs fit the cluster's "
+      "total times overcommit-factor, less what is in use (Volcano's overcommit)";
+
+  static std::vector<cal_option> options() {
+    return {sdk::option(om::kFactorKey, CAL_OPT_DOUBLE, "1.2",
+                        "how far enqueue may promise beyond the cluster: jobs are admitted "
+                        "while inqueue + minResources <= total * factor - used (>= 1)"),
+            sdk::option("overcommit-factor.*", CAL_OPT_DOUBLE, nullptr,
+                        "the factor of one resource, e.g. overcommit-factor.cpu = 1.0, "
+                        "overcommit-factor.nvidia.com/gpu = 1.0 (>= 1); others use "
+                        "overcommit-factor")};
+  }
+
+  Overcommit(sdk::Session s, const sdk::Args& a)
+      : ssn_(s), n_(s.resource_count()), factors_(n_), inqueue_(n_) {
+    read_factors(a);
+
+    ResVec used(n_);
+    for (size_t i = 0; i < s.node_count(); ++i) {
+      sdk::Res u = s.node(i).used();
+      if (u) used.add(u.data());
+    }
+    idle_ = om::idle(s.cluster_total().copy(), factors_, used);
+
+    for (size_t i = 0; i < s.job_count(); ++i) {
+      const sdk::Job j = s.job(i);
+      const sdk::Res min = j.min_resources();
+      if (!min) continue;
+      if (j.phase() == CAL_PHASE_INQUEUE) {
+        inqueue_.add(min.data());
+      } else if (j.phase() == CAL_PHASE_RUNNING &&
+                 om::running_job_reserves(allocated_tasks(j), j.min_available())) {
+        sdk::Res alloc = j.allocated();
+        const ResVec held = alloc ? alloc.copy() : ResVec(n_);
+        inqueue_.add(om::running_reserve(min.data(), held.data(), n_));
+      }
+    }
+  }
+
+  cal_vote job_enqueueable(sdk::Job j) {
+    const sdk::Res min = j.min_resources();
+    if (!min) return CAL_PERMIT;  // best effort: nothing to reserve
+    const std::vector<size_t> over = om::overused_dims(inqueue_, min.data(), idle_);
+    if (over.empty()) return CAL_PERMIT;
+    j.set_pending_reason(kName, overused_reason(over, min.data()));
+    return CAL_REJECT;
+  }
+
+  void job_enqueued(sdk::Job j) {
+    const sdk::Res min = j.min_resources();
+    if (min) inqueue_.add(min.data());
+  }
+
+ private:
+  // Volcano's util.CalculateAllocatedTaskNum: tasks in AllocatedStatus.
+  static int32_t allocated_tasks(const sdk::Job& j) {
+    return j.status_count(CAL_TASK_ALLOCATED) + j.status_count(CAL_TASK_BINDING) +
+           j.status_count(CAL_TASK_BOUND) + j.status_count(CAL_TASK_RUNNING);
+  }
+
+  // parse() and validate(): the general factor for every dimension, then the per-resource
+  // ones on top; each invalid one falls back to Volcano's default 1.2.
+  void read_factors(const sdk::Args& a) {
+    const double general = checked(om::kFactorKey, a.get_double(om::kFactorKey, om::kDefaultFactor));
+    factors_.fill(general);
+    const std::string_view prefix = om::kFactorPrefix;
+    for (const std::string& name : a.names()) {
+      if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+      const std::string resource = name.substr(prefix.size());
+      const double f = checked(name, a.get_double(name.c_str()));
+      const int32_t id = ssn_.resource_id(resource.c_str());
+      if (id < 0) {
+        // No object of this session uses the resource: there is nothing to scale.
+        sdk::log(CAL_LOG_DEBUG, kName,
+                 "argument " + name + ": no node or pod uses resource '" + resource + "'");
+        continue;
+      }
+      factors_[static_cast<size_t>(id)] = f;
+    }
+  }
+
+  static double checked(const std::string& key, double f) {
+    if (om::valid_factor(f)) return f;
+    sdk::log(CAL_LOG_WARN, kName,
+             "argument " + key + " = " + num(f) + " is invalid: an overcommit factor must be "
+             "a finite number >= 1; using the default " + num(om::kDefaultFactor));
+    return om::kDefaultFactor;
+  }
+
+  // "resource in cluster is overused: cpu inqueue 4000 + job 3000 > idle 6000 (factor 1.2)"
+  std::string overused_reason(const std::vector<size_t>& over, const double* min) const {
+    std::string s = "resource in cluster is overused:";
+    for (size_t k = 0; k < over.size(); ++k) {
+      const size_t i = over[k];
+      s += (k ? "; " : " ") + std::string(ssn_.resource_name(i)) + " inqueue " +
+           num(inqueue_[i]) + " + job " + num(min[i]) + " > idle " + num(idle_[i]) +
+           " (factor " + num(factors_[i]) + ")";
+    }
+    return s;
+  }
+
+  sdk::Session ssn_;
+  size_t n_;
+  ResVec factors_;
+  ResVec idle_;
+  ResVec inqueue_;
+};
+
+}  // namespace
+
+CALDERA_PLUGIN(Overcommit)

@@ -1,0 +1,132 @@
+// sla: a service-level waiting time per job. A job that has waited longer than its waiting
+// time since it was created is let through enqueue and pipelining, and jobs with a waiting
+// time go first, earliest deadline first.
+//
+// Follows Volcano's pkg/scheduler/plugins/sla/sla.go, mapping its registrations to slots:
+//   AddJobOrderFn        -> job_order        (deadline = creation + waiting time; jobs with
+//                                             a deadline before jobs without one)
+//   AddJobEnqueueableFn  -> job_enqueueable  (permitableFn: permit once waited, else abstain)
+//   AddJobPipelinedFn    -> job_pipelined    (the same permitableFn)
+// The waiting time of a job is its own annotation if it has a valid one, else the plugin's
+// `sla-waiting-time` argument (readJobWaitingTime); a job with neither has no SLA.
+//
+// Where the per-job annotation comes from. Volcano reads it from the PodGroup's annotations
+// (JobInfo.extractWaitingTime in pkg/scheduler/api/job_info.go: first
+// "volcano.sh/sla-waiting-time", then "sla-waiting-time"). Plugin ABI 1.0 has no accessor
+// for PodGroup annotations, so this plugin reads the same two keys from the job's pods
+// instead: the first task, in the job's task order, that carries either key decides. A
+// PodGroup annotation is not visible to it until the ABI grows a job_annotation call.
+//
+// Time is the session clock (Session::now()) against the PodGroup's creation time
+// (Job::created()), as Volcano's time.Since(job.CreationTimestamp); the time the PodGroup
+// entered its phase (Job::phase_since()) plays no part in Volcano's rule.
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "caldera/sdk.hpp"
+#include "sla/sla_math.hpp"
+
+namespace {
+
+namespace sdk = caldera::sdk;
+namespace sm = caldera::sla;
+using sm::Nanos;
+
+// Seconds with the shortest exact-looking text ("180", "0.5"), for messages.
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
+class Sla {
+ public:
+  static constexpr const char* kName = "sla";
+  static constexpr const char* kVersion = "1.0.0";
+  static constexpr const char* kDescription =
+      "service-level waiting time: jobs with a deadline (creation + sla-waiting-time) go "
+      "first, earliest first, and a job that has waited that long is let through enqueue "
+      "and pipelining (Volcano's sla)";
+
+  static std::vector<cal_option> options() {
+    return {sdk::option(sm::kWaitingTimeKey, CAL_OPT_DURATION, nullptr,
+                        "the longest time a job may wait from its creation before it is "
+                        "enqueued regardless of resources (e.g. \"3m\", \"1h30m\"); a job's "
+                        "own sla-waiting-time annotation overrides it; unset: only jobs "
+                        "with the annotation have an SLA")};
+  }
+
+  Sla(sdk::Session s, const sdk::Args& a) : ssn_(s) {
+    if (a.has(sm::kWaitingTimeKey)) {
+      const double secs = a.get_double(sm::kWaitingTimeKey);
+      const Nanos ns = sm::to_nanos(secs);
+      // Volcano logs a waiting time that is not positive and runs with no global SLA.
+      if (ns <= 0)
+        sdk::log(CAL_LOG_WARN, kName,
+                 "argument sla-waiting-time must be positive, got " + seconds_text(secs) +
+                     "s; no global waiting time this session");
+      else
+        global_ = ns;
+    }
+  }
+
+  int job_order(sdk::Job l, sdk::Job r) {
+    return sm::deadline_order(sm::to_nanos(l.created()), waiting_time(l),
+                              sm::to_nanos(r.created()), waiting_time(r));
+  }
+
+  cal_vote job_enqueueable(sdk::Job j) { return permitable(j); }
+  cal_vote job_pipelined(sdk::Job j) { return permitable(j); }
+
+ private:
+  cal_vote permitable(const sdk::Job& j) {
+    return sm::waited_out(sm::to_nanos(ssn_.now()), sm::to_nanos(j.created()), waiting_time(j))
+               ? CAL_PERMIT
+               : CAL_ABSTAIN;
+  }
+
+  std::optional<Nanos> waiting_time(const sdk::Job& j) {
+    return sm::effective_waiting_time(own_waiting_time(j), global_);
+  }
+
+  // The job's own waiting time, read once per session (job_order asks for it O(n log n)
+  // times; annotations do not change inside a session).
+  std::optional<Nanos> own_waiting_time(const sdk::Job& j) {
+    auto [it, fresh] = own_.try_emplace(j.handle());
+    if (fresh) it->second = read_own_waiting_time(j);
+    return it->second;
+  }
+
+  // extractWaitingTime over the job's pods (see the header comment): the prefixed key
+  // first, then the plain one; a value Volcano would refuse is logged and skipped.
+  std::optional<Nanos> read_own_waiting_time(const sdk::Job& j) const {
+    const size_t n = j.task_count();
+    for (size_t i = 0; i < n; ++i) {
+      const sdk::Task t = j.task(i);
+      bool carried = false;
+      for (const char* key : {sm::kPrefixedWaitingTimeKey, sm::kWaitingTimeKey}) {
+        const char* value = t.annotation(key);
+        if (!value) continue;
+        carried = true;
+        sm::ParsedDuration p = sm::job_waiting_time(value);
+        if (p.value) return p.value;
+        sdk::log(CAL_LOG_WARN, kName,
+                 "job " + std::string(j.name()) + ": pod " + std::string(t.name()) +
+                     " annotation " + key + "=\"" + value + "\" ignored: " + p.error);
+      }
+      if (carried) return std::nullopt;  // this pod decided: no valid waiting time
+    }
+    return std::nullopt;
+  }
+
+  sdk::Session ssn_;
+  std::optional<Nanos> global_;
+  std::unordered_map<const cal_job*, std::optional<Nanos>> own_;
+};
+
+}  // namespace
+
+CALDERA_PLUGIN(Sla)

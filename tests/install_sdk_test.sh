@@ -1,0 +1,59 @@
+#!/bin/sh
+# Installs the build into a staging folder (DESTDIR), builds the contrib plugin
+# plugins/contrib/spread with its own Makefile against the staged SDK only (pkg-config with
+# the staged prefix), installs it into the staged plugin folder, and checks that the staged
+# `caldera` loads it next to the shipped plugins.
+#
+# usage: install_sdk_test.sh BUILD_DIR SOURCE_ROOT
+set -eu
+build=$1
+src=$2
+
+for tool in make cc pkg-config; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "skip: $tool not found"; exit 77; }
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/caldera-install-test-XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+stage="$work/stage"
+
+meson install -C "$build" --no-rebuild --quiet --destdir "$stage"
+
+pc=$(find "$stage" -name caldera-sdk.pc | head -n 1)
+[ -n "$pc" ] || { echo "FAIL: caldera-sdk.pc was not installed"; exit 1; }
+prefix=$(sed -n 's/^prefix=//p' "$pc")
+staged_prefix="$stage$prefix"
+PKG_CONFIG_PATH=$(dirname "$pc")
+export PKG_CONFIG_PATH
+pkgconfig="pkg-config --define-variable=prefix=$staged_prefix"
+
+# The SDK headers are installed where the .pc file says.
+cflags=$($pkgconfig --cflags caldera-sdk)
+incdir=$(echo "$cflags" | sed -n 's/^-I\([^ ]*\).*/\1/p')
+for h in plugin.h sdk.hpp resources.hpp; do
+  [ -f "$incdir/caldera/$h" ] || { echo "FAIL: $incdir/caldera/$h missing (cflags: $cflags)"; exit 1; }
+done
+plugindir=$($pkgconfig --variable=plugindir caldera-sdk)
+[ -d "$plugindir" ] || { echo "FAIL: plugin folder $plugindir (from the .pc file) missing"; exit 1; }
+
+# Build out of the tree, from a copy, with nothing of the tree on the include path.
+cp -R "$src/plugins/contrib/spread" "$work/spread"
+make -s -C "$work/spread" PKG_CONFIG="$pkgconfig"
+make -s -C "$work/spread" PKG_CONFIG="$pkgconfig" install
+[ -f "$plugindir/spread.so" ] || { echo "FAIL: make install did not put spread.so in $plugindir"; exit 1; }
+
+caldera="$staged_prefix/bin/caldera"
+[ -x "$caldera" ] || { echo "FAIL: $caldera not installed"; exit 1; }
+
+out=$("$caldera" --plugin-dir "$plugindir" plugins list)
+echo "$out"
+echo "$out" | grep -q '^spread  *1\.0\.0  *1\.0  .*spread\.so  *node_order$' ||
+  { echo "FAIL: spread not listed by caldera plugins list"; exit 1; }
+echo "$out" | grep -q '^binpack ' || { echo "FAIL: the shipped plugins are not listed"; exit 1; }
+if echo "$out" | grep -q 'failed to load'; then echo "FAIL: some plugin failed to load"; exit 1; fi
+
+desc=$("$caldera" --plugin-dir "$plugindir" plugins describe spread)
+echo "$desc"
+echo "$desc" | grep -q 'spread.weight  *int  *1 ' || { echo "FAIL: spread.weight not described"; exit 1; }
+
+echo "PASS: contrib plugin built against the installed SDK and loaded"
