@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "actions/action.hpp"
@@ -74,16 +75,26 @@ Options read_options(const Session& ssn) {
   o.min_candidate_absolute = a.get_int(kMinAbsolute, o.min_candidate_absolute);
   o.max_candidate_absolute = a.get_int(kMaxAbsolute, o.max_candidate_absolute);
   // Volcano takes these as they come; say so when they make no sense rather than guess.
+  // Sessions run every period: warn when the values change, not every session.
+  std::string problems;
   if (o.min_candidate_percentage < 0 || o.min_candidate_percentage > 100)
-    spdlog::warn("preempt: {} = {} is outside 0..100", kMinPercentage,
-                 o.min_candidate_percentage);
+    problems += fmt::format("; {} = {} is outside 0..100", kMinPercentage,
+                            o.min_candidate_percentage);
   if (o.min_candidate_absolute < 0)
-    spdlog::warn("preempt: {} = {} is negative", kMinAbsolute, o.min_candidate_absolute);
+    problems += fmt::format("; {} = {} is negative", kMinAbsolute, o.min_candidate_absolute);
   if (o.max_candidate_absolute < 0)
-    spdlog::warn("preempt: {} = {} is negative: topology-aware preemption finds no candidate",
-                 kMaxAbsolute, o.max_candidate_absolute);
+    problems += fmt::format("; {} = {} is negative (no candidate can be found)", kMaxAbsolute,
+                            o.max_candidate_absolute);
+  if (o.min_candidate_absolute > o.max_candidate_absolute)
+    problems += fmt::format("; {} = {} exceeds {} = {} (the maximum wins)", kMinAbsolute,
+                            o.min_candidate_absolute, kMaxAbsolute, o.max_candidate_absolute);
   if (o.worker_num < 1)
-    spdlog::warn("preempt: {} = {} is less than 1", kWorkerNum, o.worker_num);
+    problems += fmt::format("; {} = {} is less than 1", kWorkerNum, o.worker_num);
+  static std::string last_warned;
+  if (problems != last_warned) {
+    if (!problems.empty()) spdlog::warn("[actions.preempt]: {}", problems.substr(2));
+    last_warned = problems;
+  }
   return o;
 }
 

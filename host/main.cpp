@@ -30,6 +30,28 @@ int main(int argc, char** argv) {
   run->add_flag("--realtime", run_opts.realtime, "one session per period of wall time");
   run->add_option("--until", run_opts.until, "stop at this virtual time in seconds");
   run->add_option("--results", run_opts.results, "write results (JSON, CSV, HTML) to this folder");
+  run->add_option("--backend", run_opts.backend, "cluster backend: sim (embedded) or kubernetes")
+      ->check(CLI::IsMember({"sim", "kubernetes"}));
+  run->add_option("--kubeconfig", run_opts.kubeconfig,
+                  "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
+  run->add_option("--context", run_opts.context, "kubeconfig context (default: the current one)");
+  run->add_option("--scheduler-name", run_opts.scheduler_names,
+                  "schedule pods whose spec.schedulerName is this (repeatable; default: volcano)");
+  run->add_option("--evict-mode", run_opts.evict_mode,
+                  "how to evict: eviction (the Eviction API, honours PodDisruptionBudgets) or delete")
+      ->check(CLI::IsMember({"eviction", "delete"}));
+  run->add_flag("--leader-elect", run_opts.leader_elect,
+                "take part in leader election; only the leader schedules");
+  run->add_option("--leader-elect-resource-name", run_opts.lease_name, "the Lease's name");
+  run->add_option("--leader-elect-resource-namespace", run_opts.lease_namespace,
+                  "the Lease's namespace");
+  run->add_option("--leader-elect-lease-duration", run_opts.lease_duration,
+                  "seconds a standby waits before taking over a lease that is not renewed");
+  run->add_option("--leader-elect-renew-deadline", run_opts.renew_deadline,
+                  "seconds the leader keeps trying to renew before it stops leading");
+  run->add_option("--leader-elect-retry-period", run_opts.retry_period,
+                  "seconds between attempts to acquire or renew");
+  run->add_option("--identity", run_opts.identity, "this replica's name (default: hostname_pid)");
 
   // plugins
   auto* plugins = app.add_subcommand("plugins", "inspect the plugins in the plugin dirs");
@@ -61,7 +83,10 @@ int main(int argc, char** argv) {
   setup_logging(common.verbosity);
   for (const auto& d : plugin_dirs) common.plugin_dirs.emplace_back(d);
 
-  if (*run) return cli::run(common, run_opts);
+  if (*run) {
+    if (run_opts.backend == "kubernetes") return cli::run_kubernetes(common, run_opts);
+    return cli::run(common, run_opts);
+  }
   if (*list) return cli::plugins_list(common, plugins_config);
   if (*describe) return cli::plugins_describe(common, plugins_config, describe_name);
   if (*check) return cli::check_config(common, check_file);

@@ -26,8 +26,22 @@ struct RunOptions {
   bool realtime = false;           // one session per period of wall time
   double until = 0;                // stop at this virtual time (0: when the workload is done)
   std::filesystem::path results;   // folder for results (JSON, CSV, HTML); empty: none
+
+  // --backend kubernetes (run_kubernetes.cpp): a real cluster instead of the embedded one.
+  std::string backend = "sim";                 // sim | kubernetes
+  std::string kubeconfig;                      // default: $KUBECONFIG, in-cluster, ~/.kube/config
+  std::string context;                         // kubeconfig context; default: the current one
+  std::vector<std::string> scheduler_names;    // pods' spec.schedulerName; default: volcano
+  std::string evict_mode = "eviction";         // eviction (policy/v1, honours PDBs) | delete
+  bool leader_elect = false;
+  std::string lease_name = "caldera-scheduler";
+  std::string lease_namespace = "kube-system";
+  double lease_duration = 15, renew_deadline = 10, retry_period = 2;  // seconds
+  std::string identity;                        // this replica (default: hostname_pid)
 };
 int run(const Common& c, const RunOptions& o);
+// `caldera run --backend kubernetes`: schedules the pods of a Kubernetes cluster.
+int run_kubernetes(const Common& c, const RunOptions& o);
 int plugins_list(const Common& c, const std::filesystem::path& config);
 int plugins_describe(const Common& c, const std::filesystem::path& config, const std::string& name);
 int check_config(const Common& c, const std::filesystem::path& config);

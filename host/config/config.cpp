@@ -213,6 +213,10 @@ class Parser {
 
   // --- [[tiers]] -------------------------------------------------------------------------
   void parse_tiers(const toml::node& n, SchedulerConfig& cfg) {
+    if (n.is_table())
+      fail(at(n), "tiers",
+           "expected an array of tables, got a table; start each tier with [[tiers]] before "
+           "its [[tiers.plugins]]");
     const toml::array& tiers = array_of(n, "tiers");
     std::map<std::string, std::pair<std::string, SourceRef>> seen;  // plugin -> where
     for (size_t ti = 0; ti < tiers.size(); ++ti) {
@@ -336,6 +340,9 @@ class Parser {
 };
 
 std::string read_file(const fs::path& file) {
+  std::error_code ec;
+  if (fs::is_directory(file, ec))
+    throw InputError(fmt::format("{}: cannot read config: it is a folder", file.string()));
   std::ifstream in(file, std::ios::binary);
   if (!in)
     throw InputError(fmt::format("{}: cannot read config: {}", file.string(), std::strerror(errno)));

@@ -34,8 +34,14 @@ class Args {
   std::string get_string(const std::string& name, const std::string& fallback = {}) const;
   const std::map<std::string, Entry>& values() const { return values_; }
 
+  // The plugin entry's `hierarchy = true` (Volcano's enableHierarchy), carried with the
+  // arguments so a plugin reads all of its configuration through one handle.
+  bool hierarchy() const { return hierarchy_; }
+  void set_hierarchy(bool h) { hierarchy_ = h; }
+
  private:
   std::map<std::string, Entry> values_;
+  bool hierarchy_ = false;
 };
 
 }  // namespace caldera

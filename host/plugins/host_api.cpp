@@ -156,8 +156,15 @@ const char* h_task_role(const cal_task* t) { return T(t)->role.c_str(); }
 double h_task_created(const cal_task* t) { return T(t)->created; }
 const char* h_task_label(const cal_task* t, const char* k) { return find_in(T(t)->pod->labels, k); }
 const char* h_task_annotation(const cal_task* t, const char* k) {
+  if (const char* v = find_in(T(t)->new_annotations, k)) return v;
   return find_in(T(t)->pod->annotations, k);
 }
+const char* h_task_priority_class(const cal_task* t) { return T(t)->pod->priority_class.c_str(); }
+void h_task_set_annotation(cal_task* t, const char* k, const char* v) {
+  if (!t || !k) return;
+  from_handle(t)->new_annotations[k] = v ? v : "";
+}
+int h_arg_hierarchy(const cal_args* a) { return a && A(a)->hierarchy(); }
 size_t h_task_selector_count(const cal_task* t) { return T(t)->pod->node_selector.size(); }
 const char* h_task_selector_key(const cal_task* t, size_t i) {
   const auto& m = T(t)->pod->node_selector;
@@ -346,6 +353,9 @@ cal_host_api make_table() {
   h.queue_state = h_queue_state;
   h.queue_parent = h_queue_parent;
   h.queue_created = h_queue_created;
+  h.task_priority_class = h_task_priority_class;
+  h.arg_hierarchy = h_arg_hierarchy;
+  h.task_set_annotation = h_task_set_annotation;
   return h;
 }
 

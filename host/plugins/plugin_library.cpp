@@ -135,6 +135,9 @@ std::string read_settled(const fs::path& file, FileStamp& stamp) {
     std::string err;
     std::optional<FileStamp> before = stat_file(file, &err);
     if (!before) throw InputError(fmt::format("{}: cannot read: {}", file.string(), err));
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec))
+      throw InputError(fmt::format("{}: not a caldera plugin (not a regular file)", file.string()));
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
     std::ostringstream ss;

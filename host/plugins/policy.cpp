@@ -138,12 +138,14 @@ std::shared_ptr<const Policy> build_policy(const SchedulerConfig& config,
           cp.points.add(p);
         else if (pc.enabled_explicitly.has(p))
           // Volcano allows enabling a point a plugin has no function for; it is a no-op.
-          spdlog::warn("{}{} ({}): enables '{}', which plugin '{}' ({}) does not implement",
+          spdlog::debug("{}{} ({}): enables '{}', which plugin '{}' ({}) does not implement",
                        where(pc.src), object, pc.name, point_name(p), pc.name,
                        info.file.string());
       }
-      cp.args = std::make_shared<const Args>(
-          Args::validate(fmt::format("{} ({})", object, pc.name), info.options, pc.arguments));
+      Args args =
+          Args::validate(fmt::format("{} ({})", object, pc.name), info.options, pc.arguments);
+      args.set_hierarchy(pc.hierarchy);
+      cp.args = std::make_shared<const Args>(std::move(args));
       tier.push_back(std::move(cp));
     }
     policy->tiers.push_back(std::move(tier));

@@ -742,6 +742,7 @@ void Session::unallocate_task(TaskInfo* t) {
   t->job->update_task_status(t, CAL_TASK_PENDING);
   if (NodeInfo* n = t->node) n->remove_task(t);
   fire_deallocate(t);
+  t->new_annotations.clear();  // after the event, so plugins can still read them
 }
 
 void Session::unevict_task(TaskInfo* t) {
@@ -757,6 +758,7 @@ void Session::commit_bind(TaskInfo* t) {
   t->job->update_task_status(t, CAL_TASK_BINDING);
   t->node_status = CAL_TASK_BINDING;  // same accounting branch as Allocated
   result_.binds.emplace_back(t->uid, t->node ? t->node->name : std::string());
+  if (!t->new_annotations.empty()) result_.bind_annotations[t->uid] = t->new_annotations;
 }
 
 void Session::commit_evict(TaskInfo* t) { result_.evictions.push_back(t->uid); }

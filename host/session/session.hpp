@@ -38,6 +38,8 @@ struct SessionResult {
   std::map<std::string, JobPhase> podgroup_phases;  // every job of the session, at close
   std::map<std::string, std::string> pending;       // task uid -> why it stays pending
   std::map<std::string, std::string> job_pending;   // job uid -> job-level reasons
+  // Annotations to write on a pod with its bind (task_set_annotation), by task uid.
+  std::map<std::string, StringMap> bind_annotations;
 };
 
 // Counts per-node reasons for one task and words them as kube-scheduler does:

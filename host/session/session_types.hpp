@@ -60,6 +60,9 @@ struct TaskInfo {
   std::shared_ptr<const PodSpec> pod;  // the cache record (labels, selector, tolerations...)
   // Why pending: filled by the actions ("0/3 nodes are available: ...").
   std::string pending_reason;
+  // Annotations plugins recorded for this session's placement (device assignments); they
+  // go out with the bind and are dropped when the placement is undone.
+  StringMap new_annotations;
   int role_index = -1;  // index into JobInfo::roles
   // The status the node accounted this task under when it was added (Volcano keeps a
   // clone of the task in NodeInfo.Tasks; removal subtracts by that clone's status).

@@ -285,6 +285,21 @@ TEST_F(ConfigTest, EmptyEnableListMeansNoPoint) {
   EXPECT_EQ(c.tiers[0].plugins[0].points, PointSet::none());
 }
 
+TEST_F(ConfigTest, PluginsBeforeAnyTier) {
+  EXPECT_EQ(error_of("[[tiers.plugins]]\nname = \"gang\"\n"),
+            file() + ":1:1: tiers: expected an array of tables, got a table; start each tier "
+                     "with [[tiers]] before its [[tiers.plugins]]");
+}
+
+TEST_F(ConfigTest, AFolderIsNotAConfig) {
+  try {
+    load_config(dir_, {});
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), dir_.string() + ": cannot read config: it is a folder");
+  }
+}
+
 TEST_F(ConfigTest, MissingFile) {
   try {
     load_config(dir_ / "nope.toml", {});

@@ -221,8 +221,12 @@ TEST_F(PluginLoading, UnresolvedSymbolFailsAtLoad) {
   EXPECT_FALSE(contains(e, "caldera-plugins-")) << e;
 }
 
-TEST_F(PluginLoading, MissingFile) {
-  EXPECT_TRUE(contains(load_error(dir_ / "none.so"), (dir_ / "none.so").string() + ": cannot read"));
+TEST_F(PluginLoading, MissingFileOrFolder) {
+  EXPECT_EQ(load_error(dir_ / "none.so"),
+            (dir_ / "none.so").string() + ": cannot read: No such file or directory");
+  fs::create_directories(dir_ / "d.so");
+  EXPECT_EQ(load_error(dir_ / "d.so"),
+            (dir_ / "d.so").string() + ": not a caldera plugin (not a regular file)");
 }
 
 TEST_F(PluginLoading, BadDescriptors) {

@@ -307,6 +307,52 @@ TEST(BinpackMath, OverCapacityAndUnrequested) {
   EXPECT_DOUBLE_EQ(bp::resource_score(1, 4, 1, 0), 0);  // weight 0
 }
 
+// Volcano's binpack_test.go TestNode, both cases, with its expected scores. Resources:
+// cpu, memory, nvidia.com/gpu, example.com/foo. n1 2 cpu / 4Gi running p1 (1 cpu / 1Gi);
+// n2 4 cpu / 16Gi / 4 GPUs, empty; n3 2 cpu / 4Gi / 16 foo running p2 (1.5 cpu).
+TEST(BinpackMath, VolcanoGoldenScores) {
+  const double n1_alloc[] = {2000, 4 * kGi, 0, 0}, n1_used[] = {1000, 1 * kGi, 0, 0};
+  const double n2_alloc[] = {4000, 16 * kGi, 4000, 0}, n2_used[] = {0, 0, 0, 0};
+  const double n3_alloc[] = {2000, 4 * kGi, 0, 16000}, n3_used[] = {1500, 0, 0, 0};
+  const double p1[] = {1000, 1 * kGi, 0, 0};
+  const double p2[] = {1500, 0, 0, 0};
+  const double p3[] = {2000, 10 * kGi, 2000, 0};
+  const double p4[] = {3000, 4 * kGi, 0, 3000};
+  struct Node {
+    const double* alloc;
+    const double* used;
+  };
+  const Node n1{n1_alloc, n1_used}, n2{n2_alloc, n2_used}, n3{n3_alloc, n3_used};
+
+  // binpack.weight 10, cpu 2, memory 3, gpu 7, foo 8.
+  std::vector<std::optional<int64_t>> w = {2, 3, 7, 8};
+  auto s = [&](const double* pod, const Node& n, int64_t bw) {
+    return bp::score(pod, n.alloc, n.used, w, bw);
+  };
+  EXPECT_NEAR(s(p1, n1, 10), 700, 1e-8);
+  EXPECT_NEAR(s(p1, n2, 10), 137.5, 1e-8);
+  EXPECT_NEAR(s(p1, n3, 10), 150, 1e-8);
+  EXPECT_NEAR(s(p2, n1, 10), 0, 1e-8);
+  EXPECT_NEAR(s(p2, n2, 10), 375, 1e-8);
+  EXPECT_NEAR(s(p2, n3, 10), 0, 1e-8);
+  EXPECT_NEAR(s(p3, n1, 10), 0, 1e-8);
+  EXPECT_NEAR(s(p3, n2, 10), 531.25, 1e-8);
+  EXPECT_NEAR(s(p3, n3, 10), 0, 1e-8);
+  EXPECT_NEAR(s(p4, n1, 10), 0, 1e-8);
+  EXPECT_NEAR(s(p4, n2, 10), 173.076923076, 1e-8);
+  EXPECT_NEAR(s(p4, n3, 10), 346.153846153, 1e-8);
+
+  // binpack.weight 1, cpu 1, memory 1, gpu 23; foo not listed.
+  w = {1, 1, 23, std::nullopt};
+  EXPECT_NEAR(s(p1, n1, 1), 75, 1e-8);
+  EXPECT_NEAR(s(p1, n2, 1), 15.625, 1e-8);
+  EXPECT_NEAR(s(p1, n3, 1), 12.5, 1e-8);
+  EXPECT_NEAR(s(p2, n2, 1), 37.5, 1e-8);
+  EXPECT_NEAR(s(p3, n2, 1), 50.5, 1e-8);
+  EXPECT_NEAR(s(p4, n2, 1), 50, 1e-8);
+  EXPECT_NEAR(s(p4, n3, 1), 50, 1e-8);
+}
+
 // ---- predicates ---------------------------------------------------------------------
 
 TEST(PredicatesMath, Tolerations) {

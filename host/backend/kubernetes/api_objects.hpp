@@ -34,6 +34,11 @@ struct ObjectMeta {
 };
 ObjectMeta read_meta(const json& obj);
 
+// Safe reads for the write side: the member's value when it has the right type, else the
+// fallback (nlohmann's value() throws on a type mismatch, which hostile input must not cause).
+std::string json_string(const json& o, const char* key, const std::string& fallback = "");
+int64_t json_int(const json& o, const char* key, int64_t fallback = 0);
+
 // Unix seconds of an RFC 3339 time ("2024-05-01T12:00:00Z", fractions and offsets
 // accepted); nullopt when it is not one.
 std::optional<double> parse_time(const std::string& s);

@@ -60,6 +60,7 @@ struct HttpClient::Transfer {
   HttpRequest req;
   Done done;
   OnData on_data;
+  OnHeaders on_headers;
   HttpResponse resp;
   char errbuf[CURL_ERROR_SIZE] = {0};
   bool cancelled = false;
@@ -121,13 +122,14 @@ std::string HttpClient::bearer_token() {
   return token_;
 }
 
-uint64_t HttpClient::send(HttpRequest req, Done done, OnData on_data) {
+uint64_t HttpClient::send(HttpRequest req, Done done, OnData on_data, OnHeaders on_headers) {
   if (closing_) return 0;
   auto t = std::make_unique<Transfer>();
   t->id = next_id_++;
   t->req = std::move(req);
   t->done = std::move(done);
   t->on_data = std::move(on_data);
+  t->on_headers = std::move(on_headers);
   t->self = this;
   CURL* e = curl_easy_init();
   t->easy = e;
@@ -309,6 +311,18 @@ size_t HttpClient::on_write(char* data, size_t size, size_t n, void* userp) {
 size_t HttpClient::on_header(char* data, size_t size, size_t n, void* userp) {
   auto* t = static_cast<Transfer*>(userp);
   size_t len = size * n;
+  if (t->cancelled) return 0;
+  if (len <= 2 && t->on_headers) {
+    // The blank line that ends a header block (an interim 1xx block is skipped).
+    long code = 0;
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+    if (code >= 200) {
+      auto cb = std::move(t->on_headers);
+      t->on_headers = nullptr;
+      cb(code);
+    }
+    return len;
+  }
   if (iequals_prefix(data, len, "retry-after:")) {
     std::string v(data + 12, len - 12);
     try {

@@ -45,6 +45,7 @@ class HttpClient {
  public:
   using Done = std::function<void(HttpResponse&&)>;
   using OnData = std::function<void(std::string_view)>;
+  using OnHeaders = std::function<void(long status)>;
 
   HttpClient(uv_loop_t* loop, ClusterAccess access);
   ~HttpClient();
@@ -53,8 +54,9 @@ class HttpClient {
 
   // Starts a request. `done` runs on the loop when it ends (never from inside send). With
   // `on_data`, a 2xx body is handed over piece by piece as it arrives (watches) instead
-  // of being collected. Returns an id for cancel().
-  uint64_t send(HttpRequest req, Done done, OnData on_data = {});
+  // of being collected; `on_headers` runs once the response headers are in (a watch is
+  // established). Returns an id for cancel().
+  uint64_t send(HttpRequest req, Done done, OnData on_data = {}, OnHeaders on_headers = {});
   // Ends a request; its `done` is not called. Unknown or finished ids are ignored.
   void cancel(uint64_t id);
   // Cancels everything and closes the loop handles; `closed` runs once they are closed.

@@ -336,6 +336,18 @@ typedef struct cal_host_api {
   cal_queue_state (*queue_state)(const cal_queue *q);
   cal_queue *(*queue_parent)(const cal_queue *q); /* NULL for the root or a flat queue */
   double (*queue_created)(const cal_queue *q);
+
+  /* --- more task and argument access ------------------------------------------------ */
+  /* The pod's priorityClassName, "" when it has none. */
+  const char *(*task_priority_class)(const cal_task *t);
+  /* 1 when the plugin's config entry sets hierarchy = true (Volcano's enableHierarchy). */
+  int (*arg_hierarchy)(const cal_args *args);
+  /* Records an annotation on the task's pod while the task is allocated or pipelined in
+   * this session: a device plugin writes which card(s) it chose ("volcano.sh/gpu-index").
+   * task_annotation sees it at once; it is sent with the task's bind (the backend writes it
+   * to the pod), and dropped if the allocation is undone. Call it from on_allocate. The
+   * host copies key and value. */
+  void (*task_set_annotation)(cal_task *t, const char *key, const char *value);
 } cal_host_api;
 
 /* True when the host's table is recent enough to hold `fn`. */

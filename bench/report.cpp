@@ -1,0 +1,69 @@
+#include "bench/report.hpp"
+
+#include <fmt/format.h>
+
+#include <string>
+
+namespace caldera::bench {
+
+using nlohmann::json;
+
+namespace {
+
+double num(const json& c, const char* key) {
+  auto it = c.find(key);
+  return it != c.end() && it->is_number() ? it->get<double>() : -1;
+}
+
+// 0.0123 -> "12.3ms", 4.5 -> "4.50s"; "-" when not measured.
+std::string secs(double s) {
+  if (s < 0) return "-";
+  if (s < 1e-3) return fmt::format("{:.0f}us", s * 1e6);
+  if (s < 1) return fmt::format("{:.1f}ms", s * 1e3);
+  return fmt::format("{:.2f}s", s);
+}
+
+std::string count(double v) { return v < 0 ? "-" : fmt::format("{:.0f}", v); }
+
+std::string mib(double b) { return b < 0 ? "-" : fmt::format("{:.0f}MiB", b / (1024.0 * 1024.0)); }
+
+std::string ratio(double r) { return r < 0 ? "-" : fmt::format("{:.2f}x", r); }
+
+}  // namespace
+
+void print_table(const json& results, std::FILE* out) {
+  fmt::print(out, "{:<11} {:>6} {:>7} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7} {:>9} {:>7} {:>7}\n",
+             "case", "nodes", "pods", "snapshot", "session", "bound", "pods/s", "fused",
+             "ratio", "peak RSS", "B/pod", "B/node");
+  for (const json& c : results.at("cases")) {
+    fmt::print(out, "{:<11} {:>6} {:>7} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7} {:>9} {:>7} {:>7}\n",
+               c.value("name", "?"), count(num(c, "nodes")), count(num(c, "pods")),
+               secs(num(c, "snapshot_seconds")), secs(num(c, "session_seconds")),
+               count(num(c, "bound")), count(num(c, "pods_per_second")),
+               secs(num(c, "fused_seconds")), ratio(num(c, "fused_ratio")),
+               mib(num(c, "peak_rss_bytes")), count(num(c, "bytes_per_pod")),
+               count(num(c, "bytes_per_node")));
+    std::string detail;
+    if (auto a = c.find("actions"); a != c.end())
+      for (const auto& [name, s] : a->items())
+        detail += fmt::format("{}{} {}", detail.empty() ? "" : ", ", name, secs(s.get<double>()));
+    if (c.contains("close_seconds"))
+      detail += fmt::format(", close {}", secs(num(c, "close_seconds")));
+    if (num(c, "evicted") > 0 || num(c, "pipelined") > 0)
+      detail += fmt::format("; evicted {}, pipelined {}", count(num(c, "evicted")),
+                            count(num(c, "pipelined")));
+    if (c.contains("still_pending"))
+      detail += fmt::format("; {} left pending", count(num(c, "still_pending")));
+    if (c.contains("fused_bound"))
+      detail += fmt::format("; fused loop bound {} (its snapshot {})", count(num(c, "fused_bound")),
+                            secs(num(c, "fused_snapshot_seconds")));
+    if (!detail.empty()) fmt::print(out, "{:<11}   {}\n", "", detail);
+    if (c.contains("error")) fmt::print(out, "{:<11}   ERROR: {}\n", "", c["error"].get<std::string>());
+  }
+}
+
+void print_json(const json& results, std::FILE* out) {
+  fmt::print(out, "{}\n", results.dump(2));
+}
+
+}  // namespace caldera::bench

@@ -1,0 +1,623 @@
+// JSON objects of the API server into cache records. Follows Volcano's
+// pkg/scheduler/api/{node_info.go,pod_info.go,job_info.go,queue_info.go,resource_info.go}
+// (which fields the scheduler reads, how resources are counted) and Kubernetes'
+// component-helpers/resource/helpers.go PodRequests (how a pod's requests add up).
+#include "host/backend/kubernetes/api_objects.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <limits>
+
+#include "host/model/quantity.hpp"
+
+namespace caldera::k8s {
+
+namespace {
+
+// Amounts beyond this are treated as a typo or an attack, not a size: 1e18 millicores or
+// bytes (an exabyte) is far past any real node, and keeps sums exact enough in a double.
+constexpr double kMaxAmount = 1e18;
+
+const json* field(const json& o, const char* key) {
+  if (!o.is_object()) return nullptr;
+  auto it = o.find(key);
+  if (it == o.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+std::string str_field(const json& o, const char* key, const std::string& where, Warnings& w) {
+  const json* v = field(o, key);
+  if (!v) return "";
+  if (!v->is_string()) {
+    w.push_back(fmt::format("{}: '{}' is not a string; ignored", where, key));
+    return "";
+  }
+  return v->get<std::string>();
+}
+
+std::optional<int64_t> int_field(const json& o, const char* key, const std::string& where,
+                                 Warnings& w) {
+  const json* v = field(o, key);
+  if (!v) return std::nullopt;
+  if (v->is_number_integer()) return v->get<int64_t>();
+  if (v->is_number_unsigned()) {
+    uint64_t u = v->get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      w.push_back(fmt::format("{}: '{}' is out of range; ignored", where, key));
+      return std::nullopt;
+    }
+    return static_cast<int64_t>(u);
+  }
+  if (v->is_number_float()) {
+    double d = v->get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) return static_cast<int64_t>(d);
+  }
+  w.push_back(fmt::format("{}: '{}' is not an integer; ignored", where, key));
+  return std::nullopt;
+}
+
+std::optional<int32_t> int32_field(const json& o, const char* key, const std::string& where,
+                                   Warnings& w) {
+  auto v = int_field(o, key, where, w);
+  if (!v) return std::nullopt;
+  if (*v < std::numeric_limits<int32_t>::min() || *v > std::numeric_limits<int32_t>::max()) {
+    w.push_back(fmt::format("{}: '{}' = {} does not fit in 32 bits; ignored", where, key, *v));
+    return std::nullopt;
+  }
+  return static_cast<int32_t>(*v);
+}
+
+std::optional<bool> bool_field(const json& o, const char* key, const std::string& where,
+                               Warnings& w) {
+  const json* v = field(o, key);
+  if (!v) return std::nullopt;
+  if (v->is_boolean()) return v->get<bool>();
+  w.push_back(fmt::format("{}: '{}' is not true or false; ignored", where, key));
+  return std::nullopt;
+}
+
+StringMap string_map(const json& o, const char* key, const std::string& where, Warnings& w) {
+  StringMap out;
+  const json* v = field(o, key);
+  if (!v) return out;
+  if (!v->is_object()) {
+    w.push_back(fmt::format("{}: '{}' is not a map; ignored", where, key));
+    return out;
+  }
+  for (auto it = v->begin(); it != v->end(); ++it) {
+    if (it.value().is_string())
+      out[it.key()] = it.value().get<std::string>();
+    else
+      w.push_back(fmt::format("{}: {}['{}'] is not a string; ignored", where, key, it.key()));
+  }
+  return out;
+}
+
+// Resource names the scheduler counts: cpu, memory, pods and the scalar resources
+// (extended "domain/name" resources, hugepages-*, attachable-volumes-*), as Volcano's
+// NewResource (v1helper.IsScalarResourceName). Others -- ephemeral-storage, storage --
+// are not scheduled on.
+enum class NameKind { Counted, Ignored, Invalid };
+NameKind classify(const std::string& name) {
+  if (name == kCpu || name == kMemory || name == kPods) return NameKind::Counted;
+  if (name.empty() || name.size() > 253) return NameKind::Invalid;
+  if (name.rfind("hugepages-", 0) == 0 || name.rfind("attachable-volumes-", 0) == 0)
+    return NameKind::Counted;
+  if (name == "ephemeral-storage" || name == "storage") return NameKind::Ignored;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '.' || c == '_' || c == '/';
+    if (!ok) return NameKind::Invalid;
+  }
+  auto slash = name.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == name.size() ||
+      name.find('/', slash + 1) != std::string::npos)
+    return NameKind::Invalid;  // an unprefixed name that Kubernetes does not define
+  return NameKind::Counted;
+}
+
+std::string quantity_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
+  if (v.is_number_unsigned()) return std::to_string(v.get<uint64_t>());
+  if (v.is_number_float()) return fmt::format("{}", v.get<double>());
+  return "";
+}
+
+void add_into(ResourceList& into, const ResourceList& r) {
+  for (const auto& [k, v] : r) into[k] += v;
+}
+void max_into(ResourceList& into, const ResourceList& r) {
+  for (const auto& [k, v] : r) {
+    auto it = into.find(k);
+    if (it == into.end() || it->second < v) into[k] = v;
+  }
+}
+
+ResourceList container_requests(const json& c, const std::string& where, Warnings& w) {
+  const json* res = field(c, "resources");
+  if (!res) return {};
+  const json* req = field(*res, "requests");
+  if (!req) return {};
+  return read_resource_list(*req, where + ": requests", w);
+}
+
+std::vector<Toleration> read_tolerations(const json& spec, const std::string& where, Warnings& w) {
+  std::vector<Toleration> out;
+  const json* list = field(spec, "tolerations");
+  if (!list) return out;
+  if (!list->is_array()) {
+    w.push_back(fmt::format("{}: 'tolerations' is not a list; ignored", where));
+    return out;
+  }
+  for (const json& t : *list) {
+    Toleration tol;
+    tol.key = str_field(t, "key", where + ": toleration", w);
+    tol.op = str_field(t, "operator", where + ": toleration", w);
+    if (tol.op.empty()) tol.op = "Equal";
+    tol.value = str_field(t, "value", where + ": toleration", w);
+    tol.effect = str_field(t, "effect", where + ": toleration", w);
+    if (tol.op != "Equal" && tol.op != "Exists") {
+      w.push_back(fmt::format("{}: toleration operator '{}' is neither Equal nor Exists; the "
+                              "toleration is ignored",
+                              where, tol.op));
+      continue;
+    }
+    out.push_back(std::move(tol));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string json_string(const json& o, const char* key, const std::string& fallback) {
+  const json* v = field(o, key);
+  return v && v->is_string() ? v->get<std::string>() : fallback;
+}
+
+int64_t json_int(const json& o, const char* key, int64_t fallback) {
+  const json* v = field(o, key);
+  if (v && v->is_number_integer()) return v->get<int64_t>();
+  if (v && v->is_number_unsigned() && v->get<uint64_t>() <= uint64_t{1} << 62)
+    return static_cast<int64_t>(v->get<uint64_t>());
+  return fallback;
+}
+
+ObjectMeta read_meta(const json& obj) {
+  ObjectMeta m;
+  Warnings ignored;
+  const json* md = field(obj, "metadata");
+  if (!md) return m;
+  m.ns = str_field(*md, "namespace", "", ignored);
+  m.name = str_field(*md, "name", "", ignored);
+  m.uid = str_field(*md, "uid", "", ignored);
+  m.resource_version = str_field(*md, "resourceVersion", "", ignored);
+  if (auto t = parse_time(str_field(*md, "creationTimestamp", "", ignored))) m.created = *t;
+  m.deleting = field(*md, "deletionTimestamp") != nullptr;
+  return m;
+}
+
+std::optional<double> parse_time(const std::string& s) {
+  int Y, M, D, h, mi, sec, used = 0;
+  if (s.size() < 20 ||
+      std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &Y, &M, &D, &h, &mi, &sec, &used) != 6)
+    return std::nullopt;
+  if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || mi > 59 || sec > 60) return std::nullopt;
+  double frac = 0;
+  size_t i = static_cast<size_t>(used);
+  if (i < s.size() && s[i] == '.') {
+    double scale = 0.1;
+    ++i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+      frac += (s[i] - '0') * scale;
+      scale /= 10;
+      ++i;
+    }
+  }
+  int offset = 0;
+  if (i < s.size() && (s[i] == 'Z' || s[i] == 'z')) {
+    ++i;
+  } else if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+    int oh = 0, om = 0;
+    if (std::sscanf(s.c_str() + i + 1, "%2d:%2d", &oh, &om) != 2) return std::nullopt;
+    offset = (oh * 3600 + om * 60) * (s[i] == '+' ? 1 : -1);
+    i += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (i != s.size()) return std::nullopt;
+  std::tm tm{};
+  tm.tm_year = Y - 1900;
+  tm.tm_mon = M - 1;
+  tm.tm_mday = D;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = sec;
+  return static_cast<double>(timegm(&tm)) - offset + frac;
+}
+
+std::string format_time(double unix_seconds, bool with_micros) {
+  auto whole = static_cast<std::time_t>(std::floor(unix_seconds));
+  std::tm tm{};
+  gmtime_r(&whole, &tm);
+  if (!with_micros)
+    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                       tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  auto micros = static_cast<int>((unix_seconds - static_cast<double>(whole)) * 1e6);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", tm.tm_year + 1900,
+                     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, micros);
+}
+
+ResourceList read_resource_list(const json& list, const std::string& where, Warnings& w) {
+  ResourceList out;
+  if (list.is_null()) return out;
+  if (!list.is_object()) {
+    w.push_back(fmt::format("{}: not a resource map; ignored", where));
+    return out;
+  }
+  for (auto it = list.begin(); it != list.end(); ++it) {
+    const std::string& name = it.key();
+    NameKind kind = classify(name);
+    if (kind == NameKind::Ignored) continue;
+    if (kind == NameKind::Invalid) {
+      w.push_back(fmt::format("{}: '{}' is not a resource name the scheduler can count; ignored",
+                              where, name));
+      continue;
+    }
+    std::string text = quantity_text(it.value());
+    std::optional<double> amount = text.empty() ? std::nullopt : resource_amount(name, text);
+    if (!amount || !std::isfinite(*amount)) {
+      w.push_back(fmt::format("{}: {}: '{}' is not a quantity; ignored", where, name,
+                              text.empty() ? it.value().dump() : text));
+      continue;
+    }
+    if (*amount < 0) {
+      w.push_back(fmt::format("{}: {}: '{}' is negative; ignored", where, name, text));
+      continue;
+    }
+    if (*amount > kMaxAmount) {
+      w.push_back(fmt::format("{}: {}: '{}' is beyond any real amount; capped at {}", where,
+                              name, text, format_amount(name, kMaxAmount)));
+      *amount = kMaxAmount;
+    }
+    out[name] = *amount;
+  }
+  return out;
+}
+
+json resource_list_to_json(const ResourceList& r) {
+  json out = json::object();
+  for (const auto& [name, v] : r) {
+    if (name == kCpu) {
+      out[name] = fmt::format("{}m", static_cast<int64_t>(std::llround(v)));
+    } else if (name == kMemory || name == kPods) {
+      out[name] = fmt::format("{}", static_cast<int64_t>(std::llround(v)));
+    } else {
+      // Scalars are kept in milli-units.
+      auto milli = static_cast<int64_t>(std::llround(v));
+      out[name] = milli % 1000 == 0 ? fmt::format("{}", milli / 1000) : fmt::format("{}m", milli);
+    }
+  }
+  return out;
+}
+
+PodRequests pod_requests(const json& spec, const std::string& where, Warnings& w) {
+  PodRequests out;
+  ResourceList reqs;
+  if (const json* cs = field(spec, "containers"); cs && cs->is_array()) {
+    for (const json& c : *cs)
+      add_into(reqs, container_requests(c, where + ": container " + str_field(c, "name", where, w), w));
+  } else if (cs) {
+    w.push_back(fmt::format("{}: 'containers' is not a list; ignored", where));
+  }
+  ResourceList sidecars;    // restartable init containers seen so far
+  ResourceList init_peak;   // the largest need while init containers run
+  if (const json* ics = field(spec, "initContainers"); ics && ics->is_array()) {
+    for (const json& c : *ics) {
+      std::string cw = where + ": init container " + str_field(c, "name", where, w);
+      ResourceList r = container_requests(c, cw, w);
+      if (str_field(c, "restartPolicy", cw, w) == "Always") {
+        // A sidecar runs beside the containers for the pod's whole life.
+        add_into(reqs, r);
+        add_into(sidecars, r);
+        max_into(init_peak, sidecars);
+      } else {
+        ResourceList during = r;
+        add_into(during, sidecars);
+        max_into(init_peak, during);
+      }
+    }
+  } else if (ics) {
+    w.push_back(fmt::format("{}: 'initContainers' is not a list; ignored", where));
+  }
+  ResourceList init = reqs;
+  max_into(init, init_peak);
+  // Pod-level requests (PodLevelResources) replace the containers' figures for cpu and
+  // memory, after the init containers are taken into account.
+  if (const json* res = field(spec, "resources")) {
+    if (const json* req = field(*res, "requests")) {
+      ResourceList pod_level = read_resource_list(*req, where + ": pod resources.requests", w);
+      for (const char* name : {kCpu, kMemory}) {
+        auto it = pod_level.find(name);
+        if (it == pod_level.end()) continue;
+        reqs[name] = it->second;
+        init[name] = it->second;
+      }
+    }
+  }
+  ResourceList overhead;
+  if (const json* oh = field(spec, "overhead")) overhead = read_resource_list(*oh, where + ": overhead", w);
+
+  out.running = std::move(reqs);
+  add_into(out.running, overhead);
+  out.init = std::move(init);
+  add_into(out.init, overhead);
+  return out;
+}
+
+std::optional<NodeSpec> node_from_json(const json& obj, Warnings& w) {
+  ObjectMeta m = read_meta(obj);
+  if (m.name.empty()) {
+    w.push_back("node without a name; skipped");
+    return std::nullopt;
+  }
+  std::string where = "node " + m.name;
+  NodeSpec n;
+  n.name = m.name;
+  n.src.file = "nodes/" + m.name;
+  const json* md = field(obj, "metadata");
+  if (md) n.labels = string_map(*md, "labels", where, w);
+  const json* spec = field(obj, "spec");
+  if (spec) {
+    n.unschedulable = bool_field(*spec, "unschedulable", where, w).value_or(false);
+    if (const json* taints = field(*spec, "taints")) {
+      if (taints->is_array()) {
+        for (const json& t : *taints) {
+          Taint taint;
+          taint.key = str_field(t, "key", where + ": taint", w);
+          taint.value = str_field(t, "value", where + ": taint", w);
+          taint.effect = str_field(t, "effect", where + ": taint", w);
+          if (taint.key.empty()) {
+            w.push_back(fmt::format("{}: a taint has no key; ignored", where));
+            continue;
+          }
+          n.taints.push_back(std::move(taint));
+        }
+      } else {
+        w.push_back(fmt::format("{}: 'taints' is not a list; ignored", where));
+      }
+    }
+  }
+  const json* status = field(obj, "status");
+  ResourceList alloc;
+  if (status) {
+    if (const json* a = field(*status, "allocatable"))
+      alloc = read_resource_list(*a, where + ": allocatable", w);
+    else if (const json* c = field(*status, "capacity"))
+      alloc = read_resource_list(*c, where + ": capacity", w);
+  }
+  if (auto it = alloc.find(kPods); it != alloc.end()) {
+    n.max_pods = it->second > 1e6 ? 1000000 : static_cast<int32_t>(it->second);
+    alloc.erase(it);
+  }
+  n.allocatable = std::move(alloc);
+  // Ready: the Ready condition is True (Volcano leaves other nodes out of the session).
+  n.ready = false;
+  if (status) {
+    if (const json* conds = field(*status, "conditions"); conds && conds->is_array()) {
+      for (const json& c : *conds)
+        if (str_field(c, "type", where, w) == "Ready") n.ready = str_field(c, "status", where, w) == "True";
+    }
+  }
+  return n;
+}
+
+std::optional<PodSpec> pod_from_json(const json& obj, const std::vector<std::string>& scheduler_names,
+                                     Warnings& w) {
+  ObjectMeta m = read_meta(obj);
+  if (m.name.empty() || m.ns.empty()) {
+    w.push_back("pod without a name or namespace; skipped");
+    return std::nullopt;
+  }
+  std::string where = "pod " + m.key();
+  const json* spec = field(obj, "spec");
+  const json* status = field(obj, "status");
+  static const json empty = json::object();
+  if (!spec) spec = &empty;
+  if (!status) status = &empty;
+
+  PodSpec p;
+  p.ns = m.ns;
+  p.name = m.name;
+  p.src.file = "pods/" + m.key();
+  p.node = str_field(*spec, "nodeName", where, w);
+  std::string scheduler = str_field(*spec, "schedulerName", where, w);
+  if (scheduler.empty()) scheduler = "default-scheduler";
+  bool ours = false;
+  for (const auto& s : scheduler_names) ours = ours || s == scheduler;
+
+  std::string phase = str_field(*status, "phase", where, w);
+  if (phase == "Running" || phase == "Unknown")
+    p.phase = PodPhase::Running;  // Unknown: the kubelet lost contact; it still holds the node
+  else if (phase == "Succeeded")
+    p.phase = PodPhase::Succeeded;
+  else if (phase == "Failed")
+    p.phase = PodPhase::Failed;
+  else
+    p.phase = PodPhase::Pending;
+  bool finished = p.phase == PodPhase::Succeeded || p.phase == PodPhase::Failed;
+
+  if (!ours) {
+    // Another scheduler's pod matters only while it holds a node.
+    if (p.node.empty() || finished) return std::nullopt;
+    p.schedulable = false;
+  }
+
+  p.releasing = m.deleting;
+  p.created = m.created;
+  const json* md = field(obj, "metadata");
+  if (md) {
+    p.labels = string_map(*md, "labels", where, w);
+    p.annotations = string_map(*md, "annotations", where, w);
+  }
+  if (ours) {
+    if (auto it = p.annotations.find(kGroupNameAnnotation); it != p.annotations.end())
+      p.podgroup = it->second;
+  }
+  p.priority = int32_field(*spec, "priority", where, w);
+  p.priority_class = str_field(*spec, "priorityClassName", where, w);
+  p.node_selector = string_map(*spec, "nodeSelector", where, w);
+  p.tolerations = read_tolerations(*spec, where, w);
+  p.preempt_never = str_field(*spec, "preemptionPolicy", where, w) == "Never";
+  PodRequests r = pod_requests(*spec, where, w);
+  p.requests = std::move(r.running);
+  p.init_requests = std::move(r.init);
+  return p;
+}
+
+std::optional<PodGroupSpec> podgroup_from_json(const json& obj, Warnings& w) {
+  ObjectMeta m = read_meta(obj);
+  if (m.name.empty() || m.ns.empty()) {
+    w.push_back("PodGroup without a name or namespace; skipped");
+    return std::nullopt;
+  }
+  std::string where = "PodGroup " + m.key();
+  static const json empty = json::object();
+  const json* spec = field(obj, "spec");
+  const json* status = field(obj, "status");
+  if (!spec) spec = &empty;
+  if (!status) status = &empty;
+
+  PodGroupSpec pg;
+  pg.ns = m.ns;
+  pg.name = m.name;
+  pg.src.file = "podgroups/" + m.key();
+  pg.created = m.created;
+  pg.phase_since = m.created;
+  std::string queue = str_field(*spec, "queue", where, w);
+  pg.queue = queue.empty() ? "default" : queue;
+  if (auto mm = int32_field(*spec, "minMember", where, w)) {
+    if (*mm < 0) {
+      w.push_back(fmt::format("{}: minMember {} is negative; the PodGroup is skipped", where, *mm));
+      return std::nullopt;
+    }
+    pg.min_member = *mm;
+  } else {
+    pg.min_member = 0;  // the Go zero value Volcano sees when the field is absent
+  }
+  if (const json* mtm = field(*spec, "minTaskMember")) {
+    if (mtm->is_object()) {
+      for (auto it = mtm->begin(); it != mtm->end(); ++it) {
+        auto v = int32_field(*mtm, it.key().c_str(), where + ": minTaskMember", w);
+        if (v && *v >= 0)
+          pg.min_task_member[it.key()] = *v;
+        else if (v)
+          w.push_back(fmt::format("{}: minTaskMember['{}'] is negative; ignored", where, it.key()));
+      }
+    } else {
+      w.push_back(fmt::format("{}: 'minTaskMember' is not a map; ignored", where));
+    }
+  }
+  if (const json* mr = field(*spec, "minResources"))
+    pg.min_resources = read_resource_list(*mr, where + ": minResources", w);
+  pg.priority_class = str_field(*spec, "priorityClassName", where, w);
+  std::string phase = str_field(*status, "phase", where, w);
+  if (phase.empty()) {
+    pg.phase = JobPhase::Pending;
+  } else if (auto ph = job_phase_from_string(phase)) {
+    pg.phase = *ph;
+  } else {
+    w.push_back(fmt::format("{}: status.phase '{}' is not a PodGroup phase; read as Pending", where,
+                            phase));
+    pg.phase = JobPhase::Pending;
+  }
+  // When the phase last changed: the newest condition's transition time, if any.
+  if (const json* conds = field(*status, "conditions"); conds && conds->is_array()) {
+    for (const json& c : *conds)
+      if (auto t = parse_time(str_field(c, "lastTransitionTime", where, w)); t && *t > pg.phase_since)
+        pg.phase_since = *t;
+  }
+  if (const json* md = field(obj, "metadata")) pg.annotations = string_map(*md, "annotations", where, w);
+  return pg;
+}
+
+std::optional<QueueSpec> queue_from_json(const json& obj, Warnings& w) {
+  ObjectMeta m = read_meta(obj);
+  if (m.name.empty()) {
+    w.push_back("Queue without a name; skipped");
+    return std::nullopt;
+  }
+  std::string where = "Queue " + m.name;
+  static const json empty = json::object();
+  const json* spec = field(obj, "spec");
+  const json* status = field(obj, "status");
+  if (!spec) spec = &empty;
+  if (!status) status = &empty;
+
+  QueueSpec q;
+  q.name = m.name;
+  q.src.file = "queues/" + m.name;
+  q.created = m.created;
+  if (auto wt = int32_field(*spec, "weight", where, w)) {
+    if (*wt <= 0) {
+      // Volcano's admission webhook turns a missing or zero weight into 1; Caldera runs
+      // without it, so it does the same here.
+      if (*wt < 0) w.push_back(fmt::format("{}: weight {} is negative; 1 is used", where, *wt));
+      q.weight = 1;
+    } else {
+      q.weight = *wt;
+    }
+  }
+  if (const json* c = field(*spec, "capability"))
+    q.capability = read_resource_list(*c, where + ": capability", w);
+  if (const json* d = field(*spec, "deserved"))
+    q.deserved = read_resource_list(*d, where + ": deserved", w);
+  if (const json* g = field(*spec, "guarantee")) {
+    if (const json* r = field(*g, "resource"))
+      q.guarantee = read_resource_list(*r, where + ": guarantee.resource", w);
+  }
+  q.reclaimable = bool_field(*spec, "reclaimable", where, w).value_or(true);
+  q.priority = int32_field(*spec, "priority", where, w).value_or(0);
+  q.parent = str_field(*spec, "parent", where, w);
+  if (q.parent == q.name) {
+    w.push_back(fmt::format("{}: names itself as parent; read as a top-level queue", where));
+    q.parent.clear();
+  }
+  std::string state = str_field(*status, "state", where, w);
+  if (state.empty() || state == "Open" || state == "Unknown")
+    q.state = QueueState::Open;
+  else if (state == "Closed")
+    q.state = QueueState::Closed;
+  else if (state == "Closing")
+    q.state = QueueState::Closing;
+  else {
+    w.push_back(fmt::format("{}: status.state '{}' is not a queue state; read as Open", where, state));
+    q.state = QueueState::Open;
+  }
+  return q;
+}
+
+std::optional<PriorityClassSpec> priority_class_from_json(const json& obj, Warnings& w) {
+  ObjectMeta m = read_meta(obj);
+  if (m.name.empty()) {
+    w.push_back("PriorityClass without a name; skipped");
+    return std::nullopt;
+  }
+  std::string where = "PriorityClass " + m.name;
+  PriorityClassSpec pc;
+  pc.name = m.name;
+  pc.src.file = "priorityclasses/" + m.name;
+  auto v = int32_field(obj, "value", where, w);
+  if (!v) {
+    w.push_back(fmt::format("{}: no usable value; skipped", where));
+    return std::nullopt;
+  }
+  pc.value = *v;
+  pc.global_default = bool_field(obj, "globalDefault", where, w).value_or(false);
+  return pc;
+}
+
+}  // namespace caldera::k8s

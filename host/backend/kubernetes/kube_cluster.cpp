@@ -1,0 +1,544 @@
+// The Kubernetes backend. Follows Volcano's pkg/scheduler/cache/{cache.go,event_handlers.go}:
+// which pods enter the cache (ours to schedule, anyone's that hold a node), the assumed
+// state of binds in flight, and what closeSession writes back (PodGroup status and
+// conditions, the queue's status, unschedulable pods' condition and event).
+#include "host/backend/kubernetes/kube_cluster.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <array>
+#include <chrono>
+
+namespace caldera::k8s {
+
+namespace {
+
+constexpr const char* kPods = "pods";
+constexpr const char* kNodes = "nodes";
+constexpr const char* kPodGroups = "podgroups";
+constexpr const char* kQueues = "queues";
+constexpr const char* kPriorityClasses = "priorityclasses";
+constexpr size_t kMaxMessage = 1024;  // as the writer truncates
+
+double mono_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+uint64_t now_ms() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+std::string truncate(const std::string& s) {
+  if (s.size() <= kMaxMessage) return s;
+  return s.substr(0, kMaxMessage - 3) + "...";
+}
+
+// The PodScheduled=False message of a pod object ("" when there is none).
+std::string scheduled_message(const json& pod) {
+  auto st = pod.find("status");
+  if (st == pod.end() || !st->is_object()) return "";
+  auto conds = st->find("conditions");
+  if (conds == st->end() || !conds->is_array()) return "";
+  for (const json& c : *conds) {
+    if (!c.is_object() || json_string(c, "type") != "PodScheduled") continue;
+    if (json_string(c, "status") != "False") return "";
+    auto m = c.find("message");
+    return m != c.end() && m->is_string() ? m->get<std::string>() : "";
+  }
+  return "";
+}
+
+}  // namespace
+
+KubeCluster::KubeCluster(uv_loop_t* loop, HttpClient& http, KubeOptions opts)
+    : loop_(loop), http_(http), opts_(std::move(opts)) {
+  WriterOptions wo;
+  wo.evict_mode = opts_.evict_mode;
+  wo.component = opts_.scheduler_names.empty() ? "caldera" : opts_.scheduler_names.front();
+  wo.instance = opts_.identity;
+  Writer::Hooks hooks;
+  hooks.bound = [this](const std::string& k, const std::string& n) { on_bound(k, n); };
+  hooks.bind_failed = [this](const std::string& k, const std::string& n, const std::string& why) {
+    on_bind_failed(k, n, why);
+  };
+  hooks.pod_read = [this](const json& pod) { upsert_pod(pod); };
+  hooks.evict_failed = [this](const std::string& k, const std::string& why) {
+    on_evict_failed(k, why);
+  };
+  writer_ = std::make_unique<Writer>(loop_, http_, wo, std::move(hooks));
+
+  auto add = [&](const char* name, const char* path) {
+    InformerOptions io;
+    io.name = name;
+    io.path = path;
+    io.page_size = opts_.page_size;
+    io.max_backoff = 10;
+    informers_.push_back(std::make_unique<Informer>(loop_, http_, io, *this));
+  };
+  // Queues and PodGroups first, so a pod's group and a group's queue are usually known
+  // by the time the pod arrives (nothing depends on it: sessions wait for all of them).
+  add(kPriorityClasses, "/apis/scheduling.k8s.io/v1/priorityclasses");
+  add(kQueues, "/apis/scheduling.volcano.sh/v1beta1/queues");
+  add(kPodGroups, "/apis/scheduling.volcano.sh/v1beta1/podgroups");
+  add(kNodes, "/api/v1/nodes");
+  add(kPods, "/api/v1/pods");
+}
+
+KubeCluster::~KubeCluster() = default;
+
+void KubeCluster::start() {
+  started_ms_ = now_ms();
+  for (auto& inf : informers_) inf->start();
+}
+
+void KubeCluster::stop(std::function<void()> closed) {
+  closed_ = std::move(closed);
+  closing_ = static_cast<int>(informers_.size()) + 1;
+  auto one_closed = [this]() {
+    if (--closing_ == 0 && closed_) {
+      auto cb = std::move(closed_);
+      closed_ = nullptr;
+      cb();
+    }
+  };
+  for (auto& inf : informers_) inf->stop(one_closed);
+  writer_->stop(one_closed);
+}
+
+bool KubeCluster::synced() const {
+  for (const auto& inf : informers_)
+    if (!inf->synced()) return false;
+  return true;
+}
+
+std::string KubeCluster::sync_state() const {
+  std::string out;
+  for (const auto& inf : informers_) {
+    if (inf->synced()) continue;
+    out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", inf->name(),
+                       inf->listed_once() ? "reconnecting" : "listing");
+  }
+  return out.empty() ? "synced" : out;
+}
+
+// ---- informer events ------------------------------------------------------------------
+
+void KubeCluster::warn(Warnings& w) {
+  for (auto& line : w) {
+    // The same problem comes back with every update of the object: say it once.
+    if (warned_.size() > 100000) warned_.clear();
+    if (warned_.insert(line).second)
+      spdlog::warn("kubernetes: {}", line);
+    else
+      spdlog::debug("kubernetes: {}", line);
+  }
+  w.clear();
+}
+
+void KubeCluster::list_begin(const std::string& resource) { seen_[resource].clear(); }
+
+void KubeCluster::list_item(const std::string& resource, const json& obj) {
+  std::string key = upsert(resource, obj);
+  if (!key.empty()) seen_[resource].insert(key);
+}
+
+void KubeCluster::list_end(const std::string& resource) {
+  // Whatever the cache holds that the complete list did not name is gone (deleted while
+  // the watch was down, or compacted out of the watch's history).
+  auto& seen = seen_[resource];
+  std::vector<std::string> gone;
+  auto collect = [&](const auto& records) {
+    for (const auto& [key, _] : records)
+      if (!seen.count(key)) gone.push_back(key);
+  };
+  if (resource == kPods) collect(cache_.pods());
+  if (resource == kNodes) collect(cache_.nodes());
+  if (resource == kPodGroups) collect(cache_.podgroups());
+  if (resource == kQueues) collect(cache_.queues());
+  if (resource == kPriorityClasses) collect(cache_.priority_classes());
+  if (!gone.empty())
+    spdlog::info("kubernetes: {}: {} object(s) vanished while not watched; removed", resource,
+                 gone.size());
+  for (const auto& key : gone) remove(resource, key);
+  seen.clear();
+  if (stats_.first_sync_seconds < 0) {
+    bool all = true;
+    for (const auto& inf : informers_) all = all && (inf->listed_once() || inf->name() == resource);
+    if (all) {
+      stats_.first_sync_seconds = static_cast<double>(now_ms() - started_ms_) / 1000.0;
+      spdlog::info(
+          "kubernetes: initial sync done in {:.2f}s: {} nodes, {} pods, {} PodGroups, {} queues, "
+          "{} priority classes",
+          stats_.first_sync_seconds, cache_.nodes().size(), cache_.pods().size(),
+          cache_.podgroups().size(), cache_.queues().size(), cache_.priority_classes().size());
+    }
+  }
+}
+
+void KubeCluster::event(const std::string& resource, const std::string& type, const json& obj) {
+  if (type == "DELETED") {
+    remove(resource, read_meta(obj).key());
+    return;
+  }
+  upsert(resource, obj);
+}
+
+std::string KubeCluster::upsert(const std::string& resource, const json& obj) {
+  Warnings w;
+  ObjectMeta m = read_meta(obj);
+  std::string key = m.key();
+  if (resource == kPods) {
+    upsert_pod(obj);
+  } else if (resource == kNodes) {
+    if (auto n = node_from_json(obj, w))
+      cache_.upsert_node(std::move(*n));
+    else if (!key.empty())
+      cache_.remove_node(key);
+  } else if (resource == kPodGroups) {
+    auto pg = podgroup_from_json(obj, w);
+    if (!pg) {
+      if (!key.empty()) remove(resource, key);
+    } else {
+      PodGroupMeta& meta = pg_meta_[key];
+      meta.uid = m.uid;
+      meta.phase = to_string(pg->phase);
+      const json& st = obj.contains("status") && obj["status"].is_object() ? obj["status"] : json();
+      auto count = [&](const char* f) {
+        return st.is_object() && st.contains(f) && st[f].is_number_integer() ? st[f].get<int64_t>()
+                                                                               : int64_t{0};
+      };
+      meta.running = count("running");
+      meta.succeeded = count("succeeded");
+      meta.failed = count("failed");
+      meta.condition.clear();
+      meta.condition_message.clear();
+      if (st.is_object() && st.contains("conditions") && st["conditions"].is_array()) {
+        for (const json& c : st["conditions"]) {
+          if (!c.is_object() || json_string(c, "status") != "True") continue;
+          std::string type = json_string(c, "type");
+          if (type != "Unschedulable" && type != "Scheduled") continue;
+          meta.condition = type;
+          auto msg = c.find("message");
+          meta.condition_message = msg != c.end() && msg->is_string() ? msg->get<std::string>() : "";
+        }
+      }
+      cache_.upsert_podgroup(std::move(*pg));
+    }
+  } else if (resource == kQueues) {
+    auto q = queue_from_json(obj, w);
+    if (!q) {
+      if (!key.empty()) remove(resource, key);
+    } else {
+      QueueMeta& meta = queue_meta_[key];
+      meta.status = obj.contains("status") && obj["status"].is_object() ? obj["status"] : json::object();
+      cache_.upsert_queue(std::move(*q));
+    }
+  } else if (resource == kPriorityClasses) {
+    if (auto pc = priority_class_from_json(obj, w))
+      cache_.upsert_priority_class(std::move(*pc));
+    else if (!key.empty())
+      cache_.remove_priority_class(key);
+  }
+  warn(w);
+  return key;
+}
+
+void KubeCluster::upsert_pod(const json& obj) {
+  Warnings w;
+  ObjectMeta m = read_meta(obj);
+  std::string key = m.key();
+  std::optional<PodSpec> p = pod_from_json(obj, opts_.scheduler_names, w);
+  warn(w);
+  if (!p) {
+    if (!m.name.empty()) remove(kPods, key);
+    return;
+  }
+  PodMeta& meta = pod_meta_[key];
+  bool replaced = !meta.uid.empty() && meta.uid != m.uid;  // deleted and created again
+  meta.uid = m.uid;
+  meta.scheduled_message = scheduled_message(obj);
+
+  if (auto a = assumed_.find(key); a != assumed_.end()) {
+    if (replaced) {
+      assumed_.erase(a);
+    } else if (!p->node.empty()) {
+      // The watch confirms a bind (ours, or someone else's if the names differ).
+      if (p->node != a->second.node)
+        spdlog::warn("kubernetes: pod {} was bound to {}, not to {} as decided", key, p->node,
+                     a->second.node);
+      assumed_.erase(a);
+    } else {
+      a->second.observed = *p;
+      p->node = a->second.node;  // still in flight: keep showing it on its node
+    }
+  }
+  if (auto e = evicting_.find(key); e != evicting_.end()) {
+    if (replaced || p->releasing || p->node.empty()) {
+      evicting_.erase(e);
+    } else {
+      e->second = *p;
+      p->releasing = true;
+    }
+  }
+  cache_.upsert_pod(std::move(*p));
+}
+
+void KubeCluster::remove(const std::string& resource, const std::string& key) {
+  if (resource == kPods) {
+    cache_.remove_pod(key);
+    pod_meta_.erase(key);
+    assumed_.erase(key);
+    evicting_.erase(key);
+  } else if (resource == kNodes) {
+    cache_.remove_node(key);
+  } else if (resource == kPodGroups) {
+    cache_.remove_podgroup(key);
+    pg_meta_.erase(key);
+    queue_missing_warned_.erase(key);
+  } else if (resource == kQueues) {
+    cache_.remove_queue(key);
+    queue_meta_.erase(key);
+  } else if (resource == kPriorityClasses) {
+    cache_.remove_priority_class(key);
+  }
+}
+
+// ---- writer hooks ---------------------------------------------------------------------
+
+void KubeCluster::on_bound(const std::string& key, const std::string& node) {
+  auto a = assumed_.find(key);
+  if (a == assumed_.end() || a->second.node != node) return;  // the watch was first
+  a->second.confirmed_by_server = true;
+  a->second.deadline = mono_now() + opts_.assume_ttl;
+}
+
+void KubeCluster::on_bind_failed(const std::string& key, const std::string& node,
+                                 const std::string&) {
+  auto a = assumed_.find(key);
+  if (a == assumed_.end() || a->second.node != node) return;
+  PodSpec observed = std::move(a->second.observed);
+  assumed_.erase(a);
+  // Back to what the watch last showed: pending, so a later session can place it again.
+  if (cache_.pod(key)) cache_.upsert_pod(std::move(observed));
+}
+
+void KubeCluster::on_evict_failed(const std::string& key, const std::string&) {
+  auto e = evicting_.find(key);
+  if (e == evicting_.end()) return;
+  PodSpec observed = std::move(e->second);
+  evicting_.erase(e);
+  if (cache_.pod(key)) cache_.upsert_pod(std::move(observed));
+}
+
+void KubeCluster::expire_assumptions() {
+  double now = mono_now();
+  std::vector<std::string> expired;
+  for (const auto& [key, a] : assumed_)
+    if (a.confirmed_by_server && now > a.deadline) expired.push_back(key);
+  for (const auto& key : expired) {
+    // Bound by the server but never seen on the watch: trust the watch again. If the
+    // bind did happen, a second one is answered 409 and the pod is read afresh.
+    spdlog::warn("kubernetes: bind of {} not seen on the watch after {}s; assumption dropped",
+                 key, opts_.assume_ttl);
+    auto a = assumed_.find(key);
+    PodSpec observed = std::move(a->second.observed);
+    assumed_.erase(a);
+    if (cache_.pod(key)) cache_.upsert_pod(std::move(observed));
+  }
+}
+
+void KubeCluster::leadership_lost() { writer_->drop_queued(); }
+
+// ---- decisions out --------------------------------------------------------------------
+
+void KubeCluster::apply(const SessionResult& r, double now) {
+  expire_assumptions();
+
+  for (const auto& [key, node] : r.binds) {
+    const PodSpec* pod = cache_.pod(key);
+    // The pod may have changed while the session ran (deleted, bound by someone else,
+    // being deleted); then the decision no longer applies.
+    if (!pod || !pod->node.empty() || pod->releasing || !pod->schedulable ||
+        assumed_.count(key) || !cache_.node(node)) {
+      ++stats_.binds_skipped;
+      spdlog::debug("kubernetes: bind of {} to {} skipped: the pod or node changed", key, node);
+      continue;
+    }
+    Assumed a;
+    a.node = node;
+    a.observed = *pod;
+    PodSpec bound = *pod;
+    bound.node = node;
+    const PodMeta& meta = pod_meta_[key];
+    writer_->bind(pod->ns, pod->name, meta.uid, node);
+    cache_.upsert_pod(std::move(bound));
+    assumed_.emplace(key, std::move(a));
+    ++stats_.binds_sent;
+  }
+
+  for (const auto& key : r.evictions) {
+    const PodSpec* pod = cache_.pod(key);
+    if (!pod || pod->node.empty() || pod->releasing || evicting_.count(key)) continue;
+    evicting_.emplace(key, *pod);
+    PodSpec releasing = *pod;
+    releasing.releasing = true;
+    writer_->evict(pod->ns, pod->name, pod_meta_[key].uid);
+    cache_.upsert_pod(std::move(releasing));
+    ++stats_.evictions_sent;
+  }
+
+  // A PodGroup whose queue does not exist is left out of sessions; say so once, on the
+  // object, where its owner looks.
+  for (const auto& [key, pg] : cache_.podgroups()) {
+    if (pg->queue == "default" || cache_.queue(pg->queue) || queue_missing_warned_.count(key))
+      continue;
+    queue_missing_warned_.insert(key);
+    std::string msg = fmt::format("queue '{}' does not exist; the PodGroup waits for it", pg->queue);
+    spdlog::warn("kubernetes: PodGroup {}: {}", key, msg);
+    writer_->podgroup_event(pg->ns, pg->name, pg_meta_[key].uid, "Unschedulable", msg);
+  }
+
+  write_podgroup_status(r, now);
+  write_queue_status();
+  write_pending(r);
+}
+
+void KubeCluster::write_podgroup_status(const SessionResult& r, double now) {
+  // Pod counts per PodGroup, as Volcano's jobStatus fills running / succeeded / failed.
+  std::unordered_map<std::string, std::array<int64_t, 3>> counts;
+  for (const auto& [_, p] : cache_.pods()) {
+    if (p->podgroup.empty()) continue;
+    auto& c = counts[p->ns + "/" + p->podgroup];
+    if (p->phase == PodPhase::Running) ++c[0];
+    if (p->phase == PodPhase::Succeeded) ++c[1];
+    if (p->phase == PodPhase::Failed) ++c[2];
+  }
+  for (const auto& [key, phase] : r.podgroup_phases) {
+    const PodGroupSpec* pg = cache_.podgroup(key);
+    if (!pg) continue;
+    PodGroupMeta& meta = pg_meta_[key];
+    json status = json::object();
+    std::string ph = to_string(phase);
+    if (ph != meta.phase) status["phase"] = ph;
+    auto c = counts[key];
+    if (c[0] != meta.running) status["running"] = c[0];
+    if (c[1] != meta.succeeded) status["succeeded"] = c[1];
+    if (c[2] != meta.failed) status["failed"] = c[2];
+
+    // Volcano's gang plugin: Unschedulable (NotEnoughResources) while the job cannot run,
+    // Scheduled once it can.
+    std::string cond, msg;
+    if (auto jp = r.job_pending.find(key); jp != r.job_pending.end()) {
+      cond = "Unschedulable";
+      msg = truncate(jp->second);
+    } else if ((phase == JobPhase::Running || phase == JobPhase::Completed) &&
+               meta.condition == "Unschedulable") {
+      cond = "Scheduled";
+    }
+    if (!cond.empty() && (cond != meta.condition || msg != meta.condition_message)) {
+      status["conditions"] = json::array({json{
+          {"type", cond},
+          {"status", "True"},
+          {"reason", cond == "Unschedulable" ? "NotEnoughResources"
+                                             : "tasks in gang are ready to be scheduled"},
+          {"message", msg},
+          {"lastTransitionTime", format_time(now)},
+      }});
+      if (cond == "Unschedulable")
+        writer_->podgroup_event(pg->ns, pg->name, meta.uid, "Unschedulable", msg);
+      meta.condition = cond;
+      meta.condition_message = msg;
+    }
+    if (status.empty()) continue;
+    writer_->podgroup_status(pg->ns, pg->name, status);
+    meta.running = c[0];
+    meta.succeeded = c[1];
+    meta.failed = c[2];
+    if (ph != meta.phase) {
+      meta.phase = ph;
+      // The next session must see the phase decided here (Inqueue from enqueue) even
+      // before the watch brings it back.
+      PodGroupSpec next = *pg;
+      next.phase = phase;
+      next.phase_since = now;
+      cache_.upsert_podgroup(std::move(next));
+    }
+  }
+}
+
+void KubeCluster::write_queue_status() {
+  struct Tally {
+    std::map<std::string, int64_t> phases;
+    ResourceList allocated;
+  };
+  std::map<std::string, Tally> by_queue;
+  for (const auto& [_, pg] : cache_.podgroups()) ++by_queue[pg->queue].phases[to_string(pg->phase)];
+  for (const auto& [_, p] : cache_.pods()) {
+    if (!p->schedulable || p->node.empty() || p->releasing) continue;
+    if (p->phase != PodPhase::Pending && p->phase != PodPhase::Running) continue;
+    std::string queue = "default";
+    if (!p->podgroup.empty()) {
+      const PodGroupSpec* pg = cache_.podgroup(p->ns + "/" + p->podgroup);
+      if (!pg) continue;
+      queue = pg->queue;
+    }
+    for (const auto& [name, v] : p->requests) by_queue[queue].allocated[name] += v;
+  }
+  for (const auto& [name, q] : cache_.queues()) {
+    QueueMeta& meta = queue_meta_[name];
+    const Tally& t = by_queue[name];
+    auto count = [&](const char* phase) {
+      auto it = t.phases.find(phase);
+      return it == t.phases.end() ? int64_t{0} : it->second;
+    };
+    json want = {
+        {"pending", count("Pending")},   {"inqueue", count("Inqueue")},
+        {"running", count("Running")},   {"unknown", count("Unknown")},
+        {"completed", count("Completed")}, {"allocated", resource_list_to_json(t.allocated)},
+    };
+    // The state belongs to whoever opens and closes queues (Volcano's queue controller);
+    // it is only filled in when nobody has.
+    std::string state = meta.status.is_object() ? json_string(meta.status, "state") : "";
+    if (state.empty()) want["state"] = to_string(q->state);
+    json diff = json::object();
+    for (auto it = want.begin(); it != want.end(); ++it) {
+      auto have = meta.status.find(it.key());
+      if (have == meta.status.end() || *have != it.value()) diff[it.key()] = it.value();
+    }
+    if (diff.empty()) continue;
+    // allocated is required by the CRD's schema, and a merge patch of a map merges keys:
+    // send it whole, with removed resources set to null.
+    json alloc = want["allocated"];
+    if (auto have = meta.status.find("allocated"); have != meta.status.end() && have->is_object())
+      for (auto it = have->begin(); it != have->end(); ++it)
+        if (!alloc.contains(it.key())) alloc[it.key()] = nullptr;
+    diff["allocated"] = alloc;
+    writer_->queue_status(name, diff);
+    for (auto it = want.begin(); it != want.end(); ++it) meta.status[it.key()] = it.value();
+  }
+}
+
+void KubeCluster::write_pending(const SessionResult& r) {
+  size_t budget = opts_.max_pod_status_per_session;
+  for (const auto& [key, why] : r.pending) {
+    const PodSpec* pod = cache_.pod(key);
+    if (!pod || !pod->node.empty() || !pod->schedulable) continue;
+    std::string job = pod->podgroup.empty() ? key : pod->ns + "/" + pod->podgroup;
+    std::string msg = why;
+    if (auto jp = r.job_pending.find(job);
+        jp != r.job_pending.end() && why.find(jp->second) == std::string::npos)
+      msg = jp->second + "; " + why;
+    msg = truncate(msg);
+    PodMeta& meta = pod_meta_[key];
+    if (meta.scheduled_message == msg) continue;
+    if (budget == 0) break;  // the rest next session: the API server is not flooded
+    --budget;
+    writer_->pod_unschedulable(pod->ns, pod->name, meta.uid, msg);
+    meta.scheduled_message = msg;
+  }
+}
+
+}  // namespace caldera::k8s

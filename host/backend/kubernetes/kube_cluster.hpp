@@ -1,0 +1,134 @@
+// The Kubernetes backend: informers keep the cache current (pods, nodes, PodGroups,
+// Queues, PriorityClasses), and a session's decisions go back through the writer.
+//
+// Between a decision and the API server's confirmation the cache holds what was decided,
+// as Volcano's and kube-scheduler's caches "assume" pods: a pod being bound shows on its
+// node, a pod being evicted shows as releasing, so the next session does not place the same
+// pod twice or count the same room twice. The watch confirms an assumption; a failed write
+// undoes it (the pod is pending again, in the state the watch last showed).
+#pragma once
+
+#include <uv.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "host/backend/kubernetes/http_client.hpp"
+#include "host/backend/kubernetes/informer.hpp"
+#include "host/backend/kubernetes/writer.hpp"
+#include "host/cache/cache.hpp"
+#include "host/session/session.hpp"
+
+namespace caldera::k8s {
+
+struct KubeOptions {
+  std::vector<std::string> scheduler_names{"volcano"};
+  EvictMode evict_mode = EvictMode::Eviction;
+  std::string identity;                 // this replica, for events
+  int page_size = 500;
+  size_t max_pod_status_per_session = 1000;  // PodScheduled conditions + events per session
+  double assume_ttl = 30;               // seconds a confirmed bind waits for the watch
+};
+
+struct KubeStats {
+  double first_sync_seconds = -1;  // start() to every informer listed
+  uint64_t binds_sent = 0, evictions_sent = 0;
+  uint64_t binds_skipped = 0;      // decided, but the pod changed before the write
+};
+
+class KubeCluster : public Informer::Handler {
+ public:
+  KubeCluster(uv_loop_t* loop, HttpClient& http, KubeOptions opts);
+  ~KubeCluster() override;
+
+  void start();
+  void stop(std::function<void()> closed);
+
+  // Every informer has listed and is connected: sessions may run.
+  bool synced() const;
+  // Why not synced, for logs ("pods: listing", "nodes: reconnecting").
+  std::string sync_state() const;
+  const Cache& cache() const { return cache_; }
+
+  // Sends a session's decisions: binds and evictions (with their assumptions in the cache),
+  // PodGroup phases and Queue status where they changed, the PodScheduled condition and a
+  // FailedScheduling event for pods whose reason to wait changed. `now`: unix seconds.
+  void apply(const SessionResult& r, double now);
+  // Leadership lost: writes not yet sent are dropped (their assumptions undone).
+  void leadership_lost();
+
+  const KubeStats& stats() const { return stats_; }
+  const Writer& writer() const { return *writer_; }
+  const std::vector<std::unique_ptr<Informer>>& informers() const { return informers_; }
+  // Pods whose bind is sent and not yet seen on the watch.
+  size_t assumed() const { return assumed_.size(); }
+
+  // Informer::Handler
+  void list_begin(const std::string& resource) override;
+  void list_item(const std::string& resource, const json& obj) override;
+  void list_end(const std::string& resource) override;
+  void event(const std::string& resource, const std::string& type, const json& obj) override;
+
+ private:
+  struct PodMeta {
+    std::string uid;
+    std::string scheduled_message;  // PodScheduled=False message as last seen or written
+  };
+  struct PodGroupMeta {
+    std::string uid;
+    std::string phase;
+    int64_t running = 0, succeeded = 0, failed = 0;
+    std::string condition;          // type of our condition as last seen or written
+    std::string condition_message;
+  };
+  struct QueueMeta {
+    json status = json::object();   // as last seen or written
+  };
+  struct Assumed {
+    std::string node;
+    bool confirmed_by_server = false;  // the bind was answered 201
+    double deadline = 0;               // drop the assumption after this (monotonic seconds)
+    PodSpec observed;                  // the pod as the watch last showed it
+  };
+
+  std::string upsert(const std::string& resource, const json& obj);
+  void remove(const std::string& resource, const std::string& key);
+  void upsert_pod(const json& obj);
+  void warn(Warnings& w);
+  void expire_assumptions();
+  void write_podgroup_status(const SessionResult& r, double now);
+  void write_queue_status();
+  void write_pending(const SessionResult& r);
+
+  // Writer hooks.
+  void on_bound(const std::string& key, const std::string& node);
+  void on_bind_failed(const std::string& key, const std::string& node, const std::string& why);
+  void on_evict_failed(const std::string& key, const std::string& why);
+
+  uv_loop_t* loop_;
+  HttpClient& http_;
+  KubeOptions opts_;
+  Cache cache_;
+  std::vector<std::unique_ptr<Informer>> informers_;
+  std::unique_ptr<Writer> writer_;
+  std::map<std::string, std::unordered_set<std::string>> seen_;  // keys listed, per resource
+  std::unordered_map<std::string, PodMeta> pod_meta_;
+  std::unordered_map<std::string, PodGroupMeta> pg_meta_;
+  std::unordered_map<std::string, QueueMeta> queue_meta_;
+  std::unordered_map<std::string, Assumed> assumed_;       // pod key -> bind in flight
+  std::unordered_map<std::string, PodSpec> evicting_;      // pod key -> as last observed
+  std::unordered_set<std::string> warned_;
+  std::set<std::string> queue_missing_warned_;
+  KubeStats stats_;
+  uint64_t started_ms_ = 0;
+  int closing_ = 0;
+  std::function<void()> closed_;
+};
+
+}  // namespace caldera::k8s

@@ -1,0 +1,261 @@
+// `caldera run --backend kubernetes`: Caldera as the cluster's batch scheduler, in place of
+// volcano-scheduler. The loop (host/scheduler) ticks once per period; a tick takes a
+// snapshot of the cache and runs the session on libuv's thread pool, so watch events keep
+// flowing into the cache while a long session runs; its decisions are written back when it
+// ends -- unless leadership was lost meanwhile, in which case they are dropped.
+//
+// Sessions run only on a synced cache (every informer listed and connected) and only on
+// the leader. The config file is reloaded on SIGHUP and when it changes on disk (a
+// ConfigMap mount updates it in place); a config that does not build is refused and the
+// running one kept.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <uv.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "host/backend/kubernetes/http_client.hpp"
+#include "host/backend/kubernetes/kube_cluster.hpp"
+#include "host/backend/kubernetes/kubeconfig.hpp"
+#include "host/backend/kubernetes/leader.hpp"
+#include "host/cli/commands.hpp"
+#include "host/config/config.hpp"
+#include "host/plugins/policy.hpp"
+#include "host/scheduler/run_session.hpp"
+#include "host/scheduler/scheduler.hpp"
+#include "host/util/sha256.hpp"
+
+namespace caldera::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::shared_ptr<const Policy> load_policy(const Common& c, const fs::path& config_path) {
+  std::string text = read_text(config_path);
+  SchedulerConfig cfg = load_config(config_path, default_plugin_dirs());
+  if (!c.plugin_dirs.empty()) cfg.plugin_dirs = c.plugin_dirs;
+  PluginCatalog catalog = PluginCatalog::scan(cfg.plugin_dirs);
+  return build_policy(cfg, catalog, sha256_hex(text));
+}
+
+// One session on the thread pool: the snapshot and policy it reads, what it decided.
+struct SessionWork {
+  uv_work_t req;
+  std::shared_ptr<const Cache> snapshot;
+  std::shared_ptr<const Policy> policy;
+  double now = 0;
+  uint64_t epoch = 0;  // leadership epoch it was started in
+  SessionResult result;
+  SessionTimings timings;
+  std::string error;
+  std::function<void(SessionWork*)> done;
+};
+
+std::string job_key(const std::string& pod_key, const Cache& cache) {
+  if (const PodSpec* p = cache.pod(pod_key); p && !p->podgroup.empty())
+    return p->ns + "/" + p->podgroup;
+  return pod_key;
+}
+
+void log_session(uint64_t index, const SessionWork& w) {
+  const SessionResult& r = w.result;
+  double secs = w.timings.open_seconds + w.timings.close_seconds;
+  for (const auto& [_, s] : w.timings.action_seconds) secs += s;
+  if (r.binds.empty() && r.evictions.empty()) {
+    spdlog::debug("session {}: nothing to do ({} pending, {:.3f}s)", index, r.pending.size(), secs);
+    return;
+  }
+  std::map<std::string, int> jobs;
+  for (const auto& [pod, _] : r.binds) ++jobs[job_key(pod, *w.snapshot)];
+  std::string bound;
+  int shown = 0;
+  for (const auto& [job, n] : jobs) {
+    if (shown++ == 5) {
+      bound += fmt::format(", +{} jobs", jobs.size() - 5);
+      break;
+    }
+    bound += fmt::format("{}{} x{}", bound.empty() ? "" : ", ", job, n);
+  }
+  spdlog::info("session {}: bound {}{}{}, evicted {}, {} pending ({:.3f}s)", index, r.binds.size(),
+               bound.empty() ? "" : " (", bound.empty() ? "" : bound + ")", r.evictions.size(),
+               r.pending.size(), secs);
+  for (const auto& [job, why] : r.job_pending) spdlog::debug("session {}: {} waits: {}", index, job, why);
+}
+
+}  // namespace
+
+int run_kubernetes(const Common& c, const RunOptions& o) {
+  fs::path config_path = o.config.empty() ? default_config_path() : o.config;
+  std::shared_ptr<const Policy> policy;
+  k8s::ClusterAccess access;
+  try {
+    policy = load_policy(c, config_path);
+    access = k8s::resolve_access(o.kubeconfig, o.context);
+  } catch (const InputError& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  }
+  if (o.leader_elect &&
+      !(o.lease_duration > o.renew_deadline && o.renew_deadline > o.retry_period &&
+        o.retry_period > 0)) {
+    spdlog::error(
+        "leader election needs lease duration > renew deadline > retry period > 0 (given {}s, "
+        "{}s, {}s)",
+        o.lease_duration, o.renew_deadline, o.retry_period);
+    return 1;
+  }
+
+  k8s::KubeOptions ko;
+  ko.scheduler_names = o.scheduler_names.empty() ? std::vector<std::string>{"volcano"}
+                                                 : o.scheduler_names;
+  ko.evict_mode = o.evict_mode == "delete" ? k8s::EvictMode::Delete : k8s::EvictMode::Eviction;
+  ko.identity = o.identity;
+
+  std::string names;
+  for (const auto& n : ko.scheduler_names) names += (names.empty() ? "" : ", ") + n;
+  spdlog::info("caldera: Kubernetes backend, {} ({}); scheduling pods of scheduler {}; config {}",
+               access.server, access.origin, names, config_path.string());
+
+  SchedulerLoop loop;
+  k8s::HttpClient http(loop.loop(), access);
+  k8s::KubeCluster cluster(loop.loop(), http, ko);
+  std::unique_ptr<k8s::LeaderElector> leader;
+  bool leading = !o.leader_elect;
+  uint64_t epoch = 0;  // bumped whenever leadership changes
+  if (o.leader_elect) {
+    k8s::LeaderOptions lo;
+    lo.ns = o.lease_namespace;
+    lo.name = o.lease_name;
+    lo.identity = o.identity;
+    lo.lease_duration = o.lease_duration;
+    lo.renew_deadline = o.renew_deadline;
+    lo.retry_period = o.retry_period;
+    leader = std::make_unique<k8s::LeaderElector>(loop.loop(), http, lo, [&](bool now_leading) {
+      leading = now_leading;
+      ++epoch;
+      if (!now_leading) cluster.leadership_lost();
+    });
+  }
+
+  // Reload: SIGHUP, or the file changed (stat polling sees a ConfigMap's symlink swap).
+  auto reload = [&](const char* why) {
+    try {
+      policy = load_policy(c, config_path);  // sessions started before keep the old one
+      spdlog::info("caldera: config reloaded ({}): {}", why, config_path.string());
+    } catch (const InputError& e) {
+      spdlog::error("caldera: config not reloaded ({}), the running one is kept: {}", why, e.what());
+    }
+  };
+  uv_fs_poll_t config_poll;
+  uv_fs_poll_init(loop.loop(), &config_poll);
+  std::function<void()> on_config_change = [&]() { reload("file changed"); };
+  config_poll.data = &on_config_change;
+  uv_fs_poll_start(
+      &config_poll,
+      [](uv_fs_poll_t* h, int status, const uv_stat_t*, const uv_stat_t*) {
+        if (status == 0) (*static_cast<std::function<void()>*>(h->data))();
+      },
+      config_path.c_str(), 2000);
+
+  bool stopping = false;
+  bool session_running = false;
+  uint64_t sessions = 0;
+  double waiting_logged = 0;
+
+  cluster.start();
+  if (leader) leader->start();
+
+  auto finish_session = [&](SessionWork* w) {
+    session_running = false;
+    if (!w->error.empty()) {
+      spdlog::error("session {} failed: {}", sessions, w->error);
+    } else if (stopping) {
+      // Shutting down: nothing more is written.
+    } else if (!leading || w->epoch != epoch) {
+      spdlog::warn("session {}: leadership changed while it ran; its {} decision(s) are dropped",
+                   sessions, w->result.binds.size() + w->result.evictions.size());
+    } else {
+      log_session(sessions, *w);
+      cluster.apply(w->result, w->now);
+    }
+    delete w;
+  };
+
+  int code = loop.run(
+      true,
+      [&]() -> double {
+        const double period = policy->config.period_seconds;
+        if (session_running) return 0.05;  // the next session starts when this one ends
+        if (!cluster.synced()) {
+          double t = unix_now();
+          if (t - waiting_logged > 10) {
+            spdlog::info("caldera: waiting for the cache to sync ({})", cluster.sync_state());
+            waiting_logged = t;
+          }
+          return 0.2;
+        }
+        if (!leading) return std::min(period, 0.5);
+        auto* w = new SessionWork;
+        w->snapshot = std::make_shared<const Cache>(cluster.cache());
+        w->policy = policy;
+        w->now = unix_now();
+        w->epoch = epoch;
+        w->req.data = w;
+        w->done = finish_session;
+        session_running = true;
+        ++sessions;
+        uv_queue_work(
+            loop.loop(), &w->req,
+            [](uv_work_t* req) {
+              auto* sw = static_cast<SessionWork*>(req->data);
+              try {
+                sw->result = run_session(*sw->snapshot, sw->policy, sw->now, &sw->timings);
+              } catch (const std::exception& e) {
+                sw->error = e.what();
+              }
+            },
+            [](uv_work_t* req, int) {
+              auto* sw = static_cast<SessionWork*>(req->data);
+              sw->done(sw);
+            });
+        return period;
+      },
+      [&]() { reload("SIGHUP"); },
+      [&]() {
+        stopping = true;
+        uv_fs_poll_stop(&config_poll);
+        uv_close(reinterpret_cast<uv_handle_t*>(&config_poll), nullptr);
+        auto close_rest = [&]() {
+          cluster.stop([&]() { http.close([]() {}); });
+        };
+        if (leader)
+          leader->stop(close_rest);
+        else
+          close_rest();
+      });
+
+  const auto& ws = cluster.writer().stats();
+  spdlog::info(
+      "summary: {} sessions; binds {} ok, {} failed ({} conflicts); evictions {} ok, {} refused, "
+      "{} failed; {} status writes, {} pod conditions, {} events",
+      sessions, ws.binds_ok, ws.binds_failed, ws.binds_conflict, ws.evictions_ok,
+      ws.evictions_refused, ws.evictions_failed, ws.status_writes, ws.conditions, ws.events);
+  return code;
+}
+
+}  // namespace caldera::cli
