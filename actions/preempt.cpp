@@ -210,7 +210,9 @@ void PreemptAction::execute(Session& ssn) {
     }
 
     // Phase 2: preemption between tasks of one job. Volcano runs it inside the queue loop
-    // over every starving job, whatever its queue.
+    // over every starving job, whatever its queue, and leaves the job's task heap as phase
+    // 2 left it: a queue visited later starts its phase 1 with the tasks phase 2 did not
+    // pop. Both quirks are kept.
     for (JobInfo* job : under_request) {
       PriorityQueue<TaskInfo*> tasks = task_queue(job);
       while (!tasks.empty()) {

@@ -32,15 +32,18 @@ std::string ratio(double r) { return r < 0 ? "-" : fmt::format("{:.2f}x", r); }
 }  // namespace
 
 void print_table(const json& results, std::FILE* out) {
-  fmt::print(out, "{:<11} {:>6} {:>7} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7} {:>9} {:>7} {:>7}\n",
-             "case", "nodes", "pods", "snapshot", "session", "bound", "pods/s", "fused",
-             "ratio", "peak RSS", "B/pod", "B/node");
+  fmt::print(out,
+             "{:<11} {:>6} {:>7} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7} {:>7} {:>9} {:>7} {:>7}\n",
+             "case", "nodes", "pods", "snapshot", "session", "(cpu)", "bound", "pods/s", "fused",
+             "ratio", "(cpu)", "peak RSS", "B/pod", "B/node");
   for (const json& c : results.at("cases")) {
-    fmt::print(out, "{:<11} {:>6} {:>7} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7} {:>9} {:>7} {:>7}\n",
+    fmt::print(out,
+               "{:<11} {:>6} {:>7} {:>9} {:>9} {:>9} {:>7} {:>9} {:>9} {:>7} {:>7} {:>9} {:>7} {:>7}\n",
                c.value("name", "?"), count(num(c, "nodes")), count(num(c, "pods")),
                secs(num(c, "snapshot_seconds")), secs(num(c, "session_seconds")),
-               count(num(c, "bound")), count(num(c, "pods_per_second")),
-               secs(num(c, "fused_seconds")), ratio(num(c, "fused_ratio")),
+               secs(num(c, "session_cpu_seconds")), count(num(c, "bound")),
+               count(num(c, "pods_per_second")), secs(num(c, "fused_seconds")),
+               ratio(num(c, "fused_ratio")), ratio(num(c, "fused_ratio_cpu")),
                mib(num(c, "peak_rss_bytes")), count(num(c, "bytes_per_pod")),
                count(num(c, "bytes_per_node")));
     std::string detail;

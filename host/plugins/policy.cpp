@@ -145,6 +145,13 @@ std::shared_ptr<const Policy> build_policy(const SchedulerConfig& config,
       Args args =
           Args::validate(fmt::format("{} ({})", object, pc.name), info.options, pc.arguments);
       args.set_hierarchy(pc.hierarchy);
+      if (cp.desc->check_args) {
+        cal_status st{};
+        st.struct_size = sizeof st;
+        if (cp.desc->check_args(reinterpret_cast<const cal_args*>(&args), &st) != CAL_SUCCESS)
+          throw InputError(fmt::format("{}{} ({}): {}", where(pc.src), object, pc.name,
+                                       st.reason[0] ? st.reason : "arguments refused"));
+      }
       cp.args = std::make_shared<const Args>(std::move(args));
       tier.push_back(std::move(cp));
     }

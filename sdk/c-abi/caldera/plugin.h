@@ -494,6 +494,11 @@ typedef struct cal_plugin {
   cal_job_event_fn job_enqueued;
   cal_task_event_fn on_allocate;
   cal_task_event_fn on_deallocate;
+  /* Checks the arguments beyond their declared types (ranges, lists, formats) when a config
+   * is loaded, before any session uses it: return CAL_SUCCESS, or CAL_ERROR with a reason
+   * naming the argument ("overcommit-factor must be >= 1"). The host refuses the config
+   * and reports the reason with the config file, line and plugin. NULL: types only. */
+  cal_code (*check_args)(const cal_args *args, cal_status *st);
   /* Reserved for slots of later minor versions (hyper_node_order comes here). Zero them. */
   void *reserved[16];
 } cal_plugin;

@@ -4,7 +4,8 @@
 // (caldera::sdk::Session, const caldera::sdk::Args&) -- one object per session -- and any of
 // the extension methods below (named as the cal_plugin slots: job_order, predicate,
 // node_order, preemptable, job_ready, on_allocate, ...; plus on_close(), called at the end of
-// the session while it is still readable); CALDERA_PLUGIN(Class) exports it:
+// the session while it is still readable, and a static check_args(const Args&) returning a
+// Status, called when a config is loaded); CALDERA_PLUGIN(Class) exports it:
 //
 //   struct Binpack {
 //     static constexpr const char* kName = "binpack";
@@ -546,6 +547,13 @@ const cal_plugin* descriptor() {
           self_of<P>(self).on_deallocate(ssn_of<P>(self).wrap(t));
           return 0;
         });
+      };
+    if constexpr (requires(const Args& a) { P::check_args(a); })
+      p.check_args = [](const cal_args* a, cal_status* st) -> cal_code {
+        Status r = guard<P, Status>(Status::error("exception in check_args"),
+                                    [&] { return P::check_args(Args(a)); });
+        if (r.code != CAL_SUCCESS) set_reason(st, r.reason);
+        return r.code;
       };
     return p;
   }();

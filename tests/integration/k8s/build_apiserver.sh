@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds kube-apiserver once from the Go module proxy (module k8s.io/kubernetes at the release
-# pinned in apiserver/go.mod) and caches the binary outside the repository, so later runs
+# pinned in go.mod) and caches the binary outside the repository, so later runs
 # reuse it. Prints the binary's path on success.
 #
 #   build_apiserver.sh            build if missing, print the path
@@ -12,9 +12,9 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-k8s_version="$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v[0-9]/ && $0 !~ /=>/ {print $2; exit}' "$here/apiserver/go.mod")"
+k8s_version="$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v[0-9]/ && $0 !~ /=>/ {print $2; exit}' "$here/go.mod")"
 if [[ -z "$k8s_version" ]]; then
-  echo "build_apiserver: cannot read the k8s.io/kubernetes version from $here/apiserver/go.mod" >&2
+  echo "build_apiserver: cannot read the k8s.io/kubernetes version from $here/go.mod" >&2
   exit 3
 fi
 cache="${CALDERA_K8S_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/caldera}"
@@ -54,7 +54,7 @@ done
 
 echo "build_apiserver: building kube-apiserver $k8s_version into $bin (log: $log)" >&2
 tmp="$bin.tmp.$$"
-if ! (cd "$here/apiserver" && CGO_ENABLED=0 GOFLAGS="-p=2 -mod=readonly -buildvcs=false" \
+if ! (cd "$here" && CGO_ENABLED=0 GOFLAGS="-p=2 -mod=readonly -buildvcs=false" \
         go build -trimpath -ldflags "$ldflags" -o "$tmp" k8s.io/kubernetes/cmd/kube-apiserver) \
         >"$log" 2>&1; then
   rm -f "$tmp"

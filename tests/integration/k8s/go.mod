@@ -1,8 +1,9 @@
-// Builds kube-apiserver for the integration tests (tests/integration/k8s/build_apiserver.sh).
+// The integration tests' Go module: kube-apiserver (built by build_apiserver.sh) and the
+// test driver (./driver).
 // k8s.io/kubernetes is not meant to be consumed as a module: its go.mod points the staging
 // modules at ./staging, so each one is pinned here to the v0 release matching the pinned
 // Kubernetes release. go.sum is committed so the build is reproducible.
-module caldera.invalid/k8s-apiserver-build
+module caldera.invalid/k8s-integration
 
 go 1.24.0
 
