@@ -16,12 +16,6 @@
 
 namespace caldera::eviction {
 
-// Volcano's api.PreemptableStatus: only Bound and Running tasks can be evicted by preempt.
-// (session_types.hpp's preemptable_status also admits Binding and Allocated; Volcano does
-// not, and a task bound in this very session must not be preempted in it.)
-inline bool volcano_preemptable_status(TaskStatus s) {
-  return s == CAL_TASK_BOUND || s == CAL_TASK_RUNNING;
-}
 
 // `req` fits into `avail` in every dimension (Volcano's Resource.LessEqual(r, Zero)).
 inline bool fits(const ResVec& req, const ResVec& avail) { return req.less_equal(avail); }

@@ -186,7 +186,7 @@ void PreemptAction::execute(Session& ssn) {
         }
         TaskInfo* preemptor = tasks.pop();
         const Filter other_jobs_of_queue = [preemptor, preemptor_job](const TaskInfo* t) {
-          if (!eviction::volcano_preemptable_status(t->status)) return false;
+          if (!preemptable_status(t->status)) return false;
           // A best-effort pod may not preempt one that requests resources.
           if (preemptor->best_effort && !t->best_effort) return false;
           if (!t->preemptable) return false;
@@ -219,7 +219,7 @@ void PreemptAction::execute(Session& ssn) {
         TaskInfo* preemptor = tasks.pop();
         Statement stmt(ssn);
         const Filter same_job = [preemptor](const TaskInfo* t) {
-          if (!eviction::volcano_preemptable_status(t->status)) return false;
+          if (!preemptable_status(t->status)) return false;
           if (preemptor->best_effort && !t->best_effort) return false;
           if (!t->preemptable) return false;
           return t->job == preemptor->job;

@@ -53,6 +53,22 @@ std::shared_ptr<const caldera::Policy> load_policy(const fs::path& file,
   return caldera::build_policy(cfg, catalogs.back(), caldera::sha256_hex(read_text(file)));
 }
 
+// CLI11's own range checks print the whole double range; this says what is wanted.
+CLI::Validator number_check(const std::string& option, bool allow_zero) {
+  return CLI::Validator(
+      [option, allow_zero](std::string& v) -> std::string {
+        try {
+          size_t used = 0;
+          const double d = std::stod(v, &used);
+          if (used == v.size() && (d > 0 || (allow_zero && d == 0))) return {};
+        } catch (const std::exception&) {
+        }
+        return fmt::format("{} must be a number {} 0, got '{}'", option,
+                           allow_zero ? "of at least" : "above", v);
+      },
+      allow_zero ? "NUMBER >= 0" : "NUMBER > 0");
+}
+
 fs::path source_file(const char* relative) {
   fs::path p = fs::path(CALDERA_BENCH_SOURCE_DIR) / relative;
   return p;
@@ -70,7 +86,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> case_names;
   bool as_json = false, in_process = false;
   uint64_t seed = 1;
-  double scale = 1.0, timeout = 0;
+  double scale = 1.0, timeout = 0, cpu_limit = 0;
   int verbosity = 0;
   app.add_option("-c,--config", config, "scheduler config for the allocation cases")
       ->capture_default_str();
@@ -82,13 +98,18 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "seed of the generated clusters")->capture_default_str();
   app.add_option("--scale", scale, "multiply every case's size by this (e.g. 0.1 for a quick run)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(number_check("--scale", /*allow_zero=*/false));
   app.add_option("--timeout", timeout, "stop a case after this many seconds (0: never)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(number_check("--timeout", /*allow_zero=*/true));
+  app.add_option("--cpu-limit", cpu_limit,
+                 "stop a case after this many seconds of CPU time (0: never); unlike --timeout "
+                 "it does not depend on how busy the machine is")
+      ->capture_default_str()
+      ->check(number_check("--cpu-limit", /*allow_zero=*/true));
   app.add_flag("--json", as_json, "print one JSON object instead of the table");
   app.add_flag("--in-process", in_process,
-               "run the cases in this process (for profilers; no --timeout, shared peak memory)");
+               "run the cases in this process (for profilers; no limits, shared peak memory)");
   app.add_option("-v,--v", verbosity, "log verbosity (0: warnings only; 1..2 info, 3+ debug)");
   CLI11_PARSE(app, argc, argv);
 
@@ -142,7 +163,7 @@ int main(int argc, char** argv) {
         r["error"] = e.what();
       }
     } else {
-      r = run_case_forked(def, policies, timeout);
+      r = run_case_forked(def, policies, Limits{timeout, cpu_limit});
     }
     r["summary"] = def.summary;
     if (r.contains("error")) {

@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,6 +69,7 @@ void run_stages(const CaseDef& def, const Policies& policies, const Emit& emit) 
         {"podgroups", fs.podgroups},
         {"queues", fs.queues},
         {"fill_seconds", fs.seconds},
+        {"running_share", {{"cpu", fs.cpu_used}, {"memory", fs.memory_used}, {"gpu", fs.gpu_used}}},
         {"cache_heap_bytes", cache_heap},
         {"bytes_per_node", per(fs.node_heap_bytes, fs.nodes)},
         // Per pod, its PodGroup's share included: what the cache holds per pod.
@@ -94,7 +96,16 @@ void run_stages(const CaseDef& def, const Policies& policies, const Emit& emit) 
   // Give the loop's arrays back, so the session's peak starts from the cache alone.
   malloc_trim(0);
 
-  // 3. One session.
+  // 3. One session. First a snapshot alone, timed in CPU time (the session's own timings
+  // are wall clock, which a busy machine stretches); then the session itself.
+  {
+    const double s0 = cpu_now();
+    std::unique_ptr<Session> probe = Session::open(cache, policy, fs.now);
+    const double snapshot_cpu = cpu_now() - s0;
+    probe.reset();
+    malloc_trim(0);
+    emit({{"snapshot_cpu_seconds", snapshot_cpu}});
+  }
   const bool peak_reset = reset_rss_peak();
   const int64_t rss_before = rss_now();
   SessionTimings t;
@@ -182,7 +193,8 @@ void run_case(const CaseDef& def, const Policies& policies, json& out) {
   run_stages(def, policies, [&out](const json& j) { out.update(j); });
 }
 
-json run_case_forked(const CaseDef& def, const Policies& policies, double timeout_seconds) {
+json run_case_forked(const CaseDef& def, const Policies& policies, const Limits& limits) {
+  const double timeout_seconds = limits.wall_seconds;
   json out = {{"name", def.name}};
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
@@ -193,6 +205,13 @@ json run_case_forked(const CaseDef& def, const Policies& policies, double timeou
   if (pid == 0) {
     ::close(fds[0]);
     ::signal(SIGPIPE, SIG_IGN);
+    if (limits.cpu_seconds > 0) {
+      // SIGXCPU at the soft limit ends the process (default action); the hard limit one
+      // second later is the kernel's SIGKILL backstop.
+      const auto secs = static_cast<rlim_t>(std::ceil(limits.cpu_seconds));
+      rlimit rl{secs, secs + 1};
+      ::setrlimit(RLIMIT_CPU, &rl);
+    }
     int code = 0;
     const Emit emit = [fd = fds[1]](const json& j) { write_all(fd, j.dump() + "\n"); };
     try {
@@ -244,7 +263,23 @@ json run_case_forked(const CaseDef& def, const Policies& policies, double timeou
     out["error"] = fmt::format("stopped after {:.0f} s (--timeout)", timeout_seconds);
   }
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  rusage ru{};
+  while (::wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
+  }
+  const double child_cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                           static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+  out["process_cpu_seconds"] = child_cpu;
+  // SIGXCPU is the soft CPU limit; a SIGKILL is the hard one only when the CPU time is there
+  // (else it is something else, the OOM killer say).
+  const bool cpu_stopped =
+      WIFSIGNALED(status) && limits.cpu_seconds > 0 &&
+      (WTERMSIG(status) == SIGXCPU ||
+       (WTERMSIG(status) == SIGKILL && child_cpu >= std::ceil(limits.cpu_seconds)));
+  if (!timed_out && cpu_stopped) {
+    timed_out = true;
+    out["timed_out"] = true;
+    out["error"] = fmt::format("stopped after {:.0f} s of CPU time (--cpu-limit)",
+                               std::ceil(limits.cpu_seconds));
   }
   if (!timed_out && !out.contains("error")) {
     if (WIFSIGNALED(status))

@@ -38,9 +38,16 @@ struct Policies {
 // Throws on errors.
 void run_case(const CaseDef& def, const Policies& policies, nlohmann::json& out);
 
-// Runs one case in a child process; `timeout_seconds` > 0 stops it after that long
-// ("timed_out": true and whatever stages finished). Errors become "error" in the result.
-nlohmann::json run_case_forked(const CaseDef& def, const Policies& policies,
-                               double timeout_seconds);
+// Limits on a case run in a child process; 0: none. The wall-clock limit stops it after
+// that long; the CPU limit (RLIMIT_CPU, so whole seconds) after that much work, however
+// busy the machine is.
+struct Limits {
+  double wall_seconds = 0;
+  double cpu_seconds = 0;
+};
+
+// Runs one case in a child process. A case stopped by a limit reports "timed_out": true,
+// an "error" saying which limit, and whatever stages finished. Errors become "error".
+nlohmann::json run_case_forked(const CaseDef& def, const Policies& policies, const Limits& limits);
 
 }  // namespace caldera::bench

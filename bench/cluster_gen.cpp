@@ -453,19 +453,37 @@ FillStats fill(Cache& cache, const Plan& plan) {
   }
   st.queues = static_cast<size_t>(plan.queues);
 
-  int64_t heap = heap_in_use(), rss = rss_now();
+  // RSS is read outside the heap windows: reading /proc allocates, and the first read may
+  // keep some of it (stream buffers, locale data).
+  int64_t rss = rss_now();
+  int64_t heap = heap_in_use();
   for (size_t i = 0; i < plan.nodes.size(); ++i) cache.upsert_node(make_node(plan, i));
   st.node_heap_bytes = heap_in_use() - heap;
   st.node_rss_bytes = rss_now() - rss;
 
-  heap = heap_in_use();
   rss = rss_now();
+  heap = heap_in_use();
   for (size_t j = 0; j < plan.jobs.size(); ++j) cache.upsert_podgroup(make_podgroup(plan, j));
   const int64_t heap_mid = heap_in_use();
   st.podgroup_heap_bytes = heap_mid - heap;
   for (const PodPlan& pp : plan.pods) cache.upsert_pod(make_pod(plan, pp));
   st.pod_heap_bytes = heap_in_use() - heap_mid;
   st.pod_rss_bytes = rss_now() - rss;
+
+  Request total, free;
+  for (const NodePlan& n : plan.nodes) {
+    const ShapeSpec& s = kShapes[static_cast<int>(n.shape)];
+    total.cpu += s.cpu;
+    total.memory += s.memory;
+    total.gpu += s.gpu;
+    free.cpu += n.free.cpu;
+    free.memory += n.free.memory;
+    free.gpu += n.free.gpu;
+  }
+  auto share = [](double used, double all) { return all > 0 ? used / all : 0.0; };
+  st.cpu_used = share(total.cpu - free.cpu, total.cpu);
+  st.memory_used = share(total.memory - free.memory, total.memory);
+  st.gpu_used = share(total.gpu - free.gpu, total.gpu);
 
   st.nodes = plan.nodes.size();
   st.podgroups = plan.jobs.size();

@@ -57,6 +57,8 @@ struct FillStats {
   int64_t pod_heap_bytes = 0;
   int64_t node_rss_bytes = 0;
   int64_t pod_rss_bytes = 0;  // pods and their PodGroups
+  // Share of the cluster's cpu / memory / GPUs the running pods request (0 with none).
+  double cpu_used = 0, memory_used = 0, gpu_used = 0;
   double seconds = 0;          // generating and filling
   double now = 0;              // a session time after every creation time
 };

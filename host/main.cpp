@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
   run->add_flag("--realtime", run_opts.realtime, "one session per period of wall time");
   run->add_option("--until", run_opts.until, "stop at this virtual time in seconds");
   run->add_option("--results", run_opts.results, "write results (JSON, CSV, HTML) to this folder");
+  run->add_option("--status-file", run_opts.status_file,
+                  "write the scheduler's status (policy, plugins, reloads) as JSON to this file "
+                  "after every session and reload; read it with `caldera status`");
   run->add_option("--backend", run_opts.backend, "cluster backend: sim (embedded) or kubernetes")
       ->check(CLI::IsMember({"sim", "kubernetes"}));
   run->add_option("--kubeconfig", run_opts.kubeconfig,
@@ -69,6 +72,12 @@ int main(int argc, char** argv) {
   auto* check = app.add_subcommand("check-config", "validate a config without running it");
   check->add_option("file", check_file, "config file")->required();
 
+  // status
+  std::string status_path;
+  auto* status = app.add_subcommand("status", "print a running scheduler's status file");
+  status->add_option("file", status_path, "the file given to `caldera run --status-file`")
+      ->required();
+
   // scenario
   auto* scenario = app.add_subcommand("scenario", "scenario files (SCENARIOS.md section 2)");
   scenario->require_subcommand(1);
@@ -78,6 +87,28 @@ int main(int argc, char** argv) {
   srun->add_option("files", scenario_files, "scenario files")->required();
   srun->add_flag("--json", json, "one JSON object per file with every decision");
   srun->add_flag("--explain", explain, "print why each pending task stays pending");
+
+  // replay
+  auto* replay = app.add_subcommand("replay", "trace replays");
+  replay->require_subcommand(1);
+  cli::ReplayOptions replay_opts;
+  auto* openb = replay->add_subcommand(
+      "openb", "replay the openb GPU trace as the FGD paper's simulator does (one pod per session)");
+  openb->add_option("--pods", replay_opts.pods, "pod list: an openb_pod_list_*.csv")->required();
+  openb->add_option("--nodes", replay_opts.nodes,
+                    "node list (default: openb_node_list_gpu_node.csv beside the pods file)");
+  openb->add_option("-c,--config", replay_opts.config, "scheduler config (TOML)")->required();
+  openb->add_option("--seed", replay_opts.seed, "seed of the tuning copies and the shuffle (default 42)");
+  openb->add_option("--tune", replay_opts.tune,
+                    "copy pods until GPU requests reach this multiple of GPU capacity (default 1.3)");
+  openb->add_flag("--json", replay_opts.json, "print one JSON object and nothing else on stdout");
+  openb->add_option("--placements", replay_opts.placements, "write every decision to this CSV");
+  openb->add_option("--plot", replay_opts.plot, "write the curve to this .svg or .html file");
+  openb->add_flag("--skip-bad-rows", replay_opts.skip_bad_rows,
+                  "skip bad trace rows (each reported) instead of stopping");
+  openb->add_flag("--keep-pods", replay_opts.keep_pods,
+                  "keep every placed pod as its own cache record instead of one merged record "
+                  "per node (same decisions, much slower; for checking)");
 
   CLI11_PARSE(app, argc, argv);
   setup_logging(common.verbosity);
@@ -90,9 +121,11 @@ int main(int argc, char** argv) {
   if (*list) return cli::plugins_list(common, plugins_config);
   if (*describe) return cli::plugins_describe(common, plugins_config, describe_name);
   if (*check) return cli::check_config(common, check_file);
+  if (*status) return cli::status(status_path);
   if (*srun) {
     std::vector<std::filesystem::path> files(scenario_files.begin(), scenario_files.end());
     return cli::scenario_run(common, files, json, explain);
   }
+  if (*openb) return cli::replay_openb(common, replay_opts);
   return 2;
 }

@@ -2,6 +2,7 @@
 // calls one of these; each returns the process exit code.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -26,6 +27,8 @@ struct RunOptions {
   bool realtime = false;           // one session per period of wall time
   double until = 0;                // stop at this virtual time (0: when the workload is done)
   std::filesystem::path results;   // folder for results (JSON, CSV, HTML); empty: none
+  std::filesystem::path status_file;  // JSON status, rewritten after every session and
+                                      // reload attempt (host/reload/status.hpp); empty: none
 
   // --backend kubernetes (run_kubernetes.cpp): a real cluster instead of the embedded one.
   std::string backend = "sim";                 // sim | kubernetes
@@ -45,7 +48,24 @@ int run_kubernetes(const Common& c, const RunOptions& o);
 int plugins_list(const Common& c, const std::filesystem::path& config);
 int plugins_describe(const Common& c, const std::filesystem::path& config, const std::string& name);
 int check_config(const Common& c, const std::filesystem::path& config);
+// `caldera status PATH`: prints a running scheduler's status file readably.
+int status(const std::filesystem::path& status_file);
 int scenario_run(const Common& c, const std::vector<std::filesystem::path>& files, bool json,
                  bool explain);
+
+// `caldera replay openb` (replay_command.cpp): the FGD paper's openb trace replay.
+struct ReplayOptions {
+  std::filesystem::path pods;        // an openb_pod_list_*.csv
+  std::filesystem::path nodes;       // default: openb_node_list_gpu_node.csv beside pods
+  std::filesystem::path config;      // the scheduler config
+  std::filesystem::path placements;  // CSV of every decision (SCENARIOS.md section 3)
+  std::filesystem::path plot;        // .svg or .html
+  uint64_t seed = 42;
+  double tune = 1.3;
+  bool json = false;
+  bool skip_bad_rows = false;
+  bool keep_pods = false;  // every placed pod its own cache record (the slow, plain path)
+};
+int replay_openb(const Common& c, const ReplayOptions& o);
 
 }  // namespace caldera::cli

@@ -1,10 +1,13 @@
 // `caldera run`: the scheduler loop on the embedded cluster. Each session is logged in a
 // few readable lines (what was bound, evicted, left pending and why) and a summary closes
-// the run.
+// the run. The config and the plugins are reloaded while it runs (host/reload/): on a
+// change of the config file or of a plugin folder, and on SIGHUP; with --status-file the
+// state of the policy and of the reloads is written after every session and attempt.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -14,9 +17,10 @@
 #include "host/cli/commands.hpp"
 #include "host/config/config.hpp"
 #include "host/plugins/policy.hpp"
+#include "host/reload/reloader.hpp"
+#include "host/reload/status.hpp"
 #include "host/scheduler/run_session.hpp"
 #include "host/scheduler/scheduler.hpp"
-#include "host/util/sha256.hpp"
 
 namespace caldera::cli {
 
@@ -84,13 +88,6 @@ void log_session(size_t index, double now, const SessionResult& r, const Cache& 
   }
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 int run(const Common& c, const RunOptions& o) {
@@ -99,20 +96,43 @@ int run(const Common& c, const RunOptions& o) {
   fs::path cluster = o.cluster.empty() ? conf_dir / "demo-cluster.toml" : o.cluster;
   fs::path workload = o.workload.empty() ? conf_dir / "demo-workload.toml" : o.workload;
 
-  std::shared_ptr<const Policy> policy;
+  // The loop before the reloader: the reloader's handles live on it and are closed first.
+  SchedulerLoop loop;
+  double now = 0;
+  SessionCounters counters;
   std::unique_ptr<SimCluster> sim;
+  std::unique_ptr<Reloader> reloader;
+  // The status file, when asked for: after every reload attempt and every session.
+  bool status_failed = false;
+  auto write_status = [&] {
+    if (o.status_file.empty() || !reloader) return;
+    std::string err;
+    if (write_status_file(o.status_file, status_json(*reloader, config_path, counters), &err)) {
+      status_failed = false;
+    } else if (!status_failed) {  // once per failure streak, not once per session
+      spdlog::warn("cannot write the status file {}", err);
+      status_failed = true;
+    }
+  };
   try {
-    SchedulerConfig cfg = load_config(config_path, default_plugin_dirs());
-    if (!c.plugin_dirs.empty()) cfg.plugin_dirs = c.plugin_dirs;
-    PluginCatalog catalog = PluginCatalog::scan(cfg.plugin_dirs);
-    policy = build_policy(cfg, catalog, sha256_hex(read_text(config_path)));
+    // The policy: built now, then rebuilt by the reloader whenever the config or a plugin
+    // changes (host/reload/reloader.hpp), validated and tried before it replaces this one.
+    Reloader::Options ro;
+    ro.config_file = config_path;
+    ro.default_plugin_dirs = default_plugin_dirs();
+    ro.override_plugin_dirs = c.plugin_dirs;
+    ro.cache = [&]() -> const Cache& { return sim->cache(); };
+    ro.now = [&] { return now; };
+    ro.after_attempt = write_status;
+    reloader = std::make_unique<Reloader>(loop.loop(), std::move(ro));
     sim = std::make_unique<SimCluster>(cluster, workload);
   } catch (const InputError& e) {
     spdlog::error("{}", e.what());
     return 1;
   }
+  std::shared_ptr<const Policy> policy = reloader->active();
 
-  const double period = policy->config.period_seconds;
+  double period = policy->config.period_seconds;
   spdlog::info("caldera: config {}, cluster {}, workload {}, period {}s, {}", config_path.string(),
                cluster.string(), workload.string(), period,
                o.realtime ? "real time" : "virtual time");
@@ -120,16 +140,30 @@ int run(const Common& c, const RunOptions& o) {
   for (const auto& a : policy->config.actions) actions += (actions.empty() ? "" : ", ") + a;
   spdlog::info("caldera: actions {}; {} plugin tiers", actions, policy->tiers.size());
 
-  double now = 0;
   size_t index = 0;
   size_t idle_sessions = 0;
-  SchedulerLoop loop;
-  int code = loop.run(o.realtime, [&]() -> double {
+  policy.reset();  // from here on, each session takes the policy that is active then
+  reloader->start();
+  write_status();
+  auto tick = [&]() -> double {
+    // The active policy at this session boundary; a reload publishes between ticks.
+    std::shared_ptr<const Policy> policy = reloader->active();
+    period = policy->config.period_seconds;
     sim->advance(now);
     Cache before = sim->cache();
     SessionResult r = run_session(sim->cache(), policy, now);
     sim->apply(r, now);
     log_session(++index, now, r, before);
+    counters.sessions = index;
+    counters.last_at = std::chrono::duration<double>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+    counters.last_clock = now;
+    counters.last_binds = r.binds.size();
+    counters.binds += r.binds.size();
+    counters.evictions += r.evictions.size();
+    reloader->session_done(policy, counters.last_at);
+    write_status();
 
     bool changed = !r.binds.empty() || !r.evictions.empty() || !r.pipelined.empty();
     idle_sessions = changed ? 0 : idle_sessions + 1;
@@ -148,7 +182,9 @@ int run(const Common& c, const RunOptions& o) {
     }
     now += step;
     return step;
-  });
+  };
+  int code = loop.run(
+      o.realtime, tick, [&] { reloader->trigger("SIGHUP"); }, [&] { reloader->close(); });
 
   // Summary.
   const SimCounts& k = sim->counts();

@@ -5,17 +5,16 @@
 // ends -- unless leadership was lost meanwhile, in which case they are dropped.
 //
 // Sessions run only on a synced cache (every informer listed and connected) and only on
-// the leader. The config file is reloaded on SIGHUP and when it changes on disk (a
-// ConfigMap mount updates it in place); a config that does not build is refused and the
-// running one kept.
+// the leader. The config and the plugins are reloaded as in every run (host/reload/): on
+// SIGHUP and when the file or a plugin folder changes (a ConfigMap mount swaps the file in
+// place); a config that does not build or fails its trial is refused and the running one
+// kept. A session holds the policy it started with.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <uv.h>
 
 #include <chrono>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "host/backend/kubernetes/http_client.hpp"
 #include "host/backend/kubernetes/kube_cluster.hpp"
@@ -24,9 +23,9 @@
 #include "host/cli/commands.hpp"
 #include "host/config/config.hpp"
 #include "host/plugins/policy.hpp"
+#include "host/reload/reloader.hpp"
 #include "host/scheduler/run_session.hpp"
 #include "host/scheduler/scheduler.hpp"
-#include "host/util/sha256.hpp"
 
 namespace caldera::cli {
 
@@ -36,21 +35,6 @@ namespace {
 
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::shared_ptr<const Policy> load_policy(const Common& c, const fs::path& config_path) {
-  std::string text = read_text(config_path);
-  SchedulerConfig cfg = load_config(config_path, default_plugin_dirs());
-  if (!c.plugin_dirs.empty()) cfg.plugin_dirs = c.plugin_dirs;
-  PluginCatalog catalog = PluginCatalog::scan(cfg.plugin_dirs);
-  return build_policy(cfg, catalog, sha256_hex(text));
 }
 
 // One session on the thread pool: the snapshot and policy it reads, what it decided.
@@ -101,10 +85,8 @@ void log_session(uint64_t index, const SessionWork& w) {
 
 int run_kubernetes(const Common& c, const RunOptions& o) {
   fs::path config_path = o.config.empty() ? default_config_path() : o.config;
-  std::shared_ptr<const Policy> policy;
   k8s::ClusterAccess access;
   try {
-    policy = load_policy(c, config_path);
     access = k8s::resolve_access(o.kubeconfig, o.context);
   } catch (const InputError& e) {
     spdlog::error("{}", e.what());
@@ -134,6 +116,19 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
   SchedulerLoop loop;
   k8s::HttpClient http(loop.loop(), access);
   k8s::KubeCluster cluster(loop.loop(), http, ko);
+  std::unique_ptr<Reloader> reloader;
+  try {
+    Reloader::Options ro;
+    ro.config_file = config_path;
+    ro.default_plugin_dirs = default_plugin_dirs();
+    ro.override_plugin_dirs = c.plugin_dirs;
+    ro.cache = [&]() -> const Cache& { return cluster.cache(); };
+    ro.now = [] { return unix_now(); };
+    reloader = std::make_unique<Reloader>(loop.loop(), std::move(ro));
+  } catch (const InputError& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  }
   std::unique_ptr<k8s::LeaderElector> leader;
   bool leading = !o.leader_elect;
   uint64_t epoch = 0;  // bumped whenever leadership changes
@@ -152,26 +147,6 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
     });
   }
 
-  // Reload: SIGHUP, or the file changed (stat polling sees a ConfigMap's symlink swap).
-  auto reload = [&](const char* why) {
-    try {
-      policy = load_policy(c, config_path);  // sessions started before keep the old one
-      spdlog::info("caldera: config reloaded ({}): {}", why, config_path.string());
-    } catch (const InputError& e) {
-      spdlog::error("caldera: config not reloaded ({}), the running one is kept: {}", why, e.what());
-    }
-  };
-  uv_fs_poll_t config_poll;
-  uv_fs_poll_init(loop.loop(), &config_poll);
-  std::function<void()> on_config_change = [&]() { reload("file changed"); };
-  config_poll.data = &on_config_change;
-  uv_fs_poll_start(
-      &config_poll,
-      [](uv_fs_poll_t* h, int status, const uv_stat_t*, const uv_stat_t*) {
-        if (status == 0) (*static_cast<std::function<void()>*>(h->data))();
-      },
-      config_path.c_str(), 2000);
-
   bool stopping = false;
   bool session_running = false;
   uint64_t sessions = 0;
@@ -179,6 +154,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
 
   cluster.start();
   if (leader) leader->start();
+  reloader->start();
 
   auto finish_session = [&](SessionWork* w) {
     session_running = false;
@@ -193,12 +169,14 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
       log_session(sessions, *w);
       cluster.apply(w->result, w->now);
     }
+    reloader->session_done(w->policy, unix_now());
     delete w;
   };
 
   int code = loop.run(
       true,
       [&]() -> double {
+        std::shared_ptr<const Policy> policy = reloader->active();
         const double period = policy->config.period_seconds;
         if (session_running) return 0.05;  // the next session starts when this one ends
         if (!cluster.synced()) {
@@ -235,11 +213,10 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
             });
         return period;
       },
-      [&]() { reload("SIGHUP"); },
+      [&]() { reloader->trigger("SIGHUP", unix_now()); },
       [&]() {
         stopping = true;
-        uv_fs_poll_stop(&config_poll);
-        uv_close(reinterpret_cast<uv_handle_t*>(&config_poll), nullptr);
+        reloader->close();
         auto close_rest = [&]() {
           cluster.stop([&]() { http.close([]() {}); });
         };

@@ -148,7 +148,15 @@ class Parser {
 
   // --- [scheduler] -----------------------------------------------------------------------
   void parse_scheduler(const toml::table& t, SchedulerConfig& cfg) const {
-    check_keys(t, "scheduler", {"period", "actions", "plugin_dirs"});
+    check_keys(t, "scheduler", {"period", "actions", "plugin_dirs", "unload_retired_plugins",
+                                "canary_timeout", "reload_settle"});
+
+    if (const toml::node* n = t.get("unload_retired_plugins"))
+      cfg.unload_retired_plugins = bool_of(*n, "scheduler.unload_retired_plugins");
+    if (const toml::node* n = t.get("canary_timeout"))
+      cfg.canary_timeout_seconds = duration_of(*n, "scheduler.canary_timeout", false);
+    if (const toml::node* n = t.get("reload_settle"))
+      cfg.reload_settle_seconds = duration_of(*n, "scheduler.reload_settle", true);
 
     if (const toml::node* n = t.get("period")) {
       std::optional<double> secs;
@@ -185,8 +193,8 @@ class Parser {
     }
 
     if (const toml::node* n = t.get("plugin_dirs")) {
-      cfg.plugin_dirs_src = at(*n);
       const toml::array& a = array_of(*n, "scheduler.plugin_dirs");
+      if (!a.empty()) cfg.plugin_dirs_src = at(*n);  // an empty list means the defaults
       for (size_t i = 0; i < a.size(); ++i) {
         std::string obj = index("scheduler.plugin_dirs", i);
         std::string dir = string_of(*a.get(i), obj);
@@ -194,6 +202,30 @@ class Parser {
         cfg.plugin_dirs.push_back(resolve(dir));
       }
     }
+  }
+
+  // A duration written as a string ("300ms") or a number of seconds; positive, or also
+  // zero when `zero_ok`.
+  double duration_of(const toml::node& n, const std::string& object, bool zero_ok) const {
+    std::optional<double> secs;
+    if (const auto* s = n.as_string()) {
+      secs = parse_duration(s->get());
+      if (!secs)
+        fail(at(n), object,
+             fmt::format("'{}' is not a duration (write e.g. \"5s\", \"300ms\")", s->get()));
+    } else if (const auto* i = n.as_integer()) {
+      secs = static_cast<double>(i->get());
+    } else if (const auto* f = n.as_floating_point()) {
+      secs = f->get();
+    } else {
+      fail(at(n), object,
+           fmt::format("expected a duration string or a number of seconds, got {}",
+                       type_phrase(n)));
+    }
+    if (!std::isfinite(*secs) || *secs < 0 || (!zero_ok && *secs == 0))
+      fail(at(n), object, zero_ok ? "must be a duration of zero or more"
+                                  : "must be a positive duration");
+    return *secs;
   }
 
   fs::path resolve(const std::string& dir) const {
@@ -383,7 +415,11 @@ SchedulerConfig parse_config(const toml::table& tbl, const fs::path& file,
 
 SchedulerConfig load_config(const fs::path& file,
                             const std::vector<fs::path>& default_plugin_dirs) {
-  std::string text = read_file(file);
+  return load_config_text(read_file(file), file, default_plugin_dirs);
+}
+
+SchedulerConfig load_config_text(const std::string& text, const fs::path& file,
+                                 const std::vector<fs::path>& default_plugin_dirs) {
   toml::table tbl;
   try {
     tbl = toml::parse(text, file.string());

@@ -68,6 +68,16 @@ struct SchedulerConfig {
   std::map<std::string, ArgMap> action_arguments;  // [actions.NAME]
   SourceRef actions_src;
 
+  // Reload (host/reload/, docs/RELOAD.md). unload_retired_plugins: dlclose a plugin library
+  // once no policy and no session uses it (true), or keep its code mapped until exit
+  // (false, for plugins that cannot be unloaded safely, e.g. ones with thread_local
+  // destructors or atexit handlers). canary_timeout: how long the trial session of a new
+  // policy may take before it counts as hung. reload_settle: quiet time after the last
+  // file event before a reload is attempted (a file being written is not read half-way).
+  bool unload_retired_plugins = true;
+  double canary_timeout_seconds = 5.0;
+  double reload_settle_seconds = 0.3;
+
   // Every plugin named in the tiers, in order of first mention.
   std::vector<std::string> plugin_names() const;
 };
@@ -79,6 +89,13 @@ const std::vector<std::string>& known_actions();
 // the file names none, default_plugin_dirs are used. Throws InputError.
 SchedulerConfig load_config(const std::filesystem::path& file,
                             const std::vector<std::filesystem::path>& default_plugin_dirs);
+
+// Parses a config from its text, as if read from `file` (which names it in errors and
+// resolves relative plugin dirs; it is not read). The reloader hashes and parses the same
+// bytes, so the hash in the status always belongs to the config that runs. Throws
+// InputError.
+SchedulerConfig load_config_text(const std::string& text, const std::filesystem::path& file,
+                                 const std::vector<std::filesystem::path>& default_plugin_dirs);
 
 // Parses a config held in a TOML table (a scenario's [config]); `file` names the
 // enclosing file for errors and resolves relative plugin dirs. Throws InputError.

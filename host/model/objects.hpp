@@ -43,11 +43,20 @@ struct Toleration {
   std::string effect;  // empty: tolerates every effect
 };
 
+// One NUMA node of a node: what the kubelet's topology manager can hand out from it.
+struct NumaNode {
+  double cpu = 0;     // millicores
+  double memory = 0;  // bytes
+};
+
 struct NodeSpec {
   std::string name;
   ResourceList allocatable;  // without "pods": that is max_pods
   int32_t max_pods = 110;    // the kubelet's default when the input gives none
   StringMap labels;
+  StringMap annotations;
+  std::vector<NumaNode> numa;             // empty: no NUMA layout declared
+  std::string topology_policy = "none";  // none | best-effort | restricted | single-numa-node
   std::vector<Taint> taints;
   bool unschedulable = false;
   bool ready = true;

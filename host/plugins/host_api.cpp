@@ -165,6 +165,22 @@ void h_task_set_annotation(cal_task* t, const char* k, const char* v) {
   from_handle(t)->new_annotations[k] = v ? v : "";
 }
 int h_arg_hierarchy(const cal_args* a) { return a && A(a)->hierarchy(); }
+const char* h_job_annotation(const cal_job* j, const char* k) {
+  return J(j)->podgroup ? find_in(J(j)->podgroup->annotations, k) : nullptr;
+}
+const char* h_node_annotation(const cal_node* n, const char* k) {
+  return find_in(N(n)->spec->annotations, k);
+}
+size_t h_node_numa_count(const cal_node* n) { return N(n)->spec->numa.size(); }
+double h_node_numa_cpu(const cal_node* n, size_t i) {
+  return i < N(n)->spec->numa.size() ? N(n)->spec->numa[i].cpu : 0;
+}
+double h_node_numa_memory(const cal_node* n, size_t i) {
+  return i < N(n)->spec->numa.size() ? N(n)->spec->numa[i].memory : 0;
+}
+const char* h_node_topology_policy(const cal_node* n) {
+  return N(n)->spec->topology_policy.c_str();
+}
 size_t h_task_selector_count(const cal_task* t) { return T(t)->pod->node_selector.size(); }
 const char* h_task_selector_key(const cal_task* t, size_t i) {
   const auto& m = T(t)->pod->node_selector;
@@ -356,6 +372,12 @@ cal_host_api make_table() {
   h.task_priority_class = h_task_priority_class;
   h.arg_hierarchy = h_arg_hierarchy;
   h.task_set_annotation = h_task_set_annotation;
+  h.job_annotation = h_job_annotation;
+  h.node_annotation = h_node_annotation;
+  h.node_numa_count = h_node_numa_count;
+  h.node_numa_cpu = h_node_numa_cpu;
+  h.node_numa_memory = h_node_numa_memory;
+  h.node_topology_policy = h_node_topology_policy;
   return h;
 }
 

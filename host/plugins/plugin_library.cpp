@@ -17,12 +17,14 @@
 #include <elf.h>
 #include <link.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -55,7 +57,12 @@ class CopyDir {
     std::lock_guard<std::mutex> lock(mu());
     fs::path& dir = path();
     if (dir.empty()) {
-      std::string tmpl = (fs::temp_directory_path() / "caldera-plugins-XXXXXX").string();
+      remove_stale_dirs();
+      // The creator's pid in the folder's name lets a later process tell a folder whose
+      // owner was killed (and could not clean up) from one in use.
+      std::string tmpl =
+          (fs::temp_directory_path() / fmt::format("caldera-plugins-{}-XXXXXX", ::getpid()))
+              .string();
       if (!::mkdtemp(tmpl.data()))
         throw InputError(fmt::format("{}: cannot create a private folder for plugin copies in "
                                      "{}: {}",
@@ -64,7 +71,11 @@ class CopyDir {
       dir = tmpl;
     }
     static std::atomic<uint64_t> counter{0};
-    fs::path copy = dir / fmt::format("{}-{}", ++counter, original.filename().string());
+    // The process id in the name: a forked child (the reload canary) inherits this folder
+    // and the counter, so without it a child's copy and the parent's next one could get the
+    // same name; it also lets the parent remove what a child that died left behind.
+    fs::path copy = dir / fmt::format("{}-{}-{}", ::getpid(), ++counter,
+                                      original.filename().string());
     int fd = ::open(copy.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
     if (fd < 0)
       throw InputError(fmt::format("{}: cannot create the private copy {}: {}",
@@ -86,6 +97,53 @@ class CopyDir {
     }
     ::close(fd);
     return copy;
+  }
+
+  // Removes the copies a process (a finished child) made: "<pid>-*" in the folder.
+  static void remove_copies_of(long pid) {
+    std::lock_guard<std::mutex> lock(mu());
+    fs::path& dir = path();
+    if (dir.empty()) return;
+    const std::string prefix = fmt::format("{}-", pid);
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().filename().string().rfind(prefix, 0) == 0) ::unlink(it->path().c_str());
+    if (::rmdir(dir.c_str()) == 0) dir.clear();
+  }
+
+  // Removes the folders of copies left by processes that were killed (SIGKILL, a crash):
+  // "caldera-plugins-<pid>-XXXXXX" of this user whose creator and every copy's process
+  // ("<pid>-...") are gone. A pid that is alive again (reused) keeps its folder: this only
+  // ever errs on the side of leaving files.
+  static void remove_stale_dirs() {
+    std::error_code ec;
+    fs::path tmp = fs::temp_directory_path(ec);
+    if (ec) return;
+    auto dead = [](const std::string& pid_text) {
+      char* end = nullptr;
+      long pid = std::strtol(pid_text.c_str(), &end, 10);
+      if (pid_text.empty() || *end != '\0' || pid <= 0) return false;
+      return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+    };
+    const std::string prefix = "caldera-plugins-";
+    for (fs::directory_iterator it(tmp, ec), end; !ec && it != end; it.increment(ec)) {
+      std::string name = it->path().filename().string();
+      if (name.rfind(prefix, 0) != 0) continue;
+      std::string rest = name.substr(prefix.size());
+      size_t dash = rest.find('-');
+      if (dash == std::string::npos || !dead(rest.substr(0, dash))) continue;
+      struct stat st;
+      if (::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid())
+        continue;
+      bool all_dead = true;
+      std::error_code fec;
+      for (fs::directory_iterator f(it->path(), fec), fend; !fec && f != fend; f.increment(fec)) {
+        std::string fname = f->path().filename().string();
+        if (!dead(fname.substr(0, fname.find('-')))) all_dead = false;
+      }
+      if (fec || !all_dead) continue;
+      fs::remove_all(it->path(), fec);
+    }
   }
 
   static void remove_copy(const fs::path& copy) {
@@ -276,14 +334,50 @@ PointSet implemented_points(const cal_plugin* d) {
 
 }  // namespace
 
+namespace {
+std::atomic<bool> g_unload_on_release{true};
+
+// Copies of libraries kept loaded (unload_on_release false): removed when the process
+// exits, when no code of theirs can run any more.
+std::vector<fs::path>& kept_copies() {
+  static auto* v = new std::vector<fs::path>;  // leaked: used from an atexit handler
+  return *v;
+}
+std::mutex& kept_mu() {
+  static auto* m = new std::mutex;
+  return *m;
+}
+void remove_kept_copies() {
+  std::lock_guard<std::mutex> lock(kept_mu());
+  for (const fs::path& p : kept_copies()) CopyDir::remove_copy(p);
+  kept_copies().clear();
+}
+}  // namespace
+
 struct PluginLibrary::Impl {
   boost::dll::shared_library lib;
   fs::path copy;
   ~Impl() {
+    if (!g_unload_on_release.load() && lib.is_loaded()) {
+      // Keep the code mapped: one more reference (RTLD_NOLOAD opens nothing new) that is
+      // never dropped, so Boost's dlclose below leaves the library in place. The copy stays
+      // on disk too, so that its inode number is not reused while the library is mapped.
+      if (::dlopen(copy.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+        lib.unload();
+        std::lock_guard<std::mutex> lock(kept_mu());
+        if (kept_copies().empty()) std::atexit(remove_kept_copies);
+        kept_copies().push_back(copy);
+        return;
+      }
+    }
     lib.unload();
     if (!copy.empty()) CopyDir::remove_copy(copy);
   }
 };
+
+void PluginLibrary::set_unload_on_release(bool unload) { g_unload_on_release.store(unload); }
+
+void PluginLibrary::remove_private_copies_of(long pid) { CopyDir::remove_copies_of(pid); }
 
 PluginLibrary::~PluginLibrary() = default;
 

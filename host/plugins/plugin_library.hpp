@@ -25,6 +25,14 @@ class PluginLibrary {
   static std::shared_ptr<PluginLibrary> load(const std::filesystem::path& file);
   ~PluginLibrary();
 
+  // Whether a library is unloaded (dlclose) when the last reference to it goes (the
+  // default), or kept mapped until the process exits: the config's
+  // [scheduler] unload_retired_plugins. Read when a library is released.
+  static void set_unload_on_release(bool unload);
+  // Removes the private copies made by another process (a forked child that loaded
+  // plugins and exited or died without unloading them). Copies are named "<pid>-...".
+  static void remove_private_copies_of(long pid);
+
   const PluginInfo& info() const { return info_; }
   const cal_plugin* descriptor() const { return desc_; }
 

@@ -41,6 +41,10 @@ void apply_result(const SessionResult& r, Cache& cache, double now) {
     PodSpec p = *cur;
     p.node = node;
     p.phase = PodPhase::Running;
+    // What plugins recorded with the bind (device assignments such as volcano.sh/gpu-index)
+    // is written on the pod, as the Kubernetes backend patches it.
+    if (auto a = r.bind_annotations.find(uid); a != r.bind_annotations.end())
+      for (const auto& [k, v] : a->second) p.annotations[k] = v;
     cache.upsert_pod(std::move(p));
   }
   // An evicted pod leaves its node and comes back as a pending pod, as its controller

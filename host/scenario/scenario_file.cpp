@@ -354,10 +354,64 @@ void load_queues(const Reader& r, const toml::table& root, Cache& cache) {
   }
 }
 
+// A node's NUMA layout (`numa = [{ cpu = "16", memory = "64Gi" }, ...]`) and its kubelet
+// topology manager policy (`topology_policy`, default "none"), read by the numa-aware
+// plugin. The NUMA nodes share the node's allocatable: their cpus and memory may not add up
+// to more than it (less is allowed: what is left is outside any NUMA node's reach, such as
+// reserved cpus).
+void load_numa(const Reader& r, const toml::table& t, const std::string& obj, NodeSpec& n) {
+  n.topology_policy = one_of<std::string>(r, t, "topology_policy", obj,
+                                          {{"none", "none"},
+                                           {"best-effort", "best-effort"},
+                                           {"restricted", "restricted"},
+                                           {"single-numa-node", "single-numa-node"}},
+                                          "none");
+  const toml::node* nn = t.get("numa");
+  if (!nn) return;
+  const toml::array* arr = nn->as_array();
+  if (!arr)
+    r.fail(nn->source(), obj,
+           fmt::format("'numa' must be an array of tables ({{ cpu = \"16\", memory = \"64Gi\" }}), "
+                       "got {}",
+                       type_name(*nn)));
+  NumaNode sum;
+  for (size_t j = 0; j < arr->size(); ++j) {
+    const toml::node& el = *arr->get(j);
+    std::string nobj = fmt::format("{} numa[{}]", obj, j);
+    if (!el.is_table())
+      r.fail(el.source(), nobj, fmt::format("must be a table, got {}", type_name(el)));
+    const toml::table& nt = *el.as_table();
+    r.check_keys(nt, {"cpu", "memory"}, nobj);
+    if (!nt.get("cpu")) r.fail(nt.source(), nobj, "missing 'cpu'");
+    NumaNode numa;
+    numa.cpu = r.quantity(*nt.get("cpu"), kCpu, "cpu", nobj);
+    if (const toml::node* m = nt.get("memory")) numa.memory = r.quantity(*m, kMemory, "memory", nobj);
+    sum.cpu += numa.cpu;
+    sum.memory += numa.memory;
+    n.numa.push_back(numa);
+  }
+  auto alloc = [&](const char* res) {
+    auto it = n.allocatable.find(res);
+    return it == n.allocatable.end() ? 0.0 : it->second;
+  };
+  if (sum.cpu > alloc(kCpu))
+    r.fail(nn->source(), obj,
+           fmt::format("the NUMA nodes hold {}m cpu in all, more than the node's allocatable "
+                       "{}m",
+                       sum.cpu, alloc(kCpu)));
+  if (sum.memory > alloc(kMemory))
+    r.fail(nn->source(), obj,
+           fmt::format("the NUMA nodes hold {} bytes of memory in all, more than the node's "
+                       "allocatable {} bytes",
+                       sum.memory, alloc(kMemory)));
+}
+
 void load_nodes(const Reader& r, const toml::table& root, Cache& cache) {
   r.each_table(root, "nodes", [&](const toml::table& t, size_t i) {
     std::string obj = label("nodes", i, peek(t, "name"));
-    r.check_keys(t, {"name", "allocatable", "labels", "taints", "unschedulable", "ready"}, obj);
+    r.check_keys(t, {"name", "allocatable", "labels", "annotations", "numa", "topology_policy",
+                     "taints", "unschedulable", "ready"},
+                 obj);
     NodeSpec n;
     n.name = r.name(t, "name", obj);
     if (auto a = r.resource_list(t, "allocatable", obj)) {
@@ -371,6 +425,8 @@ void load_nodes(const Reader& r, const toml::table& root, Cache& cache) {
       n.allocatable = std::move(*a);
     }
     n.labels = r.string_map(t, "labels", obj);
+    n.annotations = r.string_map(t, "annotations", obj);
+    load_numa(r, t, obj, n);
     if (const toml::node* tn = t.get("taints")) {
       const toml::array* arr = tn->as_array();
       if (!arr)

@@ -34,10 +34,9 @@ inline bool allocated_status(TaskStatus s) {
 inline bool on_node_status(TaskStatus s) {
   return allocated_status(s) || s == CAL_TASK_PIPELINED || s == CAL_TASK_RELEASING;
 }
-// Volcano's PreemptableStatus: Running, Bound, Binding, Allocated... as Volcano checks it.
+// Volcano's PreemptableStatus (api/helpers.go): only Running and Bound tasks can be evicted.
 inline bool preemptable_status(TaskStatus s) {
-  return s == CAL_TASK_RUNNING || s == CAL_TASK_BOUND || s == CAL_TASK_BINDING ||
-         s == CAL_TASK_ALLOCATED;
+  return s == CAL_TASK_RUNNING || s == CAL_TASK_BOUND;
 }
 
 struct TaskInfo {

@@ -211,8 +211,11 @@ TEST_F(ConfigTest, UnknownKeysListTheAllowedOnes) {
                      "name, enable, disable, arguments, hierarchy");
   EXPECT_EQ(error_of("[schedular]\n"),
             file() + ":1:2: unknown top-level key 'schedular'; allowed: scheduler, tiers, actions");
-  EXPECT_EQ(error_of("[scheduler]\nactons = []\n"),
-            file() + ":2:1: scheduler: unknown key 'actons'; allowed: period, actions, plugin_dirs");
+  // [scheduler] grows keys (reload settings); the documented ones come first.
+  std::string e = error_of("[scheduler]\nactons = []\n");
+  EXPECT_EQ(e.rfind(file() + ":2:1: scheduler: unknown key 'actons'; allowed: period, actions, "
+                             "plugin_dirs", 0),
+            0u) << e;
   EXPECT_EQ(error_of("[[tiers]]\nplugin = []\n"),
             file() + ":2:1: tiers[0]: unknown key 'plugin'; allowed: plugins");
 }
@@ -329,9 +332,10 @@ TEST_F(ConfigTest, InlineConfigOfAScenario) {
     parse_config(*bad["config"].as_table(), scenario, {});
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), scenario.string() +
-                                         ":3:1: scheduler: unknown key 'periods'; allowed: "
-                                         "period, actions, plugin_dirs");
+    EXPECT_EQ(std::string(e.what()).rfind(scenario.string() +
+                                              ":3:1: scheduler: unknown key 'periods'; allowed: "
+                                              "period, actions, plugin_dirs", 0),
+              0u) << e.what();
   }
 }
 

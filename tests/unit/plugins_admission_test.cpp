@@ -1,16 +1,21 @@
 // Worked numbers for the admission plugins' arithmetic: sla (Go duration parsing of the
 // waiting-time annotation, deadlines and the order they give, the waited-out rule) and
 // overcommit (idle, the reserve of running jobs, the enqueue check with and without
-// per-resource factors). Each expectation is computed by hand in the comment above it.
+// per-resource factors), and both plugins' argument checks through the host's config
+// loading. Each expectation is computed by hand in the comment above it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "host/config/config.hpp"
+#include "host/plugins/plugin_library.hpp"
+#include "host/plugins/policy.hpp"
 #include "overcommit/overcommit_math.hpp"
 #include "sla/sla_math.hpp"
 
@@ -101,6 +106,17 @@ TEST(SlaMath, JobWaitingTimeMustBePositive) {
   EXPECT_EQ(sm::job_waiting_time("0s").error, "invalid sla waiting time");
   EXPECT_FALSE(sm::job_waiting_time("-1m").value);
   EXPECT_FALSE(sm::job_waiting_time("later").value);
+}
+
+// The plugin argument is in seconds (the host parsed the duration): 180 is fine; 0 and
+// anything under half a nanosecond are not positive durations.
+TEST(SlaMath, GlobalWaitingTimeMustBePositive) {
+  EXPECT_EQ(sm::global_waiting_time_problem(180), "");
+  EXPECT_EQ(sm::global_waiting_time_problem(1e-9), "");
+  EXPECT_EQ(sm::global_waiting_time_problem(0),
+            "sla-waiting-time must be a positive duration (e.g. \"3m\"), got 0s");
+  EXPECT_EQ(sm::global_waiting_time_problem(1e-10),
+            "sla-waiting-time must be a positive duration (e.g. \"3m\"), got 1e-10s");
 }
 
 // readJobWaitingTime: the job's own value wins; else the plugin's; else none.
@@ -199,6 +215,15 @@ TEST(OvercommitMath, ValidFactors) {
   EXPECT_FALSE(om::valid_factor(std::numeric_limits<double>::infinity()));
 }
 
+TEST(OvercommitMath, FactorProblemsNameTheArgument) {
+  EXPECT_EQ(om::factor_problem("overcommit-factor", 1.2), "");
+  EXPECT_EQ(om::factor_problem("overcommit-factor.cpu", 1.0), "");
+  EXPECT_EQ(om::factor_problem("overcommit-factor.cpu", 0.5),
+            "overcommit-factor.cpu must be a finite number >= 1, got 0.5");
+  EXPECT_EQ(om::factor_problem("overcommit-factor", -1),
+            "overcommit-factor must be a finite number >= 1, got -1");
+}
+
 // Two nodes, cpu 4 + 6 = 10000m, memory 8Gi + 8Gi = 16Gi; used cpu 2000m, memory 2Gi;
 // factor 1.2 everywhere:
 //   idle cpu    = 10000 * 1.2 - 2000 = 10000m
@@ -278,6 +303,48 @@ TEST(OvercommitMath, ToleranceAndNegativeIdle) {
   EXPECT_FALSE(om::admits(vec({0, 0}), vec({1, 0}).data(), vec({-1000, 0})));
   // A job that asks nothing of a dimension is not checked in it, even there.
   EXPECT_TRUE(om::admits(vec({0, 0}), vec({0, 1}).data(), vec({-1000, 10})));
+}
+
+// ---- the plugins' check_args, through the host's config loading ---------------------------
+
+// Builds the policy of a one-plugin config against the built plugins; returns the error
+// the host gives, or "" when the config is accepted.
+std::string policy_error(const std::string& plugin_entry) {
+  const std::string text = "[scheduler]\nactions = [\"enqueue\"]\n[[tiers]]\n"
+                           "[[tiers.plugins]]\n" + plugin_entry;
+  try {
+    caldera::SchedulerConfig c = caldera::load_config_text(
+        text, "/virtual/caldera.toml", {std::filesystem::path(CALDERA_BUILTIN_PLUGIN_DIR)});
+    caldera::PluginCatalog cat = caldera::PluginCatalog::scan(c.plugin_dirs);
+    caldera::build_policy(c, cat, "");
+  } catch (const caldera::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A factor below 1 is refused when the config is loaded, naming the file, the line of the
+// plugin's [[tiers.plugins]] header (4), the plugin entry and the argument (Volcano would
+// fall back to 1.2 with only a log line).
+TEST(AdmissionPluginArgs, OvercommitRefusesFactorBelowOne) {
+  EXPECT_EQ(policy_error("name = \"overcommit\"\narguments = { \"overcommit-factor\" = 1.5, "
+                         "\"overcommit-factor.cpu\" = 1 }\n"),
+            "");
+  EXPECT_EQ(policy_error("name = \"overcommit\"\narguments = { \"overcommit-factor.cpu\" = 0.5 }\n"),
+            "/virtual/caldera.toml:4:1: tiers[0].plugins[0] (overcommit): "
+            "overcommit-factor.cpu must be a finite number >= 1, got 0.5");
+  EXPECT_EQ(policy_error("name = \"overcommit\"\narguments = { \"overcommit-factor\" = 0.9 }\n"),
+            "/virtual/caldera.toml:4:1: tiers[0].plugins[0] (overcommit): "
+            "overcommit-factor must be a finite number >= 1, got 0.9");
+}
+
+// A zero waiting time is refused; "3m" and a per-job-only setup (no argument) are fine.
+TEST(AdmissionPluginArgs, SlaRefusesZeroWaitingTime) {
+  EXPECT_EQ(policy_error("name = \"sla\"\narguments = { sla-waiting-time = \"3m\" }\n"), "");
+  EXPECT_EQ(policy_error("name = \"sla\"\n"), "");
+  EXPECT_EQ(policy_error("name = \"sla\"\narguments = { sla-waiting-time = \"0s\" }\n"),
+            "/virtual/caldera.toml:4:1: tiers[0].plugins[0] (sla): "
+            "sla-waiting-time must be a positive duration (e.g. \"3m\"), got 0s");
 }
 
 }  // namespace

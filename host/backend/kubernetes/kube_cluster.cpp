@@ -68,6 +68,20 @@ KubeCluster::KubeCluster(uv_loop_t* loop, HttpClient& http, KubeOptions opts)
   hooks.evict_failed = [this](const std::string& k, const std::string& why) {
     on_evict_failed(k, why);
   };
+  hooks.status_failed = [this](const std::string& kind, const std::string& key) {
+    // Forget what was assumed written, so the next session writes it again.
+    if (kind == "podgroup") {
+      if (auto it = pg_meta_.find(key); it != pg_meta_.end()) {
+        it->second.phase.clear();
+        it->second.running = it->second.succeeded = it->second.failed = -1;
+        it->second.condition.clear();
+      }
+    } else if (kind == "queue") {
+      if (auto it = queue_meta_.find(key); it != queue_meta_.end()) it->second.status = json::object();
+    } else if (kind == "pod") {
+      if (auto it = pod_meta_.find(key); it != pod_meta_.end()) it->second.scheduled_message.clear();
+    }
+  };
   writer_ = std::make_unique<Writer>(loop_, http_, wo, std::move(hooks));
 
   auto add = [&](const char* name, const char* path) {

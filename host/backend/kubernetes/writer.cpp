@@ -434,8 +434,14 @@ void Writer::give_up(const std::shared_ptr<Op>& op, const std::string& why) {
     case Op::QueueStatus:
       ++stats_.status_failed;
       spdlog::warn("kubernetes: {} failed: {}", op->describe(), why);
+      if (hooks_.status_failed)
+        hooks_.status_failed(op->kind == Op::PodGroupStatus ? "podgroup" : "queue",
+                             op->ns.empty() ? op->name : op->ns + "/" + op->name);
       break;
     case Op::PodCondition:
+      spdlog::debug("kubernetes: {} failed: {}", op->describe(), why);
+      if (hooks_.status_failed) hooks_.status_failed("pod", op->ns + "/" + op->name);
+      break;
     case Op::Event:
       spdlog::debug("kubernetes: {} failed: {}", op->describe(), why);
       break;

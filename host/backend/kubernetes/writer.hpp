@@ -54,6 +54,9 @@ class Writer {
     std::function<void(const json& pod)> pod_read;
     // The eviction was refused (PodDisruptionBudget: 429) or failed: the pod keeps running.
     std::function<void(const std::string& pod_key, const std::string& why)> evict_failed;
+    // A status write failed for good ("podgroup", "queue" or "pod" and the object's key):
+    // what the owner assumed was written is not, so it must be written again.
+    std::function<void(const std::string& kind, const std::string& key)> status_failed;
   };
 
   Writer(uv_loop_t* loop, HttpClient& http, WriterOptions opts, Hooks hooks);

@@ -111,6 +111,9 @@ void SimCluster::apply(const SessionResult& r, double now) {
     PodSpec bound = *p;
     bound.node = node;
     bound.phase = PodPhase::Running;  // no kubelet delay in the embedded cluster
+    // Annotations plugins recorded with the bind (device assignments) go on the pod.
+    if (auto a = r.bind_annotations.find(uid); a != r.bind_annotations.end())
+      for (const auto& [k, v] : a->second) bound.annotations[k] = v;
     auto d = duration_.find(uid);
     if (d != duration_.end()) end_time_[uid] = now + d->second;
     cache_.upsert_pod(std::move(bound));

@@ -12,8 +12,10 @@
 //                           asks for, reject otherwise
 //   AddJobEnqueuedFn     -> job_enqueued: the job's minResources join inqueue
 // Arguments, as Volcano names them: `overcommit-factor` (default 1.2) and, per resource,
-// `overcommit-factor.<resource>` (e.g. overcommit-factor.cpu); a factor below 1 is replaced
-// by 1.2 with a warning, as Volcano's validate() does. The pure arithmetic is in
+// `overcommit-factor.<resource>` (e.g. overcommit-factor.cpu). A factor below 1 (or not a
+// finite number) is refused when the config is loaded (check_args), with the argument's
+// name; Volcano's validate() would log it and use 1.2. A host without the check_args slot
+// still gets Volcano's fallback at session open. The pure arithmetic is in
 // overcommit_math.hpp.
 // Volcano records a PodGroup event "resource in cluster is overused" on a rejection; here
 // the job gets that as its pending reason, with the dimensions and numbers.
@@ -53,6 +55,16 @@ class Overcommit {
                         "the factor of one resource, e.g. overcommit-factor.cpu = 1.0, "
                         "overcommit-factor.nvidia.com/gpu = 1.0 (>= 1); others use "
                         "overcommit-factor")};
+  }
+
+  // Every factor given must be a finite number >= 1 (see the header comment).
+  static sdk::Status check_args(const sdk::Args& a) {
+    for (const std::string& name : a.names()) {
+      if (name != om::kFactorKey && name.rfind(om::kFactorPrefix, 0) != 0) continue;
+      const std::string problem = om::factor_problem(name, a.get_double(name.c_str()));
+      if (!problem.empty()) return sdk::Status::error(problem);
+    }
+    return sdk::Status::ok();
   }
 
   Overcommit(sdk::Session s, const sdk::Args& a)
@@ -103,7 +115,8 @@ class Overcommit {
   }
 
   // parse() and validate(): the general factor for every dimension, then the per-resource
-  // ones on top; each invalid one falls back to Volcano's default 1.2.
+  // ones on top; each invalid one (only possible when the host skipped check_args) falls
+  // back to Volcano's default 1.2.
   void read_factors(const sdk::Args& a) {
     const double general = checked(om::kFactorKey, a.get_double(om::kFactorKey, om::kDefaultFactor));
     factors_.fill(general);

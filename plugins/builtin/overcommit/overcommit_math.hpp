@@ -13,6 +13,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "caldera/resources.hpp"
@@ -23,10 +25,22 @@ inline constexpr const char* kFactorKey = "overcommit-factor";
 inline constexpr const char* kFactorPrefix = "overcommit-factor.";  // + a resource name
 inline constexpr double kDefaultFactor = 1.2;
 
-// validate(): a factor below 1 would shrink the cluster, so Volcano replaces it with the
-// default (and logs it). Not-a-number and infinity are refused the same way here: neither
-// is a ratio, and infinity times an empty dimension is not a number.
+// validate(): a factor below 1 would shrink the cluster. Volcano replaces it with the
+// default and logs it; Caldera refuses the config instead (the plugin's check_args), so
+// that a typo is an error with a file and line, never a silent 1.2. Not-a-number and
+// infinity are refused the same way: neither is a ratio, and infinity times an empty
+// dimension is not a number.
 inline bool valid_factor(double f) { return std::isfinite(f) && f >= 1.0; }
+
+// What is wrong with the factor given for `key`, or "" when it is valid; the plugin's
+// check_args refuses the config with this text ("overcommit-factor.cpu must be a finite
+// number >= 1, got 0.5").
+inline std::string factor_problem(const std::string& key, double f) {
+  if (valid_factor(f)) return {};
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.15g", f);
+  return key + " must be a finite number >= 1, got " + buf;
+}
 
 // The idle resources enqueue may still promise:
 //   total * factor - used  (ScaleResourcesWithRatios, then SubWithoutAssert)

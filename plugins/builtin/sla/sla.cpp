@@ -10,12 +10,17 @@
 // The waiting time of a job is its own annotation if it has a valid one, else the plugin's
 // `sla-waiting-time` argument (readJobWaitingTime); a job with neither has no SLA.
 //
-// Where the per-job annotation comes from. Volcano reads it from the PodGroup's annotations
-// (JobInfo.extractWaitingTime in pkg/scheduler/api/job_info.go: first
-// "volcano.sh/sla-waiting-time", then "sla-waiting-time"). Plugin ABI 1.0 has no accessor
-// for PodGroup annotations, so this plugin reads the same two keys from the job's pods
-// instead: the first task, in the job's task order, that carries either key decides. A
-// PodGroup annotation is not visible to it until the ABI grows a job_annotation call.
+// The per-job waiting time is the PodGroup's annotation, read as Volcano's
+// JobInfo.extractWaitingTime does (pkg/scheduler/api/job_info.go): first
+// "volcano.sh/sla-waiting-time", then "sla-waiting-time", each with Go's
+// time.ParseDuration; a value that does not parse or is not positive is logged and the
+// job has no waiting time of its own. PodGroup annotations reach plugins through the host
+// table's job_annotation (added after ABI 1.0): on a host without it, jobs have only the
+// plugin's global waiting time.
+//
+// The argument is checked when the config is loaded (check_args): a waiting time that is
+// not positive is refused with its name; Volcano would log it and run with no global SLA
+// (which a host without the check_args slot still does here at session open).
 //
 // Time is the session clock (Session::now()) against the PodGroup's creation time
 // (Job::created()), as Volcano's time.Since(job.CreationTimestamp); the time the PodGroup
@@ -54,16 +59,24 @@ class Sla {
   static std::vector<cal_option> options() {
     return {sdk::option(sm::kWaitingTimeKey, CAL_OPT_DURATION, nullptr,
                         "the longest time a job may wait from its creation before it is "
-                        "enqueued regardless of resources (e.g. \"3m\", \"1h30m\"); a job's "
-                        "own sla-waiting-time annotation overrides it; unset: only jobs "
-                        "with the annotation have an SLA")};
+                        "enqueued regardless of resources (e.g. \"3m\", \"1h30m\"); a "
+                        "PodGroup's own sla-waiting-time annotation overrides it; unset: "
+                        "only PodGroups with the annotation have an SLA")};
+  }
+
+  static sdk::Status check_args(const sdk::Args& a) {
+    if (!a.has(sm::kWaitingTimeKey)) return sdk::Status::ok();
+    const std::string problem =
+        sm::global_waiting_time_problem(a.get_double(sm::kWaitingTimeKey));
+    return problem.empty() ? sdk::Status::ok() : sdk::Status::error(problem);
   }
 
   Sla(sdk::Session s, const sdk::Args& a) : ssn_(s) {
     if (a.has(sm::kWaitingTimeKey)) {
       const double secs = a.get_double(sm::kWaitingTimeKey);
       const Nanos ns = sm::to_nanos(secs);
-      // Volcano logs a waiting time that is not positive and runs with no global SLA.
+      // Only reachable on a host that does not call check_args: then, as Volcano, log a
+      // waiting time that is not positive and run with no global SLA.
       if (ns <= 0)
         sdk::log(CAL_LOG_WARN, kName,
                  "argument sla-waiting-time must be positive, got " + seconds_text(secs) +
@@ -100,24 +113,18 @@ class Sla {
     return it->second;
   }
 
-  // extractWaitingTime over the job's pods (see the header comment): the prefixed key
-  // first, then the plain one; a value Volcano would refuse is logged and skipped.
+  // extractWaitingTime: the prefixed key first, then the plain one; a value Volcano would
+  // refuse is logged and the next key tried.
   std::optional<Nanos> read_own_waiting_time(const sdk::Job& j) const {
-    const size_t n = j.task_count();
-    for (size_t i = 0; i < n; ++i) {
-      const sdk::Task t = j.task(i);
-      bool carried = false;
-      for (const char* key : {sm::kPrefixedWaitingTimeKey, sm::kWaitingTimeKey}) {
-        const char* value = t.annotation(key);
-        if (!value) continue;
-        carried = true;
-        sm::ParsedDuration p = sm::job_waiting_time(value);
-        if (p.value) return p.value;
-        sdk::log(CAL_LOG_WARN, kName,
-                 "job " + std::string(j.name()) + ": pod " + std::string(t.name()) +
-                     " annotation " + key + "=\"" + value + "\" ignored: " + p.error);
-      }
-      if (carried) return std::nullopt;  // this pod decided: no valid waiting time
+    if (!CAL_HOST_HAS(sdk::host, job_annotation)) return std::nullopt;
+    for (const char* key : {sm::kPrefixedWaitingTimeKey, sm::kWaitingTimeKey}) {
+      const char* value = j.annotation(key);
+      if (!value) continue;
+      sm::ParsedDuration p = sm::job_waiting_time(value);
+      if (p.value) return p.value;
+      sdk::log(CAL_LOG_WARN, kName,
+               "job " + std::string(j.name()) + ": annotation " + key + "=\"" + value +
+                   "\" ignored: " + p.error);
     }
     return std::nullopt;
   }

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <string>
@@ -156,6 +157,17 @@ inline ParsedDuration job_waiting_time(std::string_view annotation) {
   ParsedDuration p = parse_go_duration(annotation);
   if (p.value && *p.value <= 0) return ParsedDuration{std::nullopt, "invalid sla waiting time"};
   return p;
+}
+
+// What is wrong with the plugin's sla-waiting-time argument (in seconds, as the host read
+// it), or "" when it is valid. Volcano logs a waiting time that is not positive and runs
+// with no global SLA; Caldera's check_args refuses the config with this text instead.
+inline std::string global_waiting_time_problem(double seconds) {
+  if (to_nanos(seconds) > 0) return {};
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%gs", seconds);
+  return std::string(kWaitingTimeKey) + " must be a positive duration (e.g. \"3m\"), got " +
+         buf;
 }
 
 // readJobWaitingTime: the job's own waiting time wins over the plugin's global one.

@@ -348,6 +348,19 @@ typedef struct cal_host_api {
    * to the pod), and dropped if the allocation is undone. Call it from on_allocate. The
    * host copies key and value. */
   void (*task_set_annotation)(cal_task *t, const char *key, const char *value);
+
+  /* --- annotations and NUMA layout ---------------------------------------------------- */
+  /* The PodGroup's annotation (task-topology, sla read theirs here); NULL if absent. */
+  const char *(*job_annotation)(const cal_job *j, const char *key);
+  /* The node's annotation; NULL if absent. */
+  const char *(*node_annotation)(const cal_node *n, const char *key);
+  /* The node's NUMA layout: the number of NUMA nodes (0 when the node declares none), the
+   * cpus (millicores) and memory (bytes) of NUMA node i, and the kubelet's topology manager
+   * policy ("none", "best-effort", "restricted", "single-numa-node"). */
+  size_t (*node_numa_count)(const cal_node *n);
+  double (*node_numa_cpu)(const cal_node *n, size_t i);
+  double (*node_numa_memory)(const cal_node *n, size_t i);
+  const char *(*node_topology_policy)(const cal_node *n);
 } cal_host_api;
 
 /* True when the host's table is recent enough to hold `fn`. */

@@ -106,6 +106,10 @@ class Task {
   double created() const { return host->task_created(h_); }
   const char* label(const char* key) const { return host->task_label(h_, key); }
   const char* annotation(const char* key) const { return host->task_annotation(h_, key); }
+  std::string_view priority_class() const { return sv(host->task_priority_class(h_)); }
+  void set_annotation(const char* key, const std::string& value) const {
+    host->task_set_annotation(const_cast<cal_task*>(h_), key, value.c_str());
+  }
   size_t selector_count() const { return host->task_selector_count(h_); }
   std::string_view selector_key(size_t i) const { return sv(host->task_selector_key(h_, i)); }
   std::string_view selector_value(size_t i) const {
@@ -153,6 +157,11 @@ class Node {
   }
   size_t task_count() const { return host->node_task_count(h_); }
   Task task(size_t i) const { return Task(host->node_task_at(h_, i), n_); }
+  const char* annotation(const char* key) const { return host->node_annotation(h_, key); }
+  size_t numa_count() const { return host->node_numa_count(h_); }
+  double numa_cpu(size_t i) const { return host->node_numa_cpu(h_, i); }
+  double numa_memory(size_t i) const { return host->node_numa_memory(h_, i); }
+  std::string_view topology_policy() const { return sv(host->node_topology_policy(h_)); }
 
  private:
   const cal_node* h_ = nullptr;
@@ -189,6 +198,7 @@ class Job {
   Res allocated() const { return {host->job_allocated(h_), n_}; }
   Res total_request() const { return {host->job_total_request(h_), n_}; }
   Res min_resources() const { return {host->job_min_resources(h_), n_}; }
+  const char* annotation(const char* key) const { return host->job_annotation(h_, key); }
   void set_pending_reason(const char* plugin, const std::string& reason) const {
     host->job_set_pending_reason(const_cast<cal_job*>(h_), plugin, reason.c_str());
   }
@@ -236,6 +246,7 @@ class Args {
  public:
   explicit Args(const cal_args* a) : a_(a) {}
   bool has(const char* name) const { return host->arg_is_set(a_, name) != 0; }
+  bool hierarchy() const { return host->arg_hierarchy(a_) != 0; }
   bool get_bool(const char* name, bool fallback = false) const {
     return has(name) ? host->arg_bool(a_, name) != 0 : fallback;
   }

@@ -1,0 +1,635 @@
+// deviceshare: GPUs as devices, not a number. Follows Volcano's
+// pkg/scheduler/plugins/deviceshare/deviceshare.go with its NVIDIA gpushare device
+// (pkg/scheduler/api/devices/nvidia/gpushare/{share.go,device_info.go}): a node's GPUs are
+// cards; a pod asks whole idle cards or a share of one card; the predicate checks that a real
+// card (or N idle cards) can hold the pod; the chosen cards are written on the pod
+// (volcano.sh/gpu-index). On top of Volcano's binpack and spread card policies it has FGD,
+// the fragmentation policy of Weng et al., "Beware of Fragmentation" (USENIX ATC 2023),
+// whose arithmetic is in deviceshare_math.hpp.
+//
+// What it reads (full text in README.md beside this file):
+//   node: cards = allocatable nvidia.com/gpu; memory per card = allocatable
+//         volcano.sh/gpu-memory / cards (optional); model = label nvidia.com/gpu.product.
+//   pod:  whole cards: volcano.sh/gpu-number or nvidia.com/gpu (and, optionally,
+//         caldera.sh/gpu-milli = cards x 1000); a share of one card: caldera.sh/gpu-milli in
+//         milli-GPU ("220" = 22% of one card) and/or volcano.sh/gpu-memory (MiB of one
+//         card); allowed models: annotation caldera.sh/gpu-models = "V100M16|V100M32".
+//         Nodes that take shares declare caldera.sh/gpu-milli allocatable = cards x 1000 so
+//         that the host's resource fit works; this plugin checks per card.
+// What it writes, from on_allocate (task_set_annotation, sent with the bind):
+//   volcano.sh/gpu-index = "0;3" (the cards), caldera.sh/gpu-milli-per-card = "220" (what
+//   the pod takes on each; 1000 for whole cards).
+// Per-card use is rebuilt at every session open from the tasks on each node and their
+// annotations (a list "1000;440" in gpu-milli-per-card gives one value per listed card);
+// a running GPU pod with no (or a broken) assignment is given cards first-fit so its use is
+// never ignored. Releasing pods count as gone (the future view the allocate action's
+// predicate uses, so a pipelined pod can take a card that is being freed).
+//
+// The fragmentation policy needs the expected mix of pod shapes. It comes from the workload
+// itself: every pending GPU pod a session shows is counted once (by name) in a history kept
+// in a static of this shared object, across sessions, each new pod weighing 1/decay times
+// more than the one before (deviceshare.fragmentation.decay), so old pods fade.
+//
+// Only reads in predicate and node_order (state is built at open and changed only by
+// on_allocate / on_deallocate on the scheduling thread): node-parallel.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "caldera/sdk.hpp"
+#include "deviceshare/deviceshare_math.hpp"
+
+namespace {
+
+namespace ds = caldera::deviceshare;
+namespace sdk = caldera::sdk;
+
+constexpr const char* kGpu = "nvidia.com/gpu";
+constexpr const char* kGpuNumber = "volcano.sh/gpu-number";
+constexpr const char* kGpuMemory = "volcano.sh/gpu-memory";
+constexpr const char* kGpuMilli = "caldera.sh/gpu-milli";
+constexpr const char* kModelLabel = "nvidia.com/gpu.product";
+constexpr const char* kModelsAnnotation = "caldera.sh/gpu-models";
+constexpr const char* kIndexAnnotation = "volcano.sh/gpu-index";
+constexpr const char* kPerCardAnnotation = "caldera.sh/gpu-milli-per-card";
+
+// Scalar resources arrive in milli-units (caldera/plugin.h, UNITS).
+constexpr double kUnits = 1000.0;
+
+std::string trim(std::string_view s) {
+  const char* ws = " \t\r\n";
+  size_t b = s.find_first_not_of(ws);
+  if (b == std::string_view::npos) return {};
+  size_t e = s.find_last_not_of(ws);
+  return std::string(s.substr(b, e - b + 1));
+}
+
+bool valid_model(const std::string& m) {
+  if (m.empty()) return false;
+  for (char c : m)
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+          c == '_' || c == '-'))
+      return false;
+  return true;
+}
+
+// "0;3" or "0,3" -> {0, 3}; false on anything else.
+bool parse_list(const char* text, std::vector<int64_t>& out) {
+  out.clear();
+  if (!text || !*text) return false;
+  std::string_view s(text);
+  size_t pos = 0;
+  while (true) {
+    size_t sep = s.find_first_of(";,", pos);
+    std::string part = trim(s.substr(pos, sep == std::string_view::npos ? s.npos : sep - pos));
+    if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    out.push_back(std::stoll(part));
+    if (sep == std::string_view::npos) return true;
+    pos = sep + 1;
+  }
+}
+
+std::string join(const std::vector<size_t>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ";" : "") + std::to_string(v[i]);
+  return s;
+}
+
+std::string fmt_num(double v) {
+  if (std::fabs(v - std::round(v)) < 1e-9) return std::to_string(static_cast<long long>(std::llround(v)));
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+
+ds::Policy parse_policy(const std::string& s, bool& ok) {
+  ok = true;
+  if (s == "binpack") return ds::Policy::Binpack;
+  if (s == "spread") return ds::Policy::Spread;
+  if (s == "fragmentation" || s == "fgd") return ds::Policy::Fragmentation;
+  ok = false;
+  return ds::Policy::Binpack;
+}
+
+// The workload history lives as long as the shared object is loaded (each policy load
+// gets its own copy of the .so, hence its own history).
+using History = ds::ShapeHistory;
+using ShapeKey = ds::ShapeKey;
+
+History& history() {
+  static History h;
+  return h;
+}
+std::mutex& history_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+// ---- the plugin ---------------------------------------------------------------------
+
+class DeviceShare {
+ public:
+  static constexpr const char* kName = "deviceshare";
+  static constexpr const char* kVersion = "1.0.0";
+  static constexpr const char* kDescription =
+      "GPU cards as devices: whole cards and shares of one card, per-card predicate and "
+      "assignment (volcano.sh/gpu-index), binpack / spread / fragmentation (FGD) scoring";
+  static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
+
+  static std::vector<cal_option> options() {
+    return {
+        sdk::option("deviceshare.policy", CAL_OPT_STRING, "binpack",
+                    "How cards and nodes are chosen: binpack (least free GPU after placement), "
+                    "spread (most free GPU), fragmentation (FGD: least growth of the node's GPU "
+                    "fragmentation for the expected mix of pod shapes)."),
+        sdk::option("deviceshare.SchedulePolicy", CAL_OPT_STRING, nullptr,
+                    "Volcano's name for deviceshare.policy (binpack | spread | fragmentation); "
+                    "it wins over deviceshare.policy, which must agree when set to other than "
+                    "binpack."),
+        sdk::option("deviceshare.ScheduleWeight", CAL_OPT_INT, "1",
+                    "Weight of the device score (Volcano's name); 0 turns scoring off, the "
+                    "predicate and card assignment stay."),
+        sdk::option("deviceshare.GPUSharingEnable", CAL_OPT_BOOL, "true",
+                    "Volcano's switch for GPU shares; must be true here (shares are always "
+                    "handled)."),
+        sdk::option("deviceshare.GPUNumberEnable", CAL_OPT_BOOL, "true",
+                    "Volcano's switch for whole cards (volcano.sh/gpu-number); must be true "
+                    "here (whole cards are always handled)."),
+        sdk::option("deviceshare.fragmentation.decay", CAL_OPT_DOUBLE, "0.999",
+                    "Fragmentation policy: each newly seen pod weighs 1/decay times the one "
+                    "before in the shape history (0 < decay <= 1; 1 keeps plain counts)."),
+        sdk::option("deviceshare.fragmentation.history", CAL_OPT_INT, "100000",
+                    "Fragmentation policy: how many recent pod names are remembered so that a "
+                    "pod pending over many sessions is counted once."),
+        sdk::option("deviceshare.fragmentation.shapes", CAL_OPT_INT, "64",
+                    "Fragmentation policy: at most this many of the most frequent shapes make "
+                    "the expected mix."),
+        sdk::option("deviceshare.fragmentation.coverage", CAL_OPT_DOUBLE, "1.0",
+                    "Fragmentation policy: the most frequent shapes are taken until they cover "
+                    "this share of the history's weight (0 < coverage <= 1)."),
+    };
+  }
+
+  static sdk::Status check_args(const sdk::Args& a) {
+    bool ok = true;
+    const std::string p = a.get_string("deviceshare.policy", "binpack");
+    parse_policy(p, ok);
+    if (!ok)
+      return sdk::Status::error("deviceshare.policy must be binpack, spread or fragmentation, not '" +
+                                p + "'");
+    if (a.has("deviceshare.SchedulePolicy")) {
+      const std::string v = a.get_string("deviceshare.SchedulePolicy");
+      ds::Policy pv = parse_policy(v, ok);
+      if (!ok)
+        return sdk::Status::error(
+            "deviceshare.SchedulePolicy must be binpack, spread or fragmentation, not '" + v + "'");
+      // deviceshare.policy has a default (binpack), so only a non-default value can be seen
+      // to disagree.
+      bool ok2 = true;
+      if (p != "binpack" && parse_policy(p, ok2) != pv)
+        return sdk::Status::error("deviceshare.policy '" + p + "' and deviceshare.SchedulePolicy '" +
+                                  v + "' disagree");
+    }
+    if (a.get_int("deviceshare.ScheduleWeight", 1) < 0)
+      return sdk::Status::error("deviceshare.ScheduleWeight must be >= 0");
+    if (!a.get_bool("deviceshare.GPUSharingEnable", true) || !a.get_bool("deviceshare.GPUNumberEnable", true))
+      return sdk::Status::error(
+          "deviceshare.GPUSharingEnable and deviceshare.GPUNumberEnable must be true: this "
+          "plugin always handles both whole cards and shares");
+    const double decay = a.get_double("deviceshare.fragmentation.decay", 0.999);
+    if (!(decay > 0 && decay <= 1))
+      return sdk::Status::error("deviceshare.fragmentation.decay must be in (0, 1]");
+    if (a.get_int("deviceshare.fragmentation.history", 100000) < 1)
+      return sdk::Status::error("deviceshare.fragmentation.history must be >= 1");
+    if (a.get_int("deviceshare.fragmentation.shapes", 64) < 1)
+      return sdk::Status::error("deviceshare.fragmentation.shapes must be >= 1");
+    const double cov = a.get_double("deviceshare.fragmentation.coverage", 1.0);
+    if (!(cov > 0 && cov <= 1))
+      return sdk::Status::error("deviceshare.fragmentation.coverage must be in (0, 1]");
+    return sdk::Status::ok();
+  }
+
+  DeviceShare(sdk::Session s, const sdk::Args& a) : ssn_(s) {
+    bool ok = true;
+    policy_ = parse_policy(a.get_string("deviceshare.policy", "binpack"), ok);
+    if (a.has("deviceshare.SchedulePolicy"))
+      policy_ = parse_policy(a.get_string("deviceshare.SchedulePolicy"), ok);
+    weight_ = static_cast<double>(a.get_int("deviceshare.ScheduleWeight", 1));
+    gpu_id_ = s.resource_id(kGpu);
+    number_id_ = s.resource_id(kGpuNumber);
+    memory_id_ = s.resource_id(kGpuMemory);
+    milli_id_ = s.resource_id(kGpuMilli);
+    build_nodes();
+    if (policy_ == ds::Policy::Fragmentation) {
+      std::lock_guard<std::mutex> lock(history_mutex());
+      learn_pending(a.get_double("deviceshare.fragmentation.decay", 0.999),
+                    static_cast<size_t>(a.get_int("deviceshare.fragmentation.history", 100000)));
+      mix_ = history().mix(a.get_double("deviceshare.fragmentation.coverage", 1.0),
+                           static_cast<size_t>(a.get_int("deviceshare.fragmentation.shapes", 64)));
+    }
+  }
+
+  // Invalid requests and requests no node of the session could ever meet fail every node,
+  // every session, with the reason (UnschedulableAndUnresolvable: evicting will not help).
+  sdk::Status pre_predicate(sdk::Task t) {
+    const ds::Request& r = remember(t);
+    if (!r.error.empty()) return sdk::Status::unresolvable(r.error);
+    if (!r.wants_gpu()) return sdk::Status::ok();
+    std::string why = never_fits(r);
+    if (!why.empty()) return sdk::Status::unresolvable(why);
+    return sdk::Status::ok();
+  }
+
+  sdk::Status predicate(sdk::Task t, sdk::Node n) const {
+    ds::Request local;
+    const ds::Request& r = request_of(t, local);
+    if (!r.error.empty()) return sdk::Status::unresolvable(r.error);
+    if (!r.wants_gpu()) return sdk::Status::ok();
+    const ds::NodeCards* c = cards_of(n.handle());
+    if (!c || c->count() == 0) return sdk::Status::unresolvable("node(s) had no GPU");
+    if (!ds::model_allowed(r.models, c->model))
+      return sdk::Status::unresolvable("GPU model not allowed");
+    if (r.whole > 0) {
+      if (c->count() < static_cast<size_t>(r.whole))
+        return sdk::Status::unresolvable("node(s) had fewer than " + std::to_string(r.whole) +
+                                         " GPU cards");
+      if (!ds::fits(*c, r))
+        return sdk::Status::unschedulable("fewer than " + std::to_string(r.whole) +
+                                          " idle GPU cards");
+      return sdk::Status::ok();
+    }
+    if (r.memory > 0 && c->mem_per_card < r.memory)
+      return sdk::Status::unresolvable(c->mem_per_card <= 0
+                                           ? "node(s) did not declare GPU memory per card"
+                                           : "GPU cards have less than " + fmt_num(r.memory) +
+                                                 " MiB of memory");
+    if (!ds::fits(*c, r)) return sdk::Status::unschedulable(share_text(r));
+    return sdk::Status::ok();
+  }
+
+  double node_order(sdk::Task t, sdk::Node n) const {
+    if (weight_ == 0) return 0;
+    ds::Request local;
+    const ds::Request& r = request_of(t, local);
+    if (!r.error.empty()) return 0;
+    const ds::NodeCards* c = cards_of(n.handle());
+    if (!c || c->count() == 0) return 0;
+    // Pods without GPU: only the fragmentation policy has a view on them (the cpu they take
+    // can leave the node's GPUs stranded, FGD's "lack of cpu"); binpack and spread give 0.
+    if (!r.wants_gpu() && policy_ != ds::Policy::Fragmentation) return 0;
+    ds::Placement p =
+        ds::place(*c, r, policy_, mix_, t.init_request()[0], max_capacity_);
+    return p.ok ? weight_ * p.score : 0;
+  }
+
+  void on_allocate(sdk::Task t) {
+    sdk::Node n = t.node();
+    if (!n) return;
+    auto ni = node_index_.find(n.handle());
+    if (ni == node_index_.end()) return;  // a node without GPU: nothing to track
+    ds::NodeCards& c = nodes_[ni->second];
+    const double cpu = t.init_request()[0];
+    const cal_task_status st = t.status();
+    auto held = held_.find(t.handle());
+    if (held != held_.end() && held->second.held) return;  // already counted
+    if (held != held_.end() && st != CAL_TASK_ALLOCATED &&
+        st != CAL_TASK_PIPELINED) {
+      // An eviction undone: the pod keeps the cards it had.
+      hold(c, held->second, +1, cpu);
+      return;
+    }
+    Held h;
+    h.node = ni->second;
+    ds::Request local;
+    const ds::Request& r = request_of(t, local);
+    if (r.error.empty() && r.wants_gpu()) {
+      // The same choice node_order scored (the node has not changed since).
+      std::vector<size_t> cards = ds::choose_cards(c, r, policy_, mix_, cpu);
+      if (cards.empty()) {
+        sdk::log(CAL_LOG_ERROR, kName,
+                 std::string("task ") + std::string(t.name()) + " was placed on " +
+                     std::string(n.name()) + " where no GPU card can hold it (is the "
+                     "deviceshare predicate disabled?); no card recorded");
+      } else {
+        h.cards = cards;
+        h.milli.assign(cards.size(), r.per_card_milli());
+        h.memory = r.memory;
+        if (CAL_HOST_HAS(sdk::host, task_set_annotation)) {
+          cal_task* th = const_cast<cal_task*>(t.handle());
+          sdk::host->task_set_annotation(th, kIndexAnnotation, join(cards).c_str());
+          sdk::host->task_set_annotation(th, kPerCardAnnotation,
+                                         std::to_string(r.per_card_milli()).c_str());
+        }
+      }
+    }
+    h.held = false;
+    hold(c, h, +1, cpu);
+    held_[t.handle()] = std::move(h);
+  }
+
+  // A placement undone (the task is Pending again) or an eviction (Releasing): the cards and
+  // cpu are free again for the rest of the session (the future view, as the predicate of the
+  // allocate action sees releasing resources).
+  void on_deallocate(sdk::Task t) {
+    auto held = held_.find(t.handle());
+    if (held == held_.end()) return;
+    if (held->second.held) hold(nodes_[held->second.node], held->second, -1, t.init_request()[0]);
+    if (t.status() == CAL_TASK_PENDING) held_.erase(held);
+  }
+
+ private:
+  // What a task holds on one node: cards (none for a pod without GPU) and cpu.
+  struct Held {
+    size_t node = 0;
+    std::vector<size_t> cards;
+    std::vector<int64_t> milli;  // per card
+    double memory = 0;           // MiB per card
+    bool held = false;           // counted in the node's state now
+  };
+
+  static void apply(ds::NodeCards& c, const Held& u, int sign) {
+    for (size_t k = 0; k < u.cards.size(); ++k) {
+      const size_t i = u.cards[k];
+      c.used[i] += sign * u.milli[k];
+      c.used_mem[i] += sign * u.memory;
+      c.holders[i] += sign;
+    }
+  }
+  static void hold(ds::NodeCards& c, Held& u, int sign, double cpu) {
+    apply(c, u, sign);
+    c.cpu_free -= sign * cpu;
+    u.held = sign > 0;
+  }
+
+  // ---- requests ----
+
+  double res(const sdk::Res& r, int32_t id) const { return id >= 0 ? r[static_cast<size_t>(id)] : 0.0; }
+
+  ds::Request parse(sdk::Task t) const {
+    ds::Request r;
+    const sdk::Res req = t.init_request();
+    const double gpu = res(req, gpu_id_) / kUnits;
+    const double number = res(req, number_id_) / kUnits;
+    const double memory = res(req, memory_id_) / kUnits;
+    const double milli = res(req, milli_id_) / kUnits;
+    auto whole_of = [&](double v, const char* name, int32_t& out) {
+      if (v <= 0) return true;
+      if (std::fabs(v - std::round(v)) > 1e-6) {
+        r.error = std::string(name) + " " + fmt_num(v) +
+                  ": whole cards only; ask a share of one card with caldera.sh/gpu-milli";
+        return false;
+      }
+      out = static_cast<int32_t>(std::llround(v));
+      return true;
+    };
+    int32_t a = 0, b = 0;
+    if (!whole_of(gpu, kGpu, a) || !whole_of(number, kGpuNumber, b)) return r;
+    if (a > 0 && b > 0 && a != b) {
+      r.error = "nvidia.com/gpu " + std::to_string(a) + " and volcano.sh/gpu-number " +
+                std::to_string(b) + " disagree";
+      return r;
+    }
+    r.whole = std::max(a, b);
+    if (milli > 0 && std::fabs(milli - std::round(milli)) > 1e-6) {
+      r.error = "caldera.sh/gpu-milli " + fmt_num(milli) + ": a whole number of milli-GPU is needed";
+      return r;
+    }
+    const int64_t m = static_cast<int64_t>(std::llround(milli));
+    if (r.whole > 0) {
+      if (m > 0 && m != int64_t{r.whole} * ds::kMilliPerCard) {
+        r.error = "asks " + std::to_string(r.whole) + " whole GPU card(s) and caldera.sh/gpu-milli " +
+                  std::to_string(m) + "; with whole cards it must be " +
+                  std::to_string(int64_t{r.whole} * ds::kMilliPerCard) + " or absent";
+        return r;
+      }
+      if (memory > 0) {
+        r.error = "asks whole GPU cards and volcano.sh/gpu-memory: ask one or the other";
+        return r;
+      }
+    } else {
+      if (m > ds::kMilliPerCard) {
+        r.error = "caldera.sh/gpu-milli " + std::to_string(m) +
+                  " is more than one card (1000); ask whole cards with nvidia.com/gpu";
+        return r;
+      }
+      r.milli = m;
+      r.memory = memory;
+    }
+    if (const char* models = t.annotation(kModelsAnnotation); models && r.wants_gpu()) {
+      std::string_view s(models);
+      size_t pos = 0;
+      while (true) {
+        size_t bar = s.find('|', pos);
+        std::string m2 = trim(s.substr(pos, bar == std::string_view::npos ? s.npos : bar - pos));
+        if (!valid_model(m2)) {
+          r.error = std::string("annotation ") + kModelsAnnotation + " '" + models +
+                    "' is not a '|'-separated list of GPU models";
+          return r;
+        }
+        if (std::find(r.models.begin(), r.models.end(), m2) == r.models.end()) r.models.push_back(m2);
+        if (bar == std::string_view::npos) break;
+        pos = bar + 1;
+      }
+    }
+    return r;
+  }
+
+  // Parsed once per task and session on the scheduling thread (pre_predicate, allocate).
+  const ds::Request& remember(sdk::Task t) {
+    auto it = requests_.find(t.handle());
+    if (it == requests_.end()) it = requests_.emplace(t.handle(), parse(t)).first;
+    return it->second;
+  }
+  // Read-only lookup for the node-parallel callbacks; parses into `local` when not cached.
+  const ds::Request& request_of(sdk::Task t, ds::Request& local) const {
+    auto it = requests_.find(t.handle());
+    if (it != requests_.end()) return it->second;
+    local = parse(t);
+    return local;
+  }
+
+  static std::string share_text(const ds::Request& r) {
+    std::string what;
+    if (r.milli > 0) what = std::to_string(r.milli) + " milli-GPU";
+    if (r.memory > 0) what += (what.empty() ? "" : " and ") + fmt_num(r.memory) + " MiB of GPU memory";
+    return "no GPU card can hold " + what;
+  }
+
+  // Empty when some node of the session could hold the request once idle.
+  std::string never_fits(const ds::Request& r) const {
+    std::string models = r.models.empty() ? "" : " of model ";
+    for (size_t i = 0; i < r.models.size(); ++i) models += (i ? "|" : "") + r.models[i];
+    bool model_seen = false;
+    for (const ds::NodeCards& c : nodes_) {
+      if (c.count() == 0 || !ds::model_allowed(r.models, c.model)) continue;
+      model_seen = true;
+      if (r.whole > 0) {
+        if (c.count() >= static_cast<size_t>(r.whole)) return "";
+      } else if (r.memory <= 0 || c.mem_per_card >= r.memory) {
+        return "";
+      }
+    }
+    if (!model_seen) return "GPU request can never be met: no node has a GPU" + models;
+    if (r.whole > 0)
+      return "GPU request can never be met: no node has " + std::to_string(r.whole) + " GPU cards" +
+             models;
+    return "GPU request can never be met: no GPU card" + models + " has " + fmt_num(r.memory) +
+           " MiB of memory";
+  }
+
+  // ---- nodes ----
+
+  const ds::NodeCards* cards_of(const cal_node* n) const {
+    auto it = node_index_.find(n);
+    return it == node_index_.end() ? nullptr : &nodes_[it->second];
+  }
+
+  void build_nodes() {
+    const size_t count = ssn_.node_count();
+    for (size_t i = 0; i < count; ++i) {
+      sdk::Node n = ssn_.node(i);
+      // Cards: allocatable nvidia.com/gpu, else Volcano's volcano.sh/gpu-number.
+      double cards = res(n.allocatable(), gpu_id_) / kUnits;
+      if (cards < 1) cards = res(n.allocatable(), number_id_) / kUnits;
+      if (cards < 1) continue;
+      ds::NodeCards c;
+      c.resize(static_cast<size_t>(std::floor(cards + 1e-9)));
+      if (const char* m = n.label(kModelLabel)) c.model = m;
+      const double mem = res(n.allocatable(), memory_id_) / kUnits;
+      if (mem > 0) c.mem_per_card = mem / static_cast<double>(c.count());
+      c.cpu_free = n.future_idle()[0];
+      max_capacity_ = std::max<int64_t>(max_capacity_, static_cast<int64_t>(c.count()) * ds::kMilliPerCard);
+      const size_t idx = nodes_.size();
+      node_index_[n.handle()] = idx;
+      nodes_.push_back(std::move(c));
+      account_running(n, idx);
+    }
+  }
+
+  // Per-card use from the tasks already on the node and their annotations. The node's cpu
+  // (future idle) already counts these tasks; they are recorded so that an eviction gives
+  // their cards and cpu back.
+  void account_running(sdk::Node n, size_t idx) {
+    ds::NodeCards& c = nodes_[idx];
+    std::vector<std::pair<sdk::Task, ds::Request>> unassigned;
+    std::vector<int64_t> index, per_card;
+    const size_t tasks = n.task_count();
+    for (size_t k = 0; k < tasks; ++k) {
+      sdk::Task t = n.task(k);
+      const cal_task_status st = t.status();
+      if (st == CAL_TASK_RELEASING || st == CAL_TASK_SUCCEEDED || st == CAL_TASK_FAILED) continue;
+      Held u;
+      u.node = idx;
+      u.held = true;
+      ds::Request r = parse(t);
+      const bool asks = r.error.empty() && r.wants_gpu();
+      // The annotations are the record of the cards a running pod holds. With an explicit
+      // per-card amount they stand on their own (a record may sum several pods, as the
+      // replay's merged records do); without one, the pod's own request gives the amount.
+      const char* idx_text = t.annotation(kIndexAnnotation);
+      const char* pc = t.annotation(kPerCardAnnotation);
+      bool ok = idx_text && parse_list(idx_text, index);
+      if (ok) {
+        if (pc)
+          ok = parse_list(pc, per_card) && (per_card.size() == 1 || per_card.size() == index.size());
+        else if (asks)
+          per_card.assign(1, r.per_card_milli());
+        else
+          ok = false;
+      }
+      if (ok && asks) u.memory = r.memory;
+      for (size_t j = 0; ok && j < index.size(); ++j) {
+        const int64_t i = index[j];
+        const int64_t m = per_card.size() == 1 ? per_card[0] : per_card[j];
+        if (i < 0 || static_cast<size_t>(i) >= c.count() || m < 0 || m > ds::kMilliPerCard ||
+            std::find(u.cards.begin(), u.cards.end(), static_cast<size_t>(i)) != u.cards.end()) {
+          ok = false;
+          break;
+        }
+        u.cards.push_back(static_cast<size_t>(i));
+        u.milli.push_back(m);
+      }
+      if (ok) {
+        apply(c, u, +1);
+      } else {
+        u.cards.clear();
+        u.milli.clear();
+        if (asks) {
+          unassigned.emplace_back(t, std::move(r));
+          continue;
+        }
+        if (idx_text)
+          sdk::log(CAL_LOG_WARN, kName,
+                   std::string("running task ") + std::string(t.name()) + " on " +
+                       std::string(n.name()) + ": unusable " + kIndexAnnotation + " '" + idx_text +
+                       "' ignored");
+      }
+      held_[t.handle()] = std::move(u);
+    }
+    // Running GPU pods without a usable assignment still use cards: give them some, the way
+    // a device plugin on the node would have (first fit), so their use is never ignored.
+    for (auto& [t, r] : unassigned) {
+      Held u;
+      u.node = idx;
+      u.held = true;
+      std::vector<size_t> cards = ds::choose_cards(c, r, ds::Policy::Binpack);
+      if (cards.empty()) {
+        sdk::log(CAL_LOG_WARN, kName,
+                 std::string("running task ") + std::string(t.name()) + " on " +
+                     std::string(n.name()) + " has no usable " + kIndexAnnotation +
+                     " and no card has room for it");
+      } else {
+        u.cards = cards;
+        u.milli.assign(cards.size(), r.per_card_milli());
+        u.memory = r.memory;
+        apply(c, u, +1);
+      }
+      held_[t.handle()] = std::move(u);
+    }
+  }
+
+  // The pending GPU pods of the session go into the history (each counted once).
+  void learn_pending(double decay, size_t keep) {
+    History& h = history();
+    const size_t jobs = ssn_.job_count();
+    for (size_t j = 0; j < jobs; ++j) {
+      sdk::Job job = ssn_.job(j);
+      if (job.status_count(CAL_TASK_PENDING) == 0) continue;
+      const size_t tasks = job.task_count();
+      for (size_t k = 0; k < tasks; ++k) {
+        sdk::Task t = job.task(k);
+        if (t.status() != CAL_TASK_PENDING) continue;
+        const ds::Request& r = remember(t);
+        if (!r.error.empty() || (r.whole == 0 && r.milli == 0)) continue;
+        ShapeKey key{static_cast<int64_t>(std::llround(t.init_request()[0])),
+                     r.whole > 0 ? r.whole : 1, r.per_card_milli(), ""};
+        for (size_t i = 0; i < r.models.size(); ++i) key.models += (i ? "|" : "") + r.models[i];
+        h.add(std::string(t.name()), key, decay, keep);
+      }
+    }
+  }
+
+  sdk::Session ssn_;
+  ds::Policy policy_ = ds::Policy::Binpack;
+  double weight_ = 1;
+  int32_t gpu_id_ = -1, number_id_ = -1, memory_id_ = -1, milli_id_ = -1;
+  std::vector<ds::NodeCards> nodes_;
+  std::unordered_map<const cal_node*, size_t> node_index_;
+  int64_t max_capacity_ = 0;
+  std::unordered_map<const cal_task*, ds::Request> requests_;
+  std::unordered_map<const cal_task*, Held> held_;
+  std::vector<ds::Shape> mix_;
+};
+
+}  // namespace
+
+CALDERA_PLUGIN(DeviceShare)

@@ -1,0 +1,342 @@
+// The card arithmetic of the deviceshare plugin, free of the ABI so that unit tests can call
+// it: what a pod asks of GPU cards, which cards of a node can hold it, which card(s) a
+// policy picks, how a node scores, and the GPU fragmentation measure of FGD.
+//
+// Sources:
+//   Volcano pkg/scheduler/api/devices/nvidia/gpushare/{share.go,device_info.go}: cards of a
+//     node, whole cards (volcano.sh/gpu-number) need idle cards, shares need a card with
+//     room, the chosen cards go in the pod's volcano.sh/gpu-index annotation.
+//   FGD (Weng et al., "Beware of Fragmentation", USENIX ATC 2023) and its simulator
+//     hkust-adsl/kubernetes-scheduler-simulator pkg/utils/frag.go (GetNodePodFrag,
+//     NodeGpuShareFragAmount, CanNodeHostPodOnGpuMemory) and
+//     pkg/simulator/plugin/fgd_score.go: the fragmentation of a node for a pod shape and
+//     the score of a placement as the drop in fragmentation.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace caldera::deviceshare {
+
+inline constexpr int64_t kMilliPerCard = 1000;
+
+enum class Policy { Binpack, Spread, Fragmentation };
+
+// What a pod asks of GPU cards. Exactly one of: `whole` idle cards, or a share of one card
+// (`milli` thousandths and/or `memory` MiB of one card). `models` empty: any model.
+struct Request {
+  int32_t whole = 0;
+  int64_t milli = 0;    // share of one card, 1..1000
+  double memory = 0;    // MiB of one card (volcano.sh/gpu-memory)
+  std::vector<std::string> models;
+  std::string error;    // not empty: the request itself is invalid (never fits)
+
+  bool wants_gpu() const { return whole > 0 || milli > 0 || memory > 0; }
+  bool is_share() const { return whole == 0 && (milli > 0 || memory > 0); }
+  // Milli-GPU taken on each chosen card.
+  int64_t per_card_milli() const { return whole > 0 ? kMilliPerCard : milli; }
+  int64_t total_milli() const { return whole > 0 ? int64_t{whole} * kMilliPerCard : milli; }
+};
+
+// The cards of one node as the plugin tracks them.
+struct NodeCards {
+  std::string model;              // "" when the node has no model label
+  std::vector<int64_t> used;      // milli-GPU in use, per card
+  std::vector<double> used_mem;   // MiB in use, per card
+  std::vector<int32_t> holders;   // pods on the card (a whole-card request needs 0)
+  double mem_per_card = 0;        // 0: unknown (the node declares no volcano.sh/gpu-memory)
+  double cpu_free = 0;            // the node's idle cpu (millicores), for fragmentation
+
+  size_t count() const { return used.size(); }
+  int64_t free_milli(size_t i) const { return kMilliPerCard - used[i]; }
+  int64_t total_free() const {
+    int64_t f = 0;
+    for (size_t i = 0; i < used.size(); ++i) f += free_milli(i);
+    return f;
+  }
+  bool idle(size_t i) const { return used[i] == 0 && used_mem[i] <= 0 && holders[i] == 0; }
+  void resize(size_t n) {
+    used.assign(n, 0);
+    used_mem.assign(n, 0);
+    holders.assign(n, 0);
+  }
+};
+
+inline bool model_allowed(const std::vector<std::string>& models, const std::string& model) {
+  if (models.empty()) return true;
+  return std::find(models.begin(), models.end(), model) != models.end();
+}
+
+// Card i can take a share of `milli` and `memory`.
+inline bool card_fits_share(const NodeCards& n, size_t i, int64_t milli, double memory) {
+  if (n.free_milli(i) < milli) return false;
+  if (memory > 0) {
+    if (n.mem_per_card <= 0) return false;  // card memory unknown: cannot promise any
+    if (n.mem_per_card - n.used_mem[i] < memory) return false;
+  }
+  return true;
+}
+
+// The cards a request could use on the node (shares) or the idle cards (whole).
+inline std::vector<size_t> candidate_cards(const NodeCards& n, const Request& r) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < n.count(); ++i) {
+    if (r.whole > 0 ? n.idle(i) : card_fits_share(n, i, r.milli, r.memory)) out.push_back(i);
+  }
+  return out;
+}
+
+inline bool fits(const NodeCards& n, const Request& r) {
+  if (!r.wants_gpu()) return true;
+  if (!model_allowed(r.models, n.model)) return false;
+  const size_t have = candidate_cards(n, r).size();
+  return r.whole > 0 ? have >= static_cast<size_t>(r.whole) : have > 0;
+}
+
+// ---- FGD fragmentation --------------------------------------------------------------
+
+// A pod shape of the expected workload: cpu, and `count` cards of `milli` each (count 1 and
+// milli < 1000 for a share), with the models it may use.
+struct Shape {
+  int64_t cpu = 0;
+  int32_t count = 1;
+  int64_t milli = kMilliPerCard;
+  std::vector<std::string> models;
+  double weight = 0;  // frequency in the mix (the weights of a mix sum to 1)
+};
+
+// The GPU capacity (milli-GPU) on the node that pods of this shape could no longer use
+// (FGD, frag.go NodeGpuShareFragAmount for one typical pod):
+//   - the node's model is not allowed, or its idle cpu is below the shape's, or fewer than
+//     `count` cards have `milli` free: every free milli-GPU of the node is fragmented;
+//   - else the free milli-GPU of the cards that cannot hold `milli` (a card with 300 free
+//     for a 500-milli shape; a partly used card for a whole-card shape).
+inline int64_t shape_fragmentation(const NodeCards& n, const Shape& s) {
+  const int64_t total = n.total_free();
+  if (total == 0) return 0;
+  if (!model_allowed(s.models, n.model)) return total;
+  if (n.cpu_free < static_cast<double>(s.cpu)) return total;
+  int32_t hosts = 0;
+  int64_t frag = 0;
+  for (size_t i = 0; i < n.count(); ++i) {
+    const int64_t f = n.free_milli(i);
+    if (f >= s.milli)
+      ++hosts;
+    else
+      frag += f;
+  }
+  return hosts >= s.count ? frag : total;
+}
+
+// The node's fragmentation against a mix of shapes: sum of frequency x fragmentation.
+inline double node_fragmentation(const NodeCards& n, const std::vector<Shape>& mix) {
+  double f = 0;
+  for (const Shape& s : mix) f += s.weight * static_cast<double>(shape_fragmentation(n, s));
+  return f;
+}
+
+// ---- the expected mix: a decayed history of the pods seen ------------------------------
+
+struct ShapeKey {
+  int64_t cpu = 0;
+  int32_t count = 1;
+  int64_t milli = kMilliPerCard;
+  std::string models;  // '|'-joined, as the pod wrote them (deduplicated)
+  bool operator<(const ShapeKey& o) const {
+    if (cpu != o.cpu) return cpu < o.cpu;
+    if (count != o.count) return count < o.count;
+    if (milli != o.milli) return milli < o.milli;
+    return models < o.models;
+  }
+};
+
+// Pods seen, by shape, with exponentially decayed weights: the k-th new pod adds
+// 1/decay^k, so relative to the newest pod one seen n pods earlier weighs decay^n. A pod is
+// counted once by name (the last `remember` names are kept), however many sessions it
+// stays pending.
+class ShapeHistory {
+ public:
+  bool add(const std::string& uid, const ShapeKey& k, double decay, size_t remember) {
+    while (!order_.empty() && order_.size() >= std::max<size_t>(remember, 1)) {
+      seen_.erase(order_.front());
+      order_.pop_front();
+    }
+    if (!seen_.insert(uid).second) return false;
+    order_.push_back(uid);
+    weights_[k] += inc_;
+    if (decay > 0 && decay < 1) inc_ /= decay;
+    if (inc_ > 1e12) rescale();
+    return true;
+  }
+
+  // The mix: the heaviest shapes until they cover `coverage` of the weight or number
+  // `max_shapes`, renormalised to sum to 1. Equal weights keep the shape key order.
+  std::vector<Shape> mix(double coverage, size_t max_shapes) const {
+    std::vector<std::pair<double, const ShapeKey*>> all;
+    double total = 0;
+    for (const auto& [k, w] : weights_) {
+      all.emplace_back(w, &k);
+      total += w;
+    }
+    std::vector<Shape> out;
+    if (total <= 0) return out;
+    std::stable_sort(all.begin(), all.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    double cum = 0;
+    for (const auto& [w, k] : all) {
+      if (out.size() >= max_shapes || cum >= coverage * total * (1 - 1e-12)) break;
+      Shape s;
+      s.cpu = k->cpu;
+      s.count = k->count;
+      s.milli = k->milli;
+      size_t pos = 0;
+      while (!k->models.empty()) {
+        size_t bar = k->models.find('|', pos);
+        s.models.push_back(k->models.substr(pos, bar == std::string::npos ? bar : bar - pos));
+        if (bar == std::string::npos) break;
+        pos = bar + 1;
+      }
+      s.weight = w;
+      cum += w;
+      out.push_back(std::move(s));
+    }
+    for (auto& s : out) s.weight /= cum;
+    return out;
+  }
+
+  size_t shapes() const { return weights_.size(); }
+
+ private:
+  void rescale() {
+    for (auto it = weights_.begin(); it != weights_.end();) {
+      it->second /= inc_;
+      if (it->second < 1e-9)
+        it = weights_.erase(it);
+      else
+        ++it;
+    }
+    inc_ = 1;
+  }
+
+  std::map<ShapeKey, double> weights_;
+  double inc_ = 1;
+  std::unordered_set<std::string> seen_;
+  std::deque<std::string> order_;
+};
+
+// ---- placement -----------------------------------------------------------------------
+
+// The node after the request takes `cards` (and `cpu` millicores).
+inline NodeCards after_placing(NodeCards n, const Request& r, const std::vector<size_t>& cards,
+                               double cpu) {
+  for (size_t i : cards) {
+    n.used[i] += r.per_card_milli();
+    n.used_mem[i] += r.memory;
+    n.holders[i] += 1;
+  }
+  n.cpu_free -= cpu;
+  return n;
+}
+
+// The score of putting the request on the node with these cards, before the weight
+// (higher is better):
+//   binpack: 100 x (1 - node's free milli-GPU after / the largest node's capacity);
+//   spread:  100 x node's free milli-GPU after / the largest node's capacity;
+//   fragmentation: minus the growth of the node's fragmentation, in hundredths of a card
+//     (one card more fragmented scores -100): -(frag_after - frag_before) / 10.
+// `max_capacity` is the largest node's card count x 1000 in the session; `cpu` what the
+// pod takes of the node's cpu (fragmentation counts a node whose cpu runs out).
+inline double placement_score(const NodeCards& n, const Request& r,
+                              const std::vector<size_t>& cards, Policy policy,
+                              int64_t max_capacity, const std::vector<Shape>& mix, double cpu) {
+  switch (policy) {
+    case Policy::Binpack:
+    case Policy::Spread: {
+      if (max_capacity <= 0 || !r.wants_gpu()) return 0;
+      const double free_after = static_cast<double>(n.total_free() - r.total_milli());
+      const double share = free_after / static_cast<double>(max_capacity);
+      return 100.0 * (policy == Policy::Binpack ? 1.0 - share : share);
+    }
+    case Policy::Fragmentation: {
+      const double before = node_fragmentation(n, mix);
+      const double after = node_fragmentation(after_placing(n, r, cards, cpu), mix);
+      return -(after - before) / 10.0;
+    }
+  }
+  return 0;
+}
+
+// A placement of a request on a node: the card(s) and the score.
+struct Placement {
+  bool ok = false;            // false: the node cannot hold the request
+  std::vector<size_t> cards;  // empty for a pod without GPU
+  double score = 0;
+};
+
+// Which card(s) the policy gives the request on this node, and the node's score:
+//   whole cards: the lowest-numbered idle cards (idle cards are all alike);
+//   a share, binpack: the card with the least free milli-GPU that holds it (best fit);
+//   a share, spread: the card with the most free milli-GPU;
+//   a share, fragmentation: the card after which the node's fragmentation is lowest
+//     (fgd_score.go), ties to the best fit.
+// Ties between cards go to the lowest index. Cards with the same free space give the same
+// node state, so only the first of them is weighed.
+inline Placement place(const NodeCards& n, const Request& r, Policy policy,
+                       const std::vector<Shape>& mix = {}, double cpu = 0,
+                       int64_t max_capacity = 0) {
+  Placement p;
+  if (!r.wants_gpu()) {
+    p.ok = true;
+    p.score = placement_score(n, r, {}, policy, max_capacity, mix, cpu);
+    return p;
+  }
+  if (!fits(n, r)) return p;
+  std::vector<size_t> c = candidate_cards(n, r);
+  p.ok = true;
+  if (r.whole > 0) {
+    c.resize(static_cast<size_t>(r.whole));
+    p.cards = c;
+    p.score = placement_score(n, r, c, policy, max_capacity, mix, cpu);
+    return p;
+  }
+  size_t best = c.front();
+  if (policy != Policy::Fragmentation) {
+    for (size_t k = 1; k < c.size(); ++k) {
+      const size_t i = c[k];
+      const int64_t fi = n.free_milli(i), fb = n.free_milli(best);
+      if (policy == Policy::Binpack ? fi < fb : fi > fb) best = i;
+    }
+    p.cards = {best};
+    p.score = placement_score(n, r, p.cards, policy, max_capacity, mix, cpu);
+    return p;
+  }
+  const double before = node_fragmentation(n, mix);
+  double best_after = node_fragmentation(after_placing(n, r, {best}, cpu), mix);
+  std::vector<int64_t> weighed{n.free_milli(best)};
+  for (size_t k = 1; k < c.size(); ++k) {
+    const size_t i = c[k];
+    const int64_t fi = n.free_milli(i);
+    if (std::find(weighed.begin(), weighed.end(), fi) != weighed.end()) continue;
+    weighed.push_back(fi);
+    const double after = node_fragmentation(after_placing(n, r, {i}, cpu), mix);
+    if (after < best_after - 1e-9 || (after <= best_after + 1e-9 && fi < n.free_milli(best))) {
+      best_after = after;
+      best = i;
+    }
+  }
+  p.cards = {best};
+  p.score = -(best_after - before) / 10.0;
+  return p;
+}
+
+inline std::vector<size_t> choose_cards(const NodeCards& n, const Request& r, Policy policy,
+                                        const std::vector<Shape>& mix = {}, double cpu = 0) {
+  return place(n, r, policy, mix, cpu).cards;
+}
+
+}  // namespace caldera::deviceshare

@@ -1,0 +1,214 @@
+// Worked numbers for the deviceshare plugin's card arithmetic (deviceshare_math.hpp): which
+// card each policy picks, the node scores, FGD's fragmentation of a node for a mix of pod
+// shapes, and the decayed shape history. Each expectation is computed by hand above it.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "deviceshare/deviceshare_math.hpp"
+
+namespace {
+
+namespace ds = caldera::deviceshare;
+
+// A node of cards with the given milli-GPU in use.
+ds::NodeCards node(std::vector<int64_t> used, double cpu_free = 64000, std::string model = "T4") {
+  ds::NodeCards n;
+  n.resize(used.size());
+  for (size_t i = 0; i < used.size(); ++i) {
+    n.used[i] = used[i];
+    if (used[i] > 0) n.holders[i] = 1;
+  }
+  n.cpu_free = cpu_free;
+  n.model = std::move(model);
+  return n;
+}
+
+ds::Request share(int64_t milli) {
+  ds::Request r;
+  r.milli = milli;
+  return r;
+}
+ds::Request whole(int32_t cards) {
+  ds::Request r;
+  r.whole = cards;
+  return r;
+}
+
+ds::Shape shape(int64_t cpu, int32_t count, int64_t milli, double weight,
+                std::vector<std::string> models = {}) {
+  ds::Shape s;
+  s.cpu = cpu;
+  s.count = count;
+  s.milli = milli;
+  s.weight = weight;
+  s.models = std::move(models);
+  return s;
+}
+
+// ---- card choice ---------------------------------------------------------------------
+
+// Cards in use 700, 200, 0, 900 -> free 300, 800, 1000, 100. A 250 share fits cards 0, 1, 2
+// (card 3 has 100). binpack takes the least free that holds it: card 0 (300); spread the
+// most free: card 2 (1000).
+TEST(DeviceShareMath, BinpackAndSpreadPickCards) {
+  ds::NodeCards n = node({700, 200, 0, 900});
+  EXPECT_EQ(ds::candidate_cards(n, share(250)), (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(ds::choose_cards(n, share(250), ds::Policy::Binpack), (std::vector<size_t>{0}));
+  EXPECT_EQ(ds::choose_cards(n, share(250), ds::Policy::Spread), (std::vector<size_t>{2}));
+  // 900 fits only the idle card, whatever the policy.
+  EXPECT_EQ(ds::choose_cards(n, share(900), ds::Policy::Binpack), (std::vector<size_t>{2}));
+  // 1000 as a share needs a whole free card too; nothing holds 1000 twice.
+  EXPECT_TRUE(ds::choose_cards(node({0, 1}), share(1000), ds::Policy::Binpack) ==
+              (std::vector<size_t>{0}));
+  EXPECT_TRUE(ds::choose_cards(node({1, 1}), share(1000), ds::Policy::Binpack).empty());
+}
+
+// Equal free space: the lowest index, for both policies.
+TEST(DeviceShareMath, TiesGoToTheLowestCard) {
+  ds::NodeCards n = node({500, 0, 500, 0});
+  EXPECT_EQ(ds::choose_cards(n, share(400), ds::Policy::Binpack), (std::vector<size_t>{0}));
+  EXPECT_EQ(ds::choose_cards(n, share(400), ds::Policy::Spread), (std::vector<size_t>{1}));
+}
+
+// Whole cards need idle cards: used 0, 500, 0, 0 -> idle 0, 2, 3; two cards -> {0, 2};
+// four cards do not fit although 3500 milli-GPU are free.
+TEST(DeviceShareMath, WholeCardsTakeIdleCards) {
+  ds::NodeCards n = node({0, 500, 0, 0});
+  EXPECT_EQ(ds::choose_cards(n, whole(2), ds::Policy::Binpack), (std::vector<size_t>{0, 2}));
+  EXPECT_EQ(ds::choose_cards(n, whole(3), ds::Policy::Spread), (std::vector<size_t>{0, 2, 3}));
+  EXPECT_FALSE(ds::fits(n, whole(4)));
+  EXPECT_EQ(n.total_free(), 3500);
+  // Every card partly used: no whole card, though 1600 milli-GPU are free.
+  EXPECT_FALSE(ds::fits(node({100, 300}), whole(1)));
+  EXPECT_TRUE(ds::fits(node({100, 300}), share(700)));
+}
+
+TEST(DeviceShareMath, ModelsAndMemory) {
+  ds::NodeCards n = node({0, 0}, 64000, "V100M32");
+  ds::Request r = share(200);
+  r.models = {"V100M16", "V100M32"};
+  EXPECT_TRUE(ds::fits(n, r));
+  r.models = {"T4"};
+  EXPECT_FALSE(ds::fits(n, r));
+  // Memory shares need the card's memory: unknown memory holds none; 16384 MiB per card
+  // with 10000 in use on card 0 leaves 6384: 8000 goes to card 1.
+  ds::Request m;
+  m.memory = 8000;
+  EXPECT_FALSE(ds::fits(n, m));
+  n.mem_per_card = 16384;
+  n.used_mem[0] = 10000;
+  EXPECT_EQ(ds::choose_cards(n, m, ds::Policy::Binpack), (std::vector<size_t>{1}));
+}
+
+// ---- node scores ----------------------------------------------------------------------
+
+// Free 300 + 800 + 1000 + 100 = 2200; a 250 share leaves 1950. The largest node of the
+// session has 8 cards (8000). binpack: 100 x (1 - 1950 / 8000) = 75.625; spread: 24.375.
+TEST(DeviceShareMath, BinpackAndSpreadScores) {
+  ds::NodeCards n = node({700, 200, 0, 900});
+  ds::Placement b = ds::place(n, share(250), ds::Policy::Binpack, {}, 0, 8000);
+  ds::Placement s = ds::place(n, share(250), ds::Policy::Spread, {}, 0, 8000);
+  ASSERT_TRUE(b.ok);
+  EXPECT_DOUBLE_EQ(b.score, 75.625);
+  EXPECT_DOUBLE_EQ(s.score, 24.375);
+  // Whole cards: two cards leave 200 free -> 100 x (1 - 200 / 8000) = 97.5.
+  ds::Placement w = ds::place(node({0, 0, 900, 900}), whole(2), ds::Policy::Binpack, {}, 0, 8000);
+  EXPECT_DOUBLE_EQ(w.score, 97.5);
+  EXPECT_FALSE(ds::place(node({1, 1}), whole(1), ds::Policy::Binpack, {}, 0, 8000).ok);
+}
+
+// ---- FGD fragmentation -----------------------------------------------------------------
+
+// Node: 2 cards, used 700 and 0 -> free 300 and 1000 (total 1300), cpu free 8000.
+// Mix: A = a 500 share (cpu 4000) 50%, B = one whole card (cpu 4000) 30%, C = two whole
+// cards (cpu 4000) 20%.
+//   A: card 1 holds 500 -> fragmented = free of the cards below 500 = 300.
+//   B: card 1 is a whole free card -> fragmented = 300 (card 0).
+//   C: only one whole free card -> everything, 1300.
+//   node = 0.5 x 300 + 0.3 x 300 + 0.2 x 1300 = 150 + 90 + 260 = 500.
+TEST(DeviceShareMath, FragmentationOfANodeForAMix) {
+  ds::NodeCards n = node({700, 0}, 8000);
+  std::vector<ds::Shape> mix = {shape(4000, 1, 500, 0.5), shape(4000, 1, 1000, 0.3),
+                                shape(4000, 2, 1000, 0.2)};
+  EXPECT_EQ(ds::shape_fragmentation(n, mix[0]), 300);
+  EXPECT_EQ(ds::shape_fragmentation(n, mix[1]), 300);
+  EXPECT_EQ(ds::shape_fragmentation(n, mix[2]), 1300);
+  EXPECT_DOUBLE_EQ(ds::node_fragmentation(n, mix), 500);
+
+  // A model the shape may not use, or too little cpu: all the free GPU is fragmented.
+  EXPECT_EQ(ds::shape_fragmentation(n, shape(4000, 1, 500, 1, {"A100"})), 1300);
+  EXPECT_EQ(ds::shape_fragmentation(n, shape(9000, 1, 500, 1)), 1300);
+  // A full node has nothing to fragment.
+  EXPECT_EQ(ds::shape_fragmentation(node({1000, 1000}), mix[2]), 0);
+}
+
+// The same node and mix; a 300 share (cpu 2000) may go on card 0 or card 1.
+//   card 0: free 0 and 1000, cpu 6000. A: 0, B: 0, C: 1000 -> 0.2 x 1000 = 200.
+//           score -(200 - 500) / 10 = +30.
+//   card 1: free 300 and 700. A: 300 (card 1 holds 500), B: 1000 (no whole card),
+//           C: 1000 -> 150 + 300 + 200 = 650 -> score -(650 - 500) / 10 = -15.
+// FGD takes card 0, although spread would take card 1.
+TEST(DeviceShareMath, FragmentationPicksTheCardThatFragmentsLeast) {
+  ds::NodeCards n = node({700, 0}, 8000);
+  std::vector<ds::Shape> mix = {shape(4000, 1, 500, 0.5), shape(4000, 1, 1000, 0.3),
+                                shape(4000, 2, 1000, 0.2)};
+  EXPECT_DOUBLE_EQ(
+      ds::placement_score(n, share(300), {0}, ds::Policy::Fragmentation, 0, mix, 2000), 30);
+  EXPECT_DOUBLE_EQ(
+      ds::placement_score(n, share(300), {1}, ds::Policy::Fragmentation, 0, mix, 2000), -15);
+  ds::Placement p = ds::place(n, share(300), ds::Policy::Fragmentation, mix, 2000);
+  EXPECT_EQ(p.cards, (std::vector<size_t>{0}));
+  EXPECT_DOUBLE_EQ(p.score, 30);
+  EXPECT_EQ(ds::choose_cards(n, share(300), ds::Policy::Spread), (std::vector<size_t>{1}));
+
+  // cpu counts: a pod taking 5000 of the 8000 leaves 3000 < 4000 for every shape, so all
+  // the GPU left is fragmented. On card 0: 1000 -> -(1000 - 500) / 10 = -50.
+  ds::Placement heavy = ds::place(n, share(300), ds::Policy::Fragmentation, mix, 5000);
+  EXPECT_DOUBLE_EQ(heavy.score, -50);
+
+  // A pod without GPU is scored by the cpu it takes alone: 5000 cpu -> 1300 fragmented,
+  // -(1300 - 500) / 10 = -80; 1000 cpu changes nothing -> 0.
+  EXPECT_DOUBLE_EQ(ds::place(n, ds::Request{}, ds::Policy::Fragmentation, mix, 5000).score, -80);
+  EXPECT_DOUBLE_EQ(ds::place(n, ds::Request{}, ds::Policy::Fragmentation, mix, 1000).score, 0);
+}
+
+// An empty 8-card node for an 8-card shape: nothing fragmented. A 100 share anywhere leaves
+// 7 whole cards: all 7900 free milli-GPU are fragmented for that shape.
+TEST(DeviceShareMath, OneShareStrandsAnEightCardNode) {
+  std::vector<ds::Shape> mix = {shape(0, 8, 1000, 1.0)};
+  ds::NodeCards n = node({0, 0, 0, 0, 0, 0, 0, 0});
+  EXPECT_DOUBLE_EQ(ds::node_fragmentation(n, mix), 0);
+  ds::Placement p = ds::place(n, share(100), ds::Policy::Fragmentation, mix, 0);
+  EXPECT_EQ(p.cards, (std::vector<size_t>{0}));
+  EXPECT_DOUBLE_EQ(p.score, -790);
+}
+
+// ---- history ---------------------------------------------------------------------------
+
+// decay 0.5: the second new pod weighs 2, the third 4. Shapes: X (pods 1 and 3) = 1 + 4 = 5,
+// Y (pod 2) = 2 -> X 5/7, Y 2/7. A pod counted again by name adds nothing.
+TEST(DeviceShareMath, HistoryDecaysAndCountsEachPodOnce) {
+  ds::ShapeHistory h;
+  ds::ShapeKey x{4000, 1, 500, ""}, y{8000, 2, 1000, "T4|G2"};
+  EXPECT_TRUE(h.add("ns/p1", x, 0.5, 100));
+  EXPECT_TRUE(h.add("ns/p2", y, 0.5, 100));
+  EXPECT_FALSE(h.add("ns/p1", x, 0.5, 100));
+  EXPECT_TRUE(h.add("ns/p3", x, 0.5, 100));
+  std::vector<ds::Shape> mix = h.mix(1.0, 10);
+  ASSERT_EQ(mix.size(), 2u);
+  EXPECT_EQ(mix[0].milli, 500);
+  EXPECT_NEAR(mix[0].weight, 5.0 / 7, 1e-12);
+  EXPECT_EQ(mix[1].count, 2);
+  EXPECT_EQ(mix[1].models, (std::vector<std::string>{"T4", "G2"}));
+  EXPECT_NEAR(mix[1].weight, 2.0 / 7, 1e-12);
+  // Coverage 0.5: X alone covers 5/7 -> a mix of one shape, renormalised to 1.
+  std::vector<ds::Shape> top = h.mix(0.5, 10);
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_DOUBLE_EQ(top[0].weight, 1.0);
+  // Only the last `remember` names are kept: with 1, p1 can be counted again.
+  EXPECT_TRUE(h.add("ns/p1", x, 1.0, 1));
+}
+
+}  // namespace
