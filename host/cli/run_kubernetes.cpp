@@ -169,7 +169,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
       log_session(sessions, *w);
       cluster.apply(w->result, w->now);
     }
-    reloader->session_done(w->policy, unix_now());
+    if (!stopping) reloader->session_done(w->policy, unix_now());
     delete w;
   };
 

@@ -10,7 +10,9 @@
 #include "host/reload/reloader.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -189,7 +191,7 @@ std::string describe_changes(const Policy& a, const PluginCatalog& ac, const Pol
 Reloader::Reloader(uv_loop_t* loop, Options options) : loop_(loop), opt_(std::move(options)) {
   std::string text = read_text(opt_.config_file);
   std::string hash = sha256_hex(text);
-  SchedulerConfig cfg = parse(text, hash);
+  SchedulerConfig cfg = parse(text);
   catalog_ = std::make_unique<PluginCatalog>(PluginCatalog::scan(cfg.plugin_dirs));
   active_ = build_policy(cfg, *catalog_, hash);
   active_files_ = plugin_files(cfg.plugin_dirs);
@@ -199,8 +201,7 @@ Reloader::Reloader(uv_loop_t* loop, Options options) : loop_(loop), opt_(std::mo
 
 Reloader::~Reloader() { close(); }
 
-SchedulerConfig Reloader::parse(const std::string& text, const std::string& hash) const {
-  (void)hash;
+SchedulerConfig Reloader::parse(const std::string& text) const {
   SchedulerConfig cfg = load_config_text(text, opt_.config_file, opt_.default_plugin_dirs);
   if (!opt_.override_plugin_dirs.empty()) cfg.plugin_dirs = opt_.override_plugin_dirs;
   return cfg;
@@ -274,7 +275,7 @@ void Reloader::attempt(const std::string& why, double noticed_at) {
   try {
     text = read_text(opt_.config_file);
     rec.config_hash = sha256_hex(text);
-    c.config = parse(text, rec.config_hash);
+    c.config = parse(text);
   } catch (const InputError& e) {
     refuse(rec, e.what());
     return;

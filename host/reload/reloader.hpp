@@ -28,6 +28,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -111,7 +112,8 @@ class Reloader {
     std::string suspects;
   };
 
-  SchedulerConfig parse(const std::string& text, const std::string& hash) const;
+  // Parses the config text, applying the --plugin-dir override. Throws InputError.
+  SchedulerConfig parse(const std::string& text) const;
   void attempt(const std::string& why, double noticed_at);
   void on_trial(const ChildOutcome& outcome);
   void publish(Candidate& c, std::shared_ptr<const Policy> policy,

@@ -138,6 +138,7 @@ PodSpec pod_record(const OpenbPod& p, double created) {
 namespace {
 // Names of the merged records of the fast path (RunOptions::merge_placed).
 constexpr const char* kPlacedNamespace = "openb-placed";
+constexpr const char* kPlacedPodGroup = "placed";
 
 std::string join_ints(const std::vector<int64_t>& v, const std::vector<size_t>& at) {
   std::string s;
@@ -167,6 +168,16 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
   for (const auto& n : nodes) {
     cache.upsert_node(node_record(n));
     state[n.name].cards.assign(static_cast<size_t>(n.gpus), 0);
+  }
+  if (o.merge_placed) {
+    // One running PodGroup holds every merged record: one job in the session instead of
+    // one per node (a lone pod is a job of its own).
+    PodGroupSpec pg;
+    pg.ns = kPlacedNamespace;
+    pg.name = kPlacedPodGroup;
+    pg.phase = JobPhase::Running;
+    pg.min_member = 1;
+    cache.upsert_podgroup(std::move(pg));
   }
 
   const int last_point = o.step > 0 ? static_cast<int>(std::floor(o.until / o.step + 1e-9)) : 0;
@@ -229,6 +240,7 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
         PodSpec merged;
         merged.ns = kPlacedNamespace;
         merged.name = pl.node;
+        merged.podgroup = kPlacedPodGroup;
         merged.requests = ns.merged;
         merged.phase = PodPhase::Running;
         merged.node = pl.node;

@@ -105,7 +105,8 @@ struct RunOptions {
   double step = 0.05;   // spacing of the report points
   double until = 1.3;   // the last point (the tune factor)
   // The fast path: the pods placed on a node are kept in the cache as one running record
-  // per node ("openb-placed/<node>") holding their summed requests and, when the device
+  // per node ("openb-placed/<node>", all in one running PodGroup "openb-placed/placed")
+  // holding their summed requests and, when the device
   // plugin chose cards, the use of each card (volcano.sh/gpu-index "0;2",
   // caldera.sh/gpu-milli-per-card "1000;440"). A session then copies at most one record per
   // node instead of every pod placed so far; the nodes' used resources and cards are the

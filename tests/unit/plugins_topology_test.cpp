@@ -434,6 +434,21 @@ TEST(NumaMath, GuaranteedCpus) {
   EXPECT_EQ(nm::guaranteed_cpus(0), 0);
 }
 
+// The decision written on a pod and read back at the next session's open: whole cpus and
+// bytes per NUMA node, NUMA nodes without anything left out.
+TEST(NumaMath, DecisionRoundTrip) {
+  const nm::Assignment a{{0, 6}, {0, 12 * kGi}};
+  const std::string text = nm::write_decision(a);
+  EXPECT_EQ(text, R"({"numa":{"1":{"cpu":"6","memory":"12884901888"}}})");
+  const auto back = nm::parse_decision(text.c_str(), 2);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->cpus, a.cpus);
+  EXPECT_EQ(back->memory, a.memory);
+  EXPECT_FALSE(nm::parse_decision(text.c_str(), 1));  // NUMA node 1 on a one-node layout
+  EXPECT_FALSE(nm::parse_decision("{\"numa\":{\"0\":{\"cpu\":\"1.5\"}}}", 2));
+  EXPECT_FALSE(nm::parse_decision("not json", 2));
+}
+
 // ---- task-topology -----------------------------------------------------------------------
 
 TEST(TaskTopologyMath, ReadsAnnotations) {
@@ -536,7 +551,7 @@ TEST(TaskTopologyMath, PlacedTasksAndTaskOrder) {
 
 caldera::Cache load_nodes(const std::string& text) {
   caldera::Cache cache;
-  const toml::table t = toml::parse(text, "numa.toml");
+  const toml::table t = toml::parse(std::string_view(text), std::string_view("numa.toml"));
   caldera::load_cluster_objects(t, "numa.toml", cache);
   return cache;
 }

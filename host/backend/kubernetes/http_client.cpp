@@ -81,9 +81,9 @@ HttpClient::HttpClient(uv_loop_t* loop, ClusterAccess access)
   curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
   curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &HttpClient::on_timer_set);
   curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
-  // HTTP/2 multiplexing: every watch and write shares one connection when the server
-  // speaks h2, as client-go does.
-  curl_multi_setopt(multi_, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+  // Bounds the connections to the API server (each watch holds one; writes share the
+  // rest, reused with keep-alive); requests beyond it wait for a free connection.
+  curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, 96L);
   uv_timer_init(loop_, &timer_);
   timer_.data = this;
   ++open_handles_;
@@ -144,8 +144,11 @@ uint64_t HttpClient::send(HttpRequest req, Done done, OnData on_data, OnHeaders 
   curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
   if (t->req.timeout_ms > 0) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, t->req.timeout_ms);
-  curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
-  curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+  // HTTP/1.1, one connection per concurrent request, kept alive and reused. HTTP/2 would
+  // multiplex everything over one connection, but with libcurl 7.88 (Debian 12) a large
+  // list response sharing the connection with open watches stalls in multi-socket mode
+  // (seen here listing 100,000 pods: the transfer stopped after 750 kB until its timeout).
+  curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
   curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(e, CURLOPT_USERAGENT, "caldera-scheduler/" CALDERA_VERSION);
 

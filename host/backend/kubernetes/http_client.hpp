@@ -1,8 +1,7 @@
 // HTTP to the API server through libcurl's multi-socket interface, driven by the host's
 // libuv loop: curl tells which sockets to watch (uv_poll) and when to wake it (uv_timer),
 // so every request -- lists, long watches, binds -- runs on the scheduler's one loop with
-// no thread of its own. HTTP/2 is used when the server offers it (one connection,
-// many streams), as client-go does.
+// no thread of its own. HTTP/1.1 with keep-alive (see send() for why not HTTP/2).
 #pragma once
 
 #include <uv.h>

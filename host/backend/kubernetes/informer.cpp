@@ -126,8 +126,12 @@ void Informer::on_list(HttpResponse&& r, const std::string& cont) {
   }
   if (!r.ok()) {
     ++stats_.errors;
+    // A resource the server does not serve at all: most likely a CRD that is not installed.
+    std::string hint = r.status == 404 ? " (is its CustomResourceDefinition installed? see "
+                                         "deploy/crds.yaml)"
+                                       : "";
     if (healthy_ || !listed_)
-      spdlog::warn("kubernetes: listing {} failed: {}; retrying", opts_.name, r.describe());
+      spdlog::warn("kubernetes: listing {} failed: {}{}; retrying", opts_.name, r.describe(), hint);
     else
       spdlog::debug("kubernetes: listing {} failed: {}; retrying", opts_.name, r.describe());
     healthy_ = false;
@@ -181,6 +185,9 @@ void Informer::relist(const char* why) {
   if (stopping_) return;
   ++stats_.relists_gone;
   spdlog::info("kubernetes: {}: {}; listing again", opts_.name, why);
+  // What the cache holds may miss deletions until the list is complete: no session until
+  // then (a session could bind to a node that no longer exists).
+  healthy_ = false;
   if (request_) http_.cancel(request_);
   request_ = 0;
   watch_gone_ = false;

@@ -59,8 +59,9 @@ class Informer {
   // Cancels requests and timers; `closed` runs once the timer handle is closed.
   void stop(std::function<void()> closed);
 
-  // Listed at least once and currently connected (watching, or about to resume a watch
-  // that ended normally). An optional resource that does not exist counts as synced.
+  // Listed at least once, not relisting, and currently connected (watching, or about to
+  // resume a watch that ended normally). An optional resource that does not exist counts
+  // as synced.
   bool synced() const { return listed_ && healthy_; }
   bool listed_once() const { return listed_; }
   bool absent() const { return absent_; }

@@ -322,7 +322,20 @@ void KubeCluster::remove(const std::string& resource, const std::string& key) {
 
 // ---- writer hooks ---------------------------------------------------------------------
 
+void KubeCluster::bind_answered() {
+  if (binds_outstanding_ == 0) return;
+  if (--binds_outstanding_ > 0) return;
+  double secs = mono_now() - burst_start_;
+  if (burst_binds_ >= 100 && secs > 0) {
+    stats_.last_burst_binds_per_second = static_cast<double>(burst_binds_) / secs;
+    spdlog::info("kubernetes: {} binds written in {:.2f}s ({:.0f} binds/s)", burst_binds_, secs,
+                 stats_.last_burst_binds_per_second);
+  }
+  burst_binds_ = 0;
+}
+
 void KubeCluster::on_bound(const std::string& key, const std::string& node) {
+  bind_answered();
   auto a = assumed_.find(key);
   if (a == assumed_.end() || a->second.node != node) return;  // the watch was first
   a->second.confirmed_by_server = true;
@@ -331,6 +344,7 @@ void KubeCluster::on_bound(const std::string& key, const std::string& node) {
 
 void KubeCluster::on_bind_failed(const std::string& key, const std::string& node,
                                  const std::string&) {
+  bind_answered();
   auto a = assumed_.find(key);
   if (a == assumed_.end() || a->second.node != node) return;
   PodSpec observed = std::move(a->second.observed);
@@ -387,6 +401,9 @@ void KubeCluster::apply(const SessionResult& r, double now) {
     PodSpec bound = *pod;
     bound.node = node;
     const PodMeta& meta = pod_meta_[key];
+    if (binds_outstanding_ == 0) burst_start_ = mono_now();
+    ++binds_outstanding_;
+    ++burst_binds_;
     writer_->bind(pod->ns, pod->name, meta.uid, node);
     cache_.upsert_pod(std::move(bound));
     assumed_.emplace(key, std::move(a));

@@ -40,6 +40,7 @@ struct KubeStats {
   double first_sync_seconds = -1;  // start() to every informer listed
   uint64_t binds_sent = 0, evictions_sent = 0;
   uint64_t binds_skipped = 0;      // decided, but the pod changed before the write
+  double last_burst_binds_per_second = 0;  // binds of the last burst / its write time
 };
 
 class KubeCluster : public Informer::Handler {
@@ -126,6 +127,11 @@ class KubeCluster : public Informer::Handler {
   std::unordered_set<std::string> warned_;
   std::set<std::string> queue_missing_warned_;
   KubeStats stats_;
+  // A burst of binds: from the first sent while none was outstanding to the last answer.
+  uint64_t binds_outstanding_ = 0;
+  uint64_t burst_binds_ = 0;
+  double burst_start_ = 0;
+  void bind_answered();
   uint64_t started_ms_ = 0;
   int closing_ = 0;
   std::function<void()> closed_;

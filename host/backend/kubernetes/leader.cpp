@@ -172,7 +172,11 @@ void LeaderElector::write(json lease, bool create) {
     }
     // 409: another replica wrote the lease first. Anything else: try again next period;
     // the renew deadline decides when a leader gives up.
-    spdlog::debug("kubernetes: writing Lease {}/{}: {}", opts_.ns, opts_.name, r.describe());
+    if (r.status == 409 || r.status == 0)
+      spdlog::debug("kubernetes: writing Lease {}/{}: {}", opts_.ns, opts_.name, r.describe());
+    else if (!warned_)  // 403, 404 (no such namespace): say it once, keep trying
+      spdlog::warn("kubernetes: cannot write Lease {}/{}: {}", opts_.ns, opts_.name, r.describe());
+    warned_ = warned_ || (r.status != 409 && r.status != 0);
     if (r.status == 409 && leading_) set_leading(false);
   });
 }

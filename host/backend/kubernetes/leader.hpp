@@ -67,6 +67,7 @@ class LeaderElector {
   int64_t transitions_ = 0;
   std::function<void()> closed_;
   int pending_close_ = 0;
+  bool warned_ = false;
   void maybe_closed();
 };
 

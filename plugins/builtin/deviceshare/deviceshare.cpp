@@ -35,6 +35,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -134,6 +136,51 @@ std::mutex& history_mutex() {
   return m;
 }
 
+// ---- node states across sessions ------------------------------------------------------
+//
+// Rebuilding every node's cards from its tasks' annotations at every session costs string
+// lookups per task; between two sessions most nodes do not change. So the card state of a
+// node is kept here, by node name, with a fingerprint of everything it was derived from:
+// the node's name, GPU allocatable, model label, idle resources (future idle) and each
+// task's name and status. A session takes the kept state when the fingerprint matches and
+// rebuilds the node otherwise. Entries of nodes not seen for a while are dropped.
+
+uint64_t fnv(uint64_t h, const void* data, size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < n; ++i) {
+    h ^= p[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+uint64_t fnv(uint64_t h, const char* s) { return s ? fnv(h, s, std::strlen(s) + 1) : fnv(h, "", 1); }
+template <class T>
+uint64_t fnv_value(uint64_t h, T v) {
+  return fnv(h, &v, sizeof v);
+}
+
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+
+struct KeptNode {
+  uint64_t fingerprint = 0;
+  std::shared_ptr<const ds::NodeCards> cards;
+  uint64_t last_seen = 0;  // session counter
+};
+
+struct NodeCache {
+  std::mutex mu;
+  std::unordered_map<std::string, KeptNode, StringHash, std::equal_to<>> nodes;
+  uint64_t sessions = 0;
+};
+NodeCache& node_cache() {
+  static NodeCache c;
+  return c;
+}
+constexpr uint64_t kForgetAfterSessions = 512;
+
 // ---- the plugin ---------------------------------------------------------------------
 
 class DeviceShare {
@@ -228,7 +275,7 @@ class DeviceShare {
     number_id_ = s.resource_id(kGpuNumber);
     memory_id_ = s.resource_id(kGpuMemory);
     milli_id_ = s.resource_id(kGpuMilli);
-    build_nodes();
+    index_nodes();
     if (policy_ == ds::Policy::Fragmentation) {
       std::lock_guard<std::mutex> lock(history_mutex());
       learn_pending(a.get_double("deviceshare.fragmentation.decay", 0.999),
@@ -254,7 +301,7 @@ class DeviceShare {
     const ds::Request& r = request_of(t, local);
     if (!r.error.empty()) return sdk::Status::unresolvable(r.error);
     if (!r.wants_gpu()) return sdk::Status::ok();
-    const ds::NodeCards* c = cards_of(n.handle());
+    const ds::NodeCards* c = view(n.handle());
     if (!c || c->count() == 0) return sdk::Status::unresolvable("node(s) had no GPU");
     if (!ds::model_allowed(r.models, c->model))
       return sdk::Status::unresolvable("GPU model not allowed");
@@ -263,8 +310,9 @@ class DeviceShare {
         return sdk::Status::unresolvable("node(s) had fewer than " + std::to_string(r.whole) +
                                          " GPU cards");
       if (!ds::fits(*c, r))
-        return sdk::Status::unschedulable("fewer than " + std::to_string(r.whole) +
-                                          " idle GPU cards");
+        return sdk::Status::unschedulable(r.whole == 1 ? std::string("no idle GPU card")
+                                                       : "fewer than " + std::to_string(r.whole) +
+                                                             " idle GPU cards");
       return sdk::Status::ok();
     }
     if (r.memory > 0 && c->mem_per_card < r.memory)
@@ -281,34 +329,40 @@ class DeviceShare {
     ds::Request local;
     const ds::Request& r = request_of(t, local);
     if (!r.error.empty()) return 0;
-    const ds::NodeCards* c = cards_of(n.handle());
-    if (!c || c->count() == 0) return 0;
     // Pods without GPU: only the fragmentation policy has a view on them (the cpu they take
     // can leave the node's GPUs stranded, FGD's "lack of cpu"); binpack and spread give 0.
     if (!r.wants_gpu() && policy_ != ds::Policy::Fragmentation) return 0;
-    ds::Placement p =
-        ds::place(*c, r, policy_, mix_, t.init_request()[0], max_capacity_);
-    return p.ok ? weight_ * p.score : 0;
+    const ds::NodeCards* c = view(n.handle());
+    if (!c || c->count() == 0) return 0;
+    const int64_t cap = max_capacity();
+    ds::Placement p = ds::place(*c, r, policy_, mix_, t.init_request()[0], cap);
+    if (!p.ok) return 0;
+    double score = p.score;
+    // Fragmentation: among nodes whose fragmentation grows the same, the one left with the
+    // least free GPU (best fit) goes first; the term is far below any fragmentation
+    // difference (those are multiples of a shape weight x a milli-GPU / 10).
+    if (policy_ == ds::Policy::Fragmentation && cap > 0)
+      score += kTieBreak * ds::placement_score(*c, r, p.cards, ds::Policy::Binpack, cap, mix_, 0);
+    return weight_ * score;
   }
 
   void on_allocate(sdk::Task t) {
     sdk::Node n = t.node();
     if (!n) return;
-    auto ni = node_index_.find(n.handle());
-    if (ni == node_index_.end()) return;  // a node without GPU: nothing to track
-    ds::NodeCards& c = nodes_[ni->second];
+    const size_t idx = index_of(n.handle());
+    if (idx == kNone || !view_at(idx)) return;  // a node without GPU: nothing to track
     const double cpu = t.init_request()[0];
     const cal_task_status st = t.status();
     auto held = held_.find(t.handle());
     if (held != held_.end() && held->second.held) return;  // already counted
-    if (held != held_.end() && st != CAL_TASK_ALLOCATED &&
-        st != CAL_TASK_PIPELINED) {
+    if (held != held_.end() && st != CAL_TASK_ALLOCATED && st != CAL_TASK_PIPELINED) {
       // An eviction undone: the pod keeps the cards it had.
-      hold(c, held->second, +1, cpu);
+      hold(own(idx), held->second, +1, cpu);
       return;
     }
+    ds::NodeCards& c = own(idx);
     Held h;
-    h.node = ni->second;
+    h.node = idx;
     ds::Request local;
     const ds::Request& r = request_of(t, local);
     if (r.error.empty() && r.wants_gpu()) {
@@ -331,7 +385,6 @@ class DeviceShare {
         }
       }
     }
-    h.held = false;
     hold(c, h, +1, cpu);
     held_[t.handle()] = std::move(h);
   }
@@ -341,8 +394,17 @@ class DeviceShare {
   // allocate action sees releasing resources).
   void on_deallocate(sdk::Task t) {
     auto held = held_.find(t.handle());
-    if (held == held_.end()) return;
-    if (held->second.held) hold(nodes_[held->second.node], held->second, -1, t.init_request()[0]);
+    if (held == held_.end()) {
+      // A running task of a node taken from the kept states: rebuild the node from its
+      // tasks, which records what each holds, then give this one's back.
+      sdk::Node n = t.node();
+      const size_t idx = n ? index_of(n.handle()) : kNone;
+      if (idx == kNone || !view_at(idx)) return;
+      rebuild(idx);
+      held = held_.find(t.handle());
+      if (held == held_.end()) return;
+    }
+    if (held->second.held) hold(own(held->second.node), held->second, -1, t.init_request()[0]);
     if (t.status() == CAL_TASK_PENDING) held_.erase(held);
   }
 
@@ -465,16 +527,17 @@ class DeviceShare {
   }
 
   // Empty when some node of the session could hold the request once idle.
-  std::string never_fits(const ds::Request& r) const {
+  std::string never_fits(const ds::Request& r) {
+    const std::vector<NodeKind>& kinds = summary();
     std::string models = r.models.empty() ? "" : " of model ";
     for (size_t i = 0; i < r.models.size(); ++i) models += (i ? "|" : "") + r.models[i];
     bool model_seen = false;
-    for (const ds::NodeCards& c : nodes_) {
-      if (c.count() == 0 || !ds::model_allowed(r.models, c.model)) continue;
+    for (const NodeKind& k : kinds) {
+      if (!ds::model_allowed(r.models, k.model)) continue;
       model_seen = true;
       if (r.whole > 0) {
-        if (c.count() >= static_cast<size_t>(r.whole)) return "";
-      } else if (r.memory <= 0 || c.mem_per_card >= r.memory) {
+        if (k.cards >= static_cast<size_t>(r.whole)) return "";
+      } else if (r.memory <= 0 || k.mem_per_card >= r.memory) {
         return "";
       }
     }
@@ -487,39 +550,186 @@ class DeviceShare {
   }
 
   // ---- nodes ----
+  //
+  // A node's cards are built the first time a callback needs them (most nodes never reach
+  // the plugin for a given pod: the host's resource fit filters them first), from the kept
+  // state of earlier sessions when nothing changed on the node, else from its tasks. The
+  // state stays shared with the kept copy until this session changes it.
 
-  const ds::NodeCards* cards_of(const cal_node* n) const {
-    auto it = node_index_.find(n);
-    return it == node_index_.end() ? nullptr : &nodes_[it->second];
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+  static constexpr double kTieBreak = 1e-7;
+
+  struct Slot {
+    bool built = false;
+    bool full = false;  // held_ knows what each running task of the node holds
+    const ds::NodeCards* view = nullptr;  // nullptr: no GPU
+    std::shared_ptr<const ds::NodeCards> kept;
+    std::unique_ptr<ds::NodeCards> own;
+  };
+
+  // The static facts of the nodes with GPU, for never_fits and the score scale.
+  struct NodeKind {
+    std::string model;
+    size_t cards = 0;
+    double mem_per_card = 0;
+  };
+
+  void index_nodes() {
+    const size_t count = ssn_.node_count();
+    handles_.resize(count);
+    by_handle_.resize(count);
+    for (size_t i = 0; i < count; ++i) {
+      handles_[i] = ssn_.node(i).handle();
+      by_handle_[i] = {handles_[i], i};
+    }
+    std::sort(by_handle_.begin(), by_handle_.end());
+    slots_.resize(count);
+    NodeCache& nc = node_cache();
+    std::lock_guard<std::mutex> lock(nc.mu);
+    session_no_ = ++nc.sessions;
+    if (session_no_ % kForgetAfterSessions == 0) {
+      for (auto it = nc.nodes.begin(); it != nc.nodes.end();)
+        if (it->second.last_seen + kForgetAfterSessions < session_no_)
+          it = nc.nodes.erase(it);
+        else
+          ++it;
+    }
   }
 
-  void build_nodes() {
-    const size_t count = ssn_.node_count();
-    for (size_t i = 0; i < count; ++i) {
-      sdk::Node n = ssn_.node(i);
-      // Cards: allocatable nvidia.com/gpu, else Volcano's volcano.sh/gpu-number.
-      double cards = res(n.allocatable(), gpu_id_) / kUnits;
-      if (cards < 1) cards = res(n.allocatable(), number_id_) / kUnits;
-      if (cards < 1) continue;
-      ds::NodeCards c;
-      c.resize(static_cast<size_t>(std::floor(cards + 1e-9)));
-      if (const char* m = n.label(kModelLabel)) c.model = m;
-      const double mem = res(n.allocatable(), memory_id_) / kUnits;
-      if (mem > 0) c.mem_per_card = mem / static_cast<double>(c.count());
-      c.cpu_free = n.future_idle()[0];
-      max_capacity_ = std::max<int64_t>(max_capacity_, static_cast<int64_t>(c.count()) * ds::kMilliPerCard);
-      const size_t idx = nodes_.size();
-      node_index_[n.handle()] = idx;
-      nodes_.push_back(std::move(c));
-      account_running(n, idx);
+  size_t index_of(const cal_node* n) const {
+    auto it = std::lower_bound(by_handle_.begin(), by_handle_.end(),
+                               std::pair<const cal_node*, size_t>(n, 0));
+    return it != by_handle_.end() && it->first == n ? it->second : kNone;
+  }
+
+  double cards_of_node(sdk::Node n) const {
+    double cards = res(n.allocatable(), gpu_id_) / kUnits;
+    if (cards < 1) cards = res(n.allocatable(), number_id_) / kUnits;
+    return std::floor(cards + 1e-9);
+  }
+
+  // The node's cards for reading (built on first use); nullptr when it has no GPU.
+  const ds::NodeCards* view(const cal_node* h) const {
+    const size_t idx = index_of(h);
+    return idx == kNone ? nullptr : view_at(idx);
+  }
+  const ds::NodeCards* view_at(size_t idx) const {
+    std::lock_guard<std::mutex> lock(mu_);  // node-parallel callbacks may build
+    Slot& s = slots_[idx];
+    if (!s.built) const_cast<DeviceShare*>(this)->build(idx);
+    return s.view;
+  }
+  // The node's cards for changing: this session's own copy.
+  ds::NodeCards& own(size_t idx) {
+    view_at(idx);
+    Slot& s = slots_[idx];
+    if (!s.own) {
+      s.own = std::make_unique<ds::NodeCards>(*s.view);
+      s.view = s.own.get();
     }
+    return *s.own;
+  }
+
+  uint64_t fingerprint(sdk::Node n, const char* model) const {
+    uint64_t h = 1469598103934665603ull;
+    h = fnv(h, n.name().data(), n.name().size());
+    h = fnv_value(h, res(n.allocatable(), gpu_id_));
+    h = fnv_value(h, res(n.allocatable(), number_id_));
+    h = fnv_value(h, res(n.allocatable(), memory_id_));
+    h = fnv(h, model);
+    const sdk::Res idle = n.future_idle();
+    h = fnv(h, idle.data(), idle.size() * sizeof(double));
+    const size_t tasks = n.task_count();
+    h = fnv_value(h, tasks);
+    for (size_t k = 0; k < tasks; ++k) {
+      sdk::Task t = n.task(k);
+      h = fnv(h, t.name().data(), t.name().size());
+      h = fnv_value(h, static_cast<int>(t.status()));
+    }
+    return h;
+  }
+
+  void build(size_t idx) {
+    Slot& s = slots_[idx];
+    s.built = true;
+    sdk::Node n = ssn_.wrap(handles_[idx]);
+    const double cards = cards_of_node(n);
+    if (cards < 1) return;
+    const char* model = n.label(kModelLabel);
+    const uint64_t fp = fingerprint(n, model);
+    NodeCache& nc = node_cache();
+    {
+      std::lock_guard<std::mutex> lock(nc.mu);
+      auto it = nc.nodes.find(n.name());
+      if (it != nc.nodes.end() && it->second.fingerprint == fp) {
+        it->second.last_seen = session_no_;
+        s.kept = it->second.cards;
+        s.view = s.kept.get();
+        return;
+      }
+    }
+    auto fresh = std::make_shared<ds::NodeCards>(from_tasks(n, idx, cards, model));
+    s.full = true;
+    s.kept = fresh;
+    s.view = s.kept.get();
+    std::lock_guard<std::mutex> lock(nc.mu);
+    KeptNode& k = nc.nodes[std::string(n.name())];
+    k.fingerprint = fp;
+    k.cards = std::move(fresh);
+    k.last_seen = session_no_;
+  }
+
+  // The node rebuilt from its tasks as they are now (this session's placements included:
+  // they carry their annotations), recording what each task holds.
+  void rebuild(size_t idx) {
+    Slot& s = slots_[idx];
+    if (s.full) return;
+    sdk::Node n = ssn_.wrap(handles_[idx]);
+    s.own = std::make_unique<ds::NodeCards>(
+        from_tasks(n, idx, cards_of_node(n), n.label(kModelLabel)));
+    s.view = s.own.get();
+    s.full = true;
+  }
+
+  ds::NodeCards from_tasks(sdk::Node n, size_t idx, double cards, const char* model) {
+    ds::NodeCards c;
+    c.resize(static_cast<size_t>(cards));
+    if (model) c.model = model;
+    const double mem = res(n.allocatable(), memory_id_) / kUnits;
+    if (mem > 0) c.mem_per_card = mem / static_cast<double>(c.count());
+    c.cpu_free = n.future_idle()[0];
+    account_running(n, idx, c);
+    return c;
+  }
+
+  // Static facts of every GPU node of the session (models, cards, memory per card).
+  const std::vector<NodeKind>& summary() {
+    if (summary_built_) return kinds_;
+    std::map<std::pair<std::string, double>, size_t> most;  // (model, mem) -> most cards
+    for (const cal_node* h : handles_) {
+      sdk::Node n = ssn_.wrap(h);
+      const double cards = cards_of_node(n);
+      if (cards < 1) continue;
+      const char* model = n.label(kModelLabel);
+      const double mem = res(n.allocatable(), memory_id_) / kUnits / cards;
+      size_t& m = most[{model ? model : "", mem}];
+      m = std::max(m, static_cast<size_t>(cards));
+      max_capacity_ = std::max<int64_t>(max_capacity_, static_cast<int64_t>(cards) * ds::kMilliPerCard);
+    }
+    for (const auto& [k, cards] : most) kinds_.push_back({k.first, cards, k.second});
+    summary_built_ = true;
+    return kinds_;
+  }
+  int64_t max_capacity() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!summary_built_) const_cast<DeviceShare*>(this)->summary();
+    return max_capacity_;
   }
 
   // Per-card use from the tasks already on the node and their annotations. The node's cpu
   // (future idle) already counts these tasks; they are recorded so that an eviction gives
   // their cards and cpu back.
-  void account_running(sdk::Node n, size_t idx) {
-    ds::NodeCards& c = nodes_[idx];
+  void account_running(sdk::Node n, size_t idx, ds::NodeCards& c) {
     std::vector<std::pair<sdk::Task, ds::Request>> unassigned;
     std::vector<int64_t> index, per_card;
     const size_t tasks = n.task_count();
@@ -622,8 +832,13 @@ class DeviceShare {
   ds::Policy policy_ = ds::Policy::Binpack;
   double weight_ = 1;
   int32_t gpu_id_ = -1, number_id_ = -1, memory_id_ = -1, milli_id_ = -1;
-  std::vector<ds::NodeCards> nodes_;
-  std::unordered_map<const cal_node*, size_t> node_index_;
+  std::vector<const cal_node*> handles_;                       // session order
+  std::vector<std::pair<const cal_node*, size_t>> by_handle_;  // sorted, for lookups
+  mutable std::vector<Slot> slots_;
+  mutable std::mutex mu_;
+  uint64_t session_no_ = 0;
+  bool summary_built_ = false;
+  std::vector<NodeKind> kinds_;
   int64_t max_capacity_ = 0;
   std::unordered_map<const cal_task*, ds::Request> requests_;
   std::unordered_map<const cal_task*, Held> held_;

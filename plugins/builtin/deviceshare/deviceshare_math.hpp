@@ -82,20 +82,28 @@ inline bool card_fits_share(const NodeCards& n, size_t i, int64_t milli, double 
   return true;
 }
 
+// Card i can hold the request: an idle card for whole cards, else room for the share.
+inline bool card_fits(const NodeCards& n, const Request& r, size_t i) {
+  return r.whole > 0 ? n.idle(i) : card_fits_share(n, i, r.milli, r.memory);
+}
+
 // The cards a request could use on the node (shares) or the idle cards (whole).
 inline std::vector<size_t> candidate_cards(const NodeCards& n, const Request& r) {
   std::vector<size_t> out;
-  for (size_t i = 0; i < n.count(); ++i) {
-    if (r.whole > 0 ? n.idle(i) : card_fits_share(n, i, r.milli, r.memory)) out.push_back(i);
-  }
+  for (size_t i = 0; i < n.count(); ++i)
+    if (card_fits(n, r, i)) out.push_back(i);
   return out;
 }
 
+// Called for every node a pod is tried on: counts without building a list.
 inline bool fits(const NodeCards& n, const Request& r) {
   if (!r.wants_gpu()) return true;
   if (!model_allowed(r.models, n.model)) return false;
-  const size_t have = candidate_cards(n, r).size();
-  return r.whole > 0 ? have >= static_cast<size_t>(r.whole) : have > 0;
+  const size_t need = r.whole > 0 ? static_cast<size_t>(r.whole) : 1;
+  size_t have = 0;
+  for (size_t i = 0; i < n.count() && have < need; ++i)
+    if (card_fits(n, r, i)) ++have;
+  return have >= need;
 }
 
 // ---- FGD fragmentation --------------------------------------------------------------
@@ -137,6 +145,45 @@ inline int64_t shape_fragmentation(const NodeCards& n, const Shape& s) {
 inline double node_fragmentation(const NodeCards& n, const std::vector<Shape>& mix) {
   double f = 0;
   for (const Shape& s : mix) f += s.weight * static_cast<double>(shape_fragmentation(n, s));
+  return f;
+}
+
+// The same, for the node after `extra` more milli-GPU on each of the k `cards` and `cpu`
+// less idle cpu, without copying the node (the scoring loop calls this for every node and
+// candidate card).
+inline double node_fragmentation_after(const NodeCards& n, const std::vector<Shape>& mix,
+                                       const size_t* cards, size_t k, int64_t extra,
+                                       double cpu) {
+  const size_t count = n.count();
+  int64_t local[64];
+  std::vector<int64_t> heap;
+  int64_t* free = local;
+  if (count > 64) {
+    heap.resize(count);
+    free = heap.data();
+  }
+  int64_t total = 0;
+  for (size_t i = 0; i < count; ++i) free[i] = n.free_milli(i);
+  for (size_t j = 0; j < k; ++j) free[cards[j]] -= extra;
+  for (size_t i = 0; i < count; ++i) total += free[i];
+  if (total == 0) return 0;
+  const double cpu_free = n.cpu_free - cpu;
+  double f = 0;
+  for (const Shape& s : mix) {
+    int64_t frag = total;
+    if (model_allowed(s.models, n.model) && cpu_free >= static_cast<double>(s.cpu)) {
+      int32_t hosts = 0;
+      int64_t part = 0;
+      for (size_t i = 0; i < count; ++i) {
+        if (free[i] >= s.milli)
+          ++hosts;
+        else
+          part += free[i];
+      }
+      if (hosts >= s.count) frag = part;
+    }
+    f += s.weight * static_cast<double>(frag);
+  }
   return f;
 }
 
@@ -231,18 +278,6 @@ class ShapeHistory {
 
 // ---- placement -----------------------------------------------------------------------
 
-// The node after the request takes `cards` (and `cpu` millicores).
-inline NodeCards after_placing(NodeCards n, const Request& r, const std::vector<size_t>& cards,
-                               double cpu) {
-  for (size_t i : cards) {
-    n.used[i] += r.per_card_milli();
-    n.used_mem[i] += r.memory;
-    n.holders[i] += 1;
-  }
-  n.cpu_free -= cpu;
-  return n;
-}
-
 // The score of putting the request on the node with these cards, before the weight
 // (higher is better):
 //   binpack: 100 x (1 - node's free milli-GPU after / the largest node's capacity);
@@ -263,8 +298,9 @@ inline double placement_score(const NodeCards& n, const Request& r,
       return 100.0 * (policy == Policy::Binpack ? 1.0 - share : share);
     }
     case Policy::Fragmentation: {
-      const double before = node_fragmentation(n, mix);
-      const double after = node_fragmentation(after_placing(n, r, cards, cpu), mix);
+      const double before = node_fragmentation_after(n, mix, nullptr, 0, 0, 0);
+      const double after =
+          node_fragmentation_after(n, mix, cards.data(), cards.size(), r.per_card_milli(), cpu);
       return -(after - before) / 10.0;
     }
   }
@@ -295,42 +331,62 @@ inline Placement place(const NodeCards& n, const Request& r, Policy policy,
     p.score = placement_score(n, r, {}, policy, max_capacity, mix, cpu);
     return p;
   }
-  if (!fits(n, r)) return p;
-  std::vector<size_t> c = candidate_cards(n, r);
-  p.ok = true;
+  if (!model_allowed(r.models, n.model)) return p;
   if (r.whole > 0) {
-    c.resize(static_cast<size_t>(r.whole));
-    p.cards = c;
+    std::vector<size_t> c;
+    for (size_t i = 0; i < n.count() && c.size() < static_cast<size_t>(r.whole); ++i)
+      if (n.idle(i)) c.push_back(i);
+    if (c.size() < static_cast<size_t>(r.whole)) return p;
+    p.ok = true;
     p.score = placement_score(n, r, c, policy, max_capacity, mix, cpu);
+    p.cards = std::move(c);
     return p;
   }
-  size_t best = c.front();
-  if (policy != Policy::Fragmentation) {
-    for (size_t k = 1; k < c.size(); ++k) {
-      const size_t i = c[k];
-      const int64_t fi = n.free_milli(i), fb = n.free_milli(best);
-      if (policy == Policy::Binpack ? fi < fb : fi > fb) best = i;
-    }
-    p.cards = {best};
-    p.score = placement_score(n, r, p.cards, policy, max_capacity, mix, cpu);
-    return p;
-  }
-  const double before = node_fragmentation(n, mix);
-  double best_after = node_fragmentation(after_placing(n, r, {best}, cpu), mix);
-  std::vector<int64_t> weighed{n.free_milli(best)};
-  for (size_t k = 1; k < c.size(); ++k) {
-    const size_t i = c[k];
+  // A share: one pass over the cards that hold it.
+  constexpr size_t kNoCard = static_cast<size_t>(-1);
+  size_t best = kNoCard;
+  double before = 0, best_after = 0;
+  int64_t weighed[64];  // free amounts already weighed (fragmentation); cards beyond 64 are
+  size_t n_weighed = 0; // weighed again, which only costs time
+  for (size_t i = 0; i < n.count(); ++i) {
+    if (!card_fits_share(n, i, r.milli, r.memory)) continue;
     const int64_t fi = n.free_milli(i);
-    if (std::find(weighed.begin(), weighed.end(), fi) != weighed.end()) continue;
-    weighed.push_back(fi);
-    const double after = node_fragmentation(after_placing(n, r, {i}, cpu), mix);
-    if (after < best_after - 1e-9 || (after <= best_after + 1e-9 && fi < n.free_milli(best))) {
-      best_after = after;
+    if (best == kNoCard) {
       best = i;
+      if (policy == Policy::Fragmentation) {
+        before = node_fragmentation_after(n, mix, nullptr, 0, 0, 0);
+        best_after = node_fragmentation_after(n, mix, &i, 1, r.milli, cpu);
+        weighed[n_weighed++] = fi;
+      }
+      continue;
+    }
+    const int64_t fb = n.free_milli(best);
+    switch (policy) {
+      case Policy::Binpack:
+        if (fi < fb) best = i;
+        break;
+      case Policy::Spread:
+        if (fi > fb) best = i;
+        break;
+      case Policy::Fragmentation: {
+        // Cards with the same free space give the same node state: weigh the first only.
+        if (std::find(weighed, weighed + n_weighed, fi) != weighed + n_weighed) break;
+        if (n_weighed < 64) weighed[n_weighed++] = fi;
+        const double after = node_fragmentation_after(n, mix, &i, 1, r.milli, cpu);
+        if (after < best_after - 1e-9 || (after <= best_after + 1e-9 && fi < fb)) {
+          best_after = after;
+          best = i;
+        }
+        break;
+      }
     }
   }
+  if (best == kNoCard) return p;
+  p.ok = true;
   p.cards = {best};
-  p.score = -(best_after - before) / 10.0;
+  p.score = policy == Policy::Fragmentation
+                ? -(best_after - before) / 10.0
+                : placement_score(n, r, p.cards, policy, max_capacity, mix, cpu);
   return p;
 }
 

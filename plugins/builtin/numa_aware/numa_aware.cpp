@@ -38,8 +38,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "caldera/sdk.hpp"
 #include "numa_aware/numa_aware_math.hpp"
 
@@ -63,60 +61,6 @@ std::string task_policy(const sdk::Task& t) {
 }
 
 bool unset_policy(const std::string& p) { return p.empty() || p == "none"; }
-
-// A non-negative integer written as a string or a number; nullopt otherwise.
-std::optional<double> whole_amount(const nlohmann::json& v) {
-  if (v.is_number_unsigned() || v.is_number_integer()) {
-    const auto x = v.get<int64_t>();
-    if (x >= 0) return static_cast<double>(x);
-    return std::nullopt;
-  }
-  if (!v.is_string()) return std::nullopt;
-  const std::string s = v.get<std::string>();
-  if (s.empty() || s.size() > 18) return std::nullopt;
-  int64_t x = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    x = x * 10 + (c - '0');
-  }
-  return static_cast<double>(x);
-}
-
-// Reads a volcano.sh/topology-decision value written by on_allocate. nullopt when it does
-// not parse or names a NUMA node the node lacks.
-std::optional<nm::Assignment> parse_decision(const char* text, size_t numa_nodes) {
-  nm::Assignment a{std::vector<double>(numa_nodes, 0.0), std::vector<double>(numa_nodes, 0.0)};
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return std::nullopt;
-  auto it = j.find("numa");
-  if (it == j.end()) return a;
-  if (!it->is_object()) return std::nullopt;
-  for (const auto& [key, res] : it->items()) {
-    auto id = whole_amount(nlohmann::json(key));
-    if (!id || *id >= static_cast<double>(numa_nodes) || !res.is_object()) return std::nullopt;
-    const size_t i = static_cast<size_t>(*id);
-    for (const auto& [name, q] : res.items()) {
-      auto amount = whole_amount(q);
-      if (!amount) return std::nullopt;
-      if (name == "cpu")
-        a.cpus[i] += *amount;
-      else if (name == "memory")
-        a.memory[i] += *amount;
-    }
-  }
-  return a;
-}
-
-std::string write_decision(const nm::Assignment& a) {
-  nlohmann::json numa = nlohmann::json::object();
-  for (size_t i = 0; i < a.cpus.size(); ++i) {
-    nlohmann::json res = nlohmann::json::object();
-    if (a.cpus[i] > 0) res["cpu"] = std::to_string(static_cast<int64_t>(a.cpus[i]));
-    if (a.memory[i] > 0) res["memory"] = std::to_string(static_cast<int64_t>(a.memory[i]));
-    if (!res.empty()) numa[std::to_string(i)] = res;
-  }
-  return nlohmann::json{{"numa", numa}}.dump();
-}
 
 class NumaAware {
  public:
@@ -164,7 +108,7 @@ class NumaAware {
         sdk::Task task = n.task(t);
         const char* d = task.annotation(kDecisionKey);
         if (!d) continue;
-        auto as = parse_decision(d, k);
+        auto as = nm::parse_decision(d, k);
         if (!as) {
           sdk::log(CAL_LOG_WARN, kName,
                    "pod " + std::string(task.name()) + ": " + kDecisionKey + " '" + d +
@@ -208,7 +152,7 @@ class NumaAware {
     NodeState& st = nodes_.at(n.handle());
     take(st.numa, p.assignment);
     held_[t.handle()] = Held{n.handle(), p.assignment};
-    t.set_annotation(kDecisionKey, write_decision(p.assignment));
+    t.set_annotation(kDecisionKey, nm::write_decision(p.assignment));
   }
 
   void on_deallocate(sdk::Task t) {

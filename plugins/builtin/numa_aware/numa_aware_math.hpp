@@ -34,6 +34,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace caldera::numa {
 
 inline constexpr size_t kMaxNumaNodes = 16;
@@ -346,6 +348,62 @@ inline std::vector<int64_t> normalize_reverse(const std::vector<int64_t>& scores
   for (size_t i = 0; i < scores.size(); ++i)
     out[i] = max_priority - max_priority * scores[i] / largest;
   return out;
+}
+
+// A non-negative integer written as a string or a number; nullopt otherwise.
+inline std::optional<double> whole_amount(const nlohmann::json& v) {
+  if (v.is_number_unsigned() || v.is_number_integer()) {
+    const auto x = v.get<int64_t>();
+    if (x >= 0) return static_cast<double>(x);
+    return std::nullopt;
+  }
+  if (!v.is_string()) return std::nullopt;
+  const std::string s = v.get<std::string>();
+  if (s.empty() || s.size() > 18) return std::nullopt;
+  int64_t x = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    x = x * 10 + (c - '0');
+  }
+  return static_cast<double>(x);
+}
+
+// Reads a volcano.sh/topology-decision value (Volcano's PodResourceDecision JSON,
+// {"numa":{"0":{"cpu":"4","memory":"8589934592"}}}: whole cpus and bytes per NUMA node),
+// as write_decision writes it. nullopt when it does
+// not parse or names a NUMA node the node lacks.
+inline std::optional<Assignment> parse_decision(const char* text, size_t numa_nodes) {
+  Assignment a{std::vector<double>(numa_nodes, 0.0), std::vector<double>(numa_nodes, 0.0)};
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return std::nullopt;
+  auto it = j.find("numa");
+  if (it == j.end()) return a;
+  if (!it->is_object()) return std::nullopt;
+  for (const auto& [key, res] : it->items()) {
+    auto id = whole_amount(nlohmann::json(key));
+    if (!id || *id >= static_cast<double>(numa_nodes) || !res.is_object()) return std::nullopt;
+    const size_t i = static_cast<size_t>(*id);
+    for (const auto& [name, q] : res.items()) {
+      auto amount = whole_amount(q);
+      if (!amount) return std::nullopt;
+      if (name == "cpu")
+        a.cpus[i] += *amount;
+      else if (name == "memory")
+        a.memory[i] += *amount;
+    }
+  }
+  return a;
+}
+
+inline std::string write_decision(const Assignment& a) {
+  nlohmann::json numa = nlohmann::json::object();
+  for (size_t i = 0; i < a.cpus.size(); ++i) {
+    nlohmann::json res = nlohmann::json::object();
+    if (a.cpus[i] > 0) res["cpu"] = std::to_string(static_cast<int64_t>(a.cpus[i]));
+    if (a.memory[i] > 0) res["memory"] = std::to_string(static_cast<int64_t>(a.memory[i]));
+    if (!res.empty()) numa[std::to_string(i)] = res;
+  }
+  return nlohmann::json{{"numa", numa}}.dump();
 }
 
 }  // namespace caldera::numa

@@ -299,14 +299,20 @@ def test_config_edits(s):
 
     print("period 100ms -> 300ms")
     st = s.status()
+
+    def rate():
+        t0, n0 = time.time(), s.status()["sessions"]["count"]
+        time.sleep(1.5)
+        return (s.status()["sessions"]["count"] - n0) / (time.time() - t0)
+    before = rate()
     m = s.mark()
     s.write_config(actions=("enqueue", "backfill", "allocate"), period="300ms")
     m = s.expect_reload(m, "accepted", "period 100ms -> 300ms")
-    t0, n0 = time.time(), s.status()["sessions"]["count"]
-    time.sleep(1.5)
-    rate = (s.status()["sessions"]["count"] - n0) / (time.time() - t0)
-    check(1.5 < rate < 4.5, f"{rate:.1f} sessions/s after the period became 300ms")
-    print(f"  ok: {rate:.1f} sessions/s")
+    after = rate()
+    # At most 1/0.3 per second; sessions take some time too, so fewer on a loaded machine.
+    check(after < 3.5 and after < 0.6 * before,
+          f"{after:.1f} sessions/s after the period became 300ms, {before:.1f} before")
+    print(f"  ok: {before:.1f} sessions/s before, {after:.1f} after")
     check(s.status()["config"]["sha256"] != st["config"]["sha256"], "config hash unchanged")
 
     print("SIGHUP with nothing changed")

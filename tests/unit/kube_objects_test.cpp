@@ -1,0 +1,381 @@
+// The Kubernetes backend's conversions (host/backend/kubernetes/api_objects.cpp) and
+// kubeconfig loading (kubeconfig.cpp): what Kubernetes objects become in the cache, and
+// that odd or hostile values are warned about and skipped, never a crash.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "host/backend/kubernetes/api_objects.hpp"
+#include "host/backend/kubernetes/kubeconfig.hpp"
+#include "host/config/config.hpp"
+
+namespace caldera::k8s {
+namespace {
+
+json pod(const std::string& text) { return json::parse(text); }
+
+bool mentions(const Warnings& w, const std::string& s) {
+  for (const auto& line : w)
+    if (line.find(s) != std::string::npos) return true;
+  return false;
+}
+
+TEST(KubePodRequests, SumsContainersTakesInitPeakAddsSidecarsAndOverhead) {
+  // Two containers (1 + 0.5 cpu), an init container of 3 cpu, then a sidecar of 250m,
+  // overhead 100m: running = 1.5 + 0.25 + 0.1; while initialising the 3-cpu container
+  // runs alone (the sidecar starts after it): 3 + 0.1.
+  json spec = pod(R"({
+    "containers": [
+      {"name": "a", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}},
+      {"name": "b", "resources": {"requests": {"cpu": "500m", "nvidia.com/gpu": 1}}}],
+    "initContainers": [
+      {"name": "init", "resources": {"requests": {"cpu": "3"}}},
+      {"name": "side", "restartPolicy": "Always", "resources": {"requests": {"cpu": "250m"}}}],
+    "overhead": {"cpu": "100m"}
+  })");
+  Warnings w;
+  PodRequests r = pod_requests(spec, "pod t/p", w);
+  EXPECT_TRUE(w.empty());
+  EXPECT_DOUBLE_EQ(r.running.at("cpu"), 1850);
+  EXPECT_DOUBLE_EQ(r.running.at("memory"), 1073741824.0);
+  EXPECT_DOUBLE_EQ(r.running.at("nvidia.com/gpu"), 1000);
+  // Init phase: the 3-cpu init container runs alone (the sidecar starts after it).
+  EXPECT_DOUBLE_EQ(r.init.at("cpu"), 3100);
+}
+
+TEST(KubePodRequests, SidecarStartedBeforeAnInitContainerRunsBesideIt) {
+  json spec = pod(R"({
+    "containers": [{"name": "a", "resources": {"requests": {"cpu": "1"}}}],
+    "initContainers": [
+      {"name": "side", "restartPolicy": "Always", "resources": {"requests": {"cpu": "1"}}},
+      {"name": "init", "resources": {"requests": {"cpu": "2"}}}]
+  })");
+  Warnings w;
+  PodRequests r = pod_requests(spec, "pod t/p", w);
+  EXPECT_DOUBLE_EQ(r.running.at("cpu"), 2000);  // container + sidecar
+  EXPECT_DOUBLE_EQ(r.init.at("cpu"), 3000);     // init container + the sidecar already up
+}
+
+TEST(KubePodRequests, PodLevelRequestsReplaceCpuAndMemory) {
+  json spec = pod(R"({
+    "resources": {"requests": {"cpu": "4", "memory": "2Gi"}},
+    "containers": [{"name": "a", "resources": {"requests": {"cpu": "1", "example.com/x": "2"}}}]
+  })");
+  Warnings w;
+  PodRequests r = pod_requests(spec, "pod t/p", w);
+  EXPECT_DOUBLE_EQ(r.running.at("cpu"), 4000);
+  EXPECT_DOUBLE_EQ(r.running.at("memory"), 2147483648.0);
+  EXPECT_DOUBLE_EQ(r.running.at("example.com/x"), 2000);
+}
+
+TEST(KubeResources, HostileAmountsAreWarnedAboutAndSkipped) {
+  Warnings w;
+  ResourceList r = read_resource_list(json::parse(R"({
+    "cpu": "-2", "memory": "999999999999999Ei", "nvidia.com/gpu": "lots",
+    "bogus": "1", "ephemeral-storage": "10Gi", "example.com/ok": true,
+    "hugepages-2Mi": "4Mi"
+  })"),
+                                      "pod t/p: requests", w);
+  EXPECT_EQ(r.count("cpu"), 0u);                      // negative
+  EXPECT_DOUBLE_EQ(r.at("memory"), 1e18);             // capped
+  EXPECT_EQ(r.count("nvidia.com/gpu"), 0u);           // not a quantity
+  EXPECT_EQ(r.count("bogus"), 0u);                    // not a resource name
+  EXPECT_EQ(r.count("ephemeral-storage"), 0u);        // not scheduled on, silently
+  EXPECT_EQ(r.count("example.com/ok"), 0u);           // a boolean is no quantity
+  EXPECT_DOUBLE_EQ(r.at("hugepages-2Mi"), 4194304000.0);  // scalar: milli-units
+  EXPECT_TRUE(mentions(w, "cpu: '-2' is negative"));
+  EXPECT_TRUE(mentions(w, "capped"));
+  EXPECT_TRUE(mentions(w, "nvidia.com/gpu: 'lots' is not a quantity"));
+  EXPECT_TRUE(mentions(w, "'bogus' is not a resource name"));
+  EXPECT_FALSE(mentions(w, "ephemeral-storage"));
+  EXPECT_EQ(w.size(), 5u);
+}
+
+TEST(KubeResources, WrongShapesDoNotThrow) {
+  Warnings w;
+  EXPECT_TRUE(read_resource_list(json::parse(R"(["cpu"])"), "x", w).empty());
+  EXPECT_TRUE(mentions(w, "not a resource map"));
+  // Containers that are not a list, requests that are a string, a number for a name.
+  json spec = pod(R"({"containers": {"a": 1}, "initContainers": [{"name": 3,
+                      "resources": {"requests": "1 cpu"}}], "overhead": 7})");
+  Warnings w2;
+  PodRequests r;
+  EXPECT_NO_THROW(r = pod_requests(spec, "pod t/p", w2));
+  EXPECT_TRUE(r.running.empty());
+  EXPECT_FALSE(w2.empty());
+}
+
+TEST(KubePods, WhichPodsEnterTheCache) {
+  std::vector<std::string> ours{"volcano"};
+  Warnings w;
+  // Ours, pending, with a PodGroup.
+  auto p = pod_from_json(pod(R"({
+    "metadata": {"name": "p", "namespace": "t", "uid": "u1",
+                 "creationTimestamp": "2024-05-01T12:00:00Z",
+                 "annotations": {"scheduling.k8s.io/group-name": "g"}},
+    "spec": {"schedulerName": "volcano", "priority": 100, "priorityClassName": "high",
+             "preemptionPolicy": "Never", "nodeSelector": {"zone": "a"},
+             "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}],
+             "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
+    "status": {"phase": "Pending"}})"),
+                         ours, w);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->key(), "t/p");
+  EXPECT_EQ(p->podgroup, "g");
+  EXPECT_TRUE(p->schedulable);
+  EXPECT_EQ(p->priority, 100);
+  EXPECT_TRUE(p->preempt_never);
+  EXPECT_EQ(p->node_selector.at("zone"), "a");
+  ASSERT_EQ(p->tolerations.size(), 1u);
+  EXPECT_EQ(p->tolerations[0].op, "Exists");
+  EXPECT_DOUBLE_EQ(p->created, 1714564800);
+  EXPECT_TRUE(w.empty());
+
+  // Someone else's pending pod: not ours to schedule, holds nothing.
+  EXPECT_FALSE(pod_from_json(pod(R"({"metadata": {"name": "q", "namespace": "t"},
+      "spec": {"schedulerName": "default-scheduler"}, "status": {"phase": "Pending"}})"),
+                             ours, w));
+  // Someone else's running pod: counts on its node, belongs to no job.
+  auto f = pod_from_json(pod(R"({"metadata": {"name": "r", "namespace": "t",
+      "annotations": {"scheduling.k8s.io/group-name": "g"}},
+      "spec": {"nodeName": "n1"}, "status": {"phase": "Running"}})"),
+                         ours, w);
+  ASSERT_TRUE(f);
+  EXPECT_FALSE(f->schedulable);
+  EXPECT_TRUE(f->podgroup.empty());
+  EXPECT_EQ(f->node, "n1");
+  // Someone else's finished pod: gone from the node's books.
+  EXPECT_FALSE(pod_from_json(pod(R"({"metadata": {"name": "s", "namespace": "t"},
+      "spec": {"nodeName": "n1"}, "status": {"phase": "Succeeded"}})"),
+                             ours, w));
+  // Being deleted: releasing.
+  auto d = pod_from_json(pod(R"({"metadata": {"name": "d", "namespace": "t",
+      "deletionTimestamp": "2024-05-01T12:00:00Z"},
+      "spec": {"schedulerName": "volcano", "nodeName": "n1"}, "status": {"phase": "Running"}})"),
+                         ours, w);
+  ASSERT_TRUE(d);
+  EXPECT_TRUE(d->releasing);
+}
+
+TEST(KubePods, MalformedPodsAreSkippedOrRepaired) {
+  std::vector<std::string> ours{"volcano"};
+  Warnings w;
+  EXPECT_FALSE(pod_from_json(json::parse(R"({"metadata": {"namespace": "t"}})"), ours, w));
+  EXPECT_TRUE(mentions(w, "without a name"));
+  Warnings w2;
+  auto p = pod_from_json(json::parse(R"({"metadata": {"name": "p", "namespace": "t",
+      "labels": {"a": 1}}, "spec": {"schedulerName": "volcano", "priority": 99999999999,
+      "tolerations": [{"key": "k", "operator": "Maybe"}]}, "status": "weird"})"),
+                         ours, w2);
+  ASSERT_TRUE(p);
+  EXPECT_FALSE(p->priority.has_value());
+  EXPECT_TRUE(p->labels.empty());
+  EXPECT_TRUE(p->tolerations.empty());
+  EXPECT_EQ(p->phase, PodPhase::Pending);
+  EXPECT_TRUE(mentions(w2, "does not fit in 32 bits"));
+  EXPECT_TRUE(mentions(w2, "neither Equal nor Exists"));
+  EXPECT_TRUE(mentions(w2, "labels['a'] is not a string"));
+}
+
+TEST(KubeNodes, AllocatablePodsAndReadiness) {
+  Warnings w;
+  auto n = node_from_json(json::parse(R"({"metadata": {"name": "n1", "labels": {"zone": "a"}},
+      "spec": {"unschedulable": true, "taints": [{"key": "gpu", "effect": "NoSchedule"}, {"effect": "x"}]},
+      "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "64"},
+                 "conditions": [{"type": "Ready", "status": "True"}]}})"),
+                          w);
+  ASSERT_TRUE(n);
+  EXPECT_DOUBLE_EQ(n->allocatable.at("cpu"), 8000);
+  EXPECT_EQ(n->allocatable.count("pods"), 0u);
+  EXPECT_EQ(n->max_pods, 64);
+  EXPECT_TRUE(n->ready);
+  EXPECT_TRUE(n->unschedulable);
+  EXPECT_EQ(n->taints.size(), 1u);
+  EXPECT_TRUE(mentions(w, "a taint has no key"));
+  auto not_ready = node_from_json(json::parse(R"({"metadata": {"name": "n2"}})"), w);
+  ASSERT_TRUE(not_ready);
+  EXPECT_FALSE(not_ready->ready);
+}
+
+TEST(KubePodGroups, FieldsAndBadValues) {
+  Warnings w;
+  auto pg = podgroup_from_json(json::parse(R"({"metadata": {"name": "g", "namespace": "t",
+      "creationTimestamp": "2024-05-01T12:00:00Z"},
+      "spec": {"minMember": 3, "minTaskMember": {"ps": 1, "worker": -2}, "queue": "q1",
+               "minResources": {"cpu": "6"}, "priorityClassName": "high"},
+      "status": {"phase": "Inqueue", "conditions": [{"type": "Unschedulable", "status": "True",
+                 "lastTransitionTime": "2024-05-01T12:01:00+00:00"}]}})"),
+                               w);
+  ASSERT_TRUE(pg);
+  EXPECT_EQ(pg->min_member, 3);
+  EXPECT_EQ(pg->min_task_member.size(), 1u);
+  EXPECT_EQ(pg->queue, "q1");
+  EXPECT_EQ(pg->phase, JobPhase::Inqueue);
+  EXPECT_DOUBLE_EQ(pg->min_resources->at("cpu"), 6000);
+  EXPECT_DOUBLE_EQ(pg->phase_since, 1714564860);
+  EXPECT_TRUE(mentions(w, "minTaskMember['worker'] is negative"));
+
+  Warnings w2;
+  EXPECT_FALSE(podgroup_from_json(json::parse(R"({"metadata": {"name": "g", "namespace": "t"},
+      "spec": {"minMember": -1}})"),
+                                  w2));
+  EXPECT_TRUE(mentions(w2, "minMember -1 is negative; the PodGroup is skipped"));
+  Warnings w3;
+  auto odd = podgroup_from_json(json::parse(R"({"metadata": {"name": "g", "namespace": "t"},
+      "spec": {"minMember": "3"}, "status": {"phase": "Exploded"}})"),
+                                w3);
+  ASSERT_TRUE(odd);
+  EXPECT_EQ(odd->queue, "default");
+  EXPECT_EQ(odd->phase, JobPhase::Pending);
+  EXPECT_TRUE(mentions(w3, "'minMember' is not an integer"));
+  EXPECT_TRUE(mentions(w3, "'Exploded' is not a PodGroup phase"));
+}
+
+TEST(KubeQueues, WeightGuaranteeStateParent) {
+  Warnings w;
+  auto q = queue_from_json(json::parse(R"({"metadata": {"name": "q"},
+      "spec": {"weight": 0, "capability": {"cpu": "10"}, "guarantee": {"resource": {"cpu": "2"}},
+               "reclaimable": false, "parent": "q"},
+      "status": {"state": "Closed"}})"),
+                           w);
+  ASSERT_TRUE(q);
+  EXPECT_DOUBLE_EQ(q->weight, 1);  // Volcano's webhook default
+  EXPECT_DOUBLE_EQ(q->capability->at("cpu"), 10000);
+  EXPECT_DOUBLE_EQ(q->guarantee->at("cpu"), 2000);
+  EXPECT_FALSE(q->reclaimable);
+  EXPECT_EQ(q->state, QueueState::Closed);
+  EXPECT_TRUE(q->parent.empty());
+  EXPECT_TRUE(mentions(w, "names itself as parent"));
+}
+
+TEST(KubeTime, Rfc3339) {
+  EXPECT_DOUBLE_EQ(*parse_time("1970-01-01T00:00:10Z"), 10);
+  EXPECT_DOUBLE_EQ(*parse_time("1970-01-01T01:00:00.5+01:00"), 0.5);
+  EXPECT_FALSE(parse_time("yesterday"));
+  EXPECT_FALSE(parse_time("1970-13-01T00:00:00Z"));
+  EXPECT_EQ(format_time(10), "1970-01-01T00:00:10Z");
+  EXPECT_EQ(format_time(10.25, true), "1970-01-01T00:00:10.250000Z");
+}
+
+// ---- kubeconfig -----------------------------------------------------------------------
+
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/caldera-kubeconfig-XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(path / name) << text;
+    return (path / name).string();
+  }
+};
+
+TEST(Kubeconfig, CurrentContextTokenAndCaData) {
+  TempDir d;
+  d.write("client.crt", "CERT");
+  d.write("client.key", "KEY");
+  std::string f = d.write("config", R"(apiVersion: v1
+kind: Config
+clusters:
+- name: c1
+  cluster: {server: "https://10.0.0.1:6443/", certificate-authority-data: "UEVNIENB"}
+users:
+- name: u1
+  user: {token: t0k3n, client-certificate: client.crt, client-key: client.key}
+contexts:
+- name: ctx
+  context: {cluster: c1, user: u1, namespace: team}
+current-context: ctx
+)");
+  ClusterAccess a = load_kubeconfig(f);
+  EXPECT_EQ(a.server, "https://10.0.0.1:6443");
+  EXPECT_EQ(a.ca_pem, "PEM CA");
+  EXPECT_EQ(a.token, "t0k3n");
+  EXPECT_EQ(a.client_cert_pem, "CERT");  // relative to the kubeconfig
+  EXPECT_EQ(a.client_key_pem, "KEY");
+  EXPECT_EQ(a.ns, "team");
+}
+
+TEST(Kubeconfig, MergesFilesFirstWins) {
+  TempDir d;
+  std::string f1 = d.write("a", R"(current-context: two
+clusters: [{name: c, cluster: {server: "https://first"}}]
+)");
+  std::string f2 = d.write("b", R"(current-context: one
+clusters: [{name: c, cluster: {server: "https://second"}}]
+users: [{name: u, user: {token: x}}]
+contexts: [{name: two, context: {cluster: c, user: u}}]
+)");
+  ClusterAccess a = load_kubeconfig(f1 + ":" + f2);
+  EXPECT_EQ(a.server, "https://first");
+  EXPECT_EQ(a.token, "x");
+}
+
+TEST(Kubeconfig, PreciseErrors) {
+  TempDir d;
+  std::string f = d.write("config", R"(clusters: [{name: c, cluster: {server: "https://s"}}]
+users: [{name: u, user: {exec: {command: aws}}}]
+contexts: [{name: x, context: {cluster: c, user: u}}, {name: y, context: {cluster: missing}}]
+current-context: x
+)");
+  try {
+    load_kubeconfig(f);
+    FAIL() << "exec credentials accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("user 'u': exec and auth-provider"), std::string::npos)
+        << e.what();
+  }
+  try {
+    load_kubeconfig(f, "y");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("names cluster 'missing'"), std::string::npos) << e.what();
+  }
+  try {
+    load_kubeconfig(f, "nope");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("context 'nope' not found"), std::string::npos);
+  }
+  std::string bad = d.write("bad", "clusters: [unclosed\n");
+  try {
+    load_kubeconfig(bad);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(bad + ":"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Kubeconfig, InClusterNeedsTheServiceEnvironment) {
+  TempDir d;
+  unsetenv("KUBERNETES_SERVICE_HOST");
+  EXPECT_THROW(in_cluster_access(d.path), InputError);
+  setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
+  setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+  d.write("token", "sa-token\n");
+  d.write("ca.crt", "CA");
+  d.write("namespace", "caldera-system\n");
+  ClusterAccess a = in_cluster_access(d.path);
+  EXPECT_EQ(a.server, "https://10.96.0.1:443");
+  EXPECT_EQ(a.token_file, d.path / "token");
+  EXPECT_EQ(a.ca_pem, "CA");
+  EXPECT_EQ(a.ns, "caldera-system");
+  unsetenv("KUBERNETES_SERVICE_HOST");
+  unsetenv("KUBERNETES_SERVICE_PORT");
+}
+
+TEST(Kubeconfig, Base64) {
+  std::string out;
+  EXPECT_TRUE(base64_decode("aGVsbG8=", out));
+  EXPECT_EQ(out, "hello");
+  EXPECT_TRUE(base64_decode("aGVs\nbG8", out));
+  EXPECT_EQ(out, "hello");
+  EXPECT_FALSE(base64_decode("a$b", out));
+}
+
+}  // namespace
+}  // namespace caldera::k8s
