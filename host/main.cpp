@@ -14,6 +14,9 @@ int main(int argc, char** argv) {
   CLI::App app{"Caldera: a batch scheduler for AI and HPC clusters (Volcano's model, plugins as .so)"};
   app.set_version_flag("--version", CALDERA_VERSION);
   app.require_subcommand(1);
+  // Global options (-v, --plugin-dir) may also follow the subcommand:
+  // `caldera plugins list --plugin-dir DIR`.
+  app.fallthrough();
 
   cli::Common common;
   std::vector<std::string> plugin_dirs;

@@ -35,6 +35,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <deque>
@@ -341,8 +342,17 @@ class DeviceShare {
     // Fragmentation: among nodes whose fragmentation grows the same, the one left with the
     // least free GPU (best fit) goes first; the term is far below any fragmentation
     // difference (those are multiples of a shape weight x a milli-GPU / 10).
-    if (policy_ == ds::Policy::Fragmentation && cap > 0)
-      score += kTieBreak * ds::placement_score(*c, r, p.cards, ds::Policy::Binpack, cap, mix_, 0);
+    static const char* tie_env = std::getenv("CALDERA_DS_TIE");  // EXPERIMENT ONLY
+    static const std::string tie = tie_env ? tie_env : "none";
+    if (policy_ == ds::Policy::Fragmentation && cap > 0) {
+      if (tie == "fit")
+        score += kTieBreak * ds::placement_score(*c, r, p.cards, ds::Policy::Binpack, cap, mix_, 0);
+      else if (tie == "hash") {
+        uint64_t h = fnv(fnv(1469598103934665603ull, n.name().data(), n.name().size()),
+                         t.name().data(), t.name().size());
+        score += kTieBreak * static_cast<double>(h % 1000) / 10.0;
+      }
+    }
     return weight_ * score;
   }
 

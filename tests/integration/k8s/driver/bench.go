@@ -18,8 +18,19 @@ func runBench(e *Env, nodes, pods, pending int) error {
 	e.Namespace("bench-running")
 	e.Namespace("bench-pending")
 	t0 := time.Now()
+	// The pending pods may go to the first `targets` nodes only (a node selector): every
+	// node is still checked for every pod, but only those are scored, so the session stays
+	// short and the bind rate shows the backend rather than the policy's scoring cost.
+	targets := nodes / 100
+	if targets < 1 {
+		targets = 1
+	}
 	if err := parallel(nodes, 32, func(i int) error {
-		return e.Create("/api/v1/nodes", Node(fmt.Sprintf("bench-n%05d", i), "64", "256Gi", map[string]string{"bench": "yes"}))
+		labels := map[string]string{"bench": "yes"}
+		if i < targets {
+			labels["bench-target"] = "yes"
+		}
+		return e.Create("/api/v1/nodes", Node(fmt.Sprintf("bench-n%05d", i), "64", "256Gi", labels))
 	}); err != nil {
 		return err
 	}
@@ -35,7 +46,8 @@ func runBench(e *Env, nodes, pods, pending int) error {
 	fmt.Printf("created %d bound pods in %.1fs\n", running, time.Since(t0).Seconds())
 	t0 = time.Now()
 	if err := parallel(pending, 48, func(i int) error {
-		return e.CreatePod("bench-pending", fmt.Sprintf("job-%06d", i), PodOpts{CPU: "1"})
+		return e.CreatePod("bench-pending", fmt.Sprintf("job-%06d", i), PodOpts{CPU: "100m",
+			NodeSelector: map[string]string{"bench-target": "yes"}})
 	}); err != nil {
 		return err
 	}
@@ -86,7 +98,14 @@ func runBench(e *Env, nodes, pods, pending int) error {
 		fmt.Printf("BENCH initial sync (Caldera's own clock): %ss\n", m[1])
 	}
 	fmt.Printf("BENCH initial sync (process start to synced, wall): %.2fs\n", wall.Seconds())
-	fmt.Printf("BENCH binds: %d pods bound %.2fs after sync: %.0f binds/s\n", pending, span, binds/span)
+	fmt.Printf("BENCH binds: %d pods bound %.2fs after sync: %.0f binds/s end to end\n", pending, span, binds/span)
+	// The session's own time and the write rate, from Caldera's log.
+	for _, l := range regexp.MustCompile(`session \d+: bound [0-9]+ .*\(([0-9.]+)s\)`).FindAllStringSubmatch(c.Output(), -1) {
+		fmt.Printf("BENCH session that bound pods took %ss\n", l[1])
+	}
+	for _, l := range regexp.MustCompile(`([0-9]+) binds written in ([0-9.]+)s \(([0-9]+) binds/s\)`).FindAllStringSubmatch(c.Output(), -1) {
+		fmt.Printf("BENCH writes: %s binds written in %ss: %s binds/s\n", l[1], l[2], l[3])
+	}
 	fmt.Println(grep(c.Output(), "summary:"))
 	return nil
 }
