@@ -264,6 +264,20 @@ void Session::build(const Cache& cache) {
 
   // Tasks.
   for (const auto& [key, pod] : cache.pods()) {
+    if (!pod->schedulable) {
+      // Placed by another scheduler: it uses its node's resources, and is nobody's job.
+      TaskStatus st = status_of(*pod);
+      if (!pod->node.empty() && !terminated(st)) {
+        if (NodeInfo* n = node(pod->node)) {
+          ResVec req = vec(pod->requests);
+          n->idle.sub(req);
+          n->used.add(req);
+          ++n->pods;
+          n->refresh_future_idle();
+        }
+      }
+      continue;
+    }
     JobInfo* j = nullptr;
     if (pod->podgroup.empty()) {
       // A pod without a PodGroup is a job of its own, admitted as kube-scheduler would

@@ -347,7 +347,15 @@ class DeviceShare {
     if (policy_ == ds::Policy::Fragmentation && cap > 0) {
       if (tie == "fit")
         score += kTieBreak * ds::placement_score(*c, r, p.cards, ds::Policy::Binpack, cap, mix_, 0);
-      else if (tie == "hash") {
+      else if (tie == "quant") {
+        // FGD simulator: int64(sigmoid(-delta / 1000) * 100); p.score = -delta / 10.
+        const double x = p.score * 10.0 / 1000.0;
+        score = std::floor(100.0 / (1.0 + std::exp(-x)));
+      } else if (tie == "quantfit") {
+        const double x = p.score * 10.0 / 1000.0;
+        score = std::floor(100.0 / (1.0 + std::exp(-x))) +
+                1e-3 * ds::placement_score(*c, r, p.cards, ds::Policy::Binpack, cap, mix_, 0);
+      } else if (tie == "hash") {
         uint64_t h = fnv(fnv(1469598103934665603ull, n.name().data(), n.name().size()),
                          t.name().data(), t.name().size());
         score += kTieBreak * static_cast<double>(h % 1000) / 10.0;
