@@ -112,6 +112,9 @@ int main(int argc, char** argv) {
   openb->add_flag("--keep-pods", replay_opts.keep_pods,
                   "keep every placed pod as its own cache record instead of one merged record "
                   "per node (same decisions, much slower; for checking)");
+  openb->add_flag("--all-nodes", replay_opts.all_nodes,
+                  "put every node in every session, not only those the pod fits by resources "
+                  "(needed by plugins that weigh cluster totals: drf, proportion, capacity)");
 
   CLI11_PARSE(app, argc, argv);
   setup_logging(common.verbosity);

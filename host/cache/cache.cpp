@@ -32,5 +32,15 @@ void Cache::upsert_priority_class(PriorityClassSpec pc) {
   ++generation_;
 }
 void Cache::remove_priority_class(const std::string& name) { generation_ += pcs_.erase(name); }
+void Cache::upsert_node_record(std::shared_ptr<const NodeSpec> n) {
+  std::string k = n->name;
+  nodes_[k] = std::move(n);
+  ++generation_;
+}
+void Cache::upsert_pod_record(std::shared_ptr<const PodSpec> p) {
+  std::string k = p->key();
+  pods_[k] = std::move(p);
+  ++generation_;
+}
 
 }  // namespace caldera

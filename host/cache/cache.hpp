@@ -31,6 +31,10 @@ class Cache {
   void remove_queue(const std::string& name);
   void upsert_priority_class(PriorityClassSpec pc);
   void remove_priority_class(const std::string& name);
+  // The same for a record already built (shared, not copied): a front end that keeps its
+  // records can put them back without copying them (the openb replay's fast path).
+  void upsert_node_record(std::shared_ptr<const NodeSpec> n);
+  void upsert_pod_record(std::shared_ptr<const PodSpec> p);
 
   const RecordMap<NodeSpec>& nodes() const { return nodes_; }
   const RecordMap<PodSpec>& pods() const { return pods_; }

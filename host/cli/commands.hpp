@@ -65,6 +65,7 @@ struct ReplayOptions {
   bool json = false;
   bool skip_bad_rows = false;
   bool keep_pods = false;  // every placed pod its own cache record (the slow, plain path)
+  bool all_nodes = false;  // every node in every session (no prefilter)
 };
 int replay_openb(const Common& c, const ReplayOptions& o);
 

@@ -113,6 +113,7 @@ int replay_openb(const Common& c, const ReplayOptions& o) {
     ro.step = 0.05;
     ro.until = o.tune;
     ro.merge_placed = !o.keep_pods;
+    ro.prefilter = !o.all_nodes;
     ro.progress = [&](size_t done, size_t total) { progress(done, total); };
     r = replay::run_replay(nodes, pods, policy, ro);
   } catch (const std::exception& e) {

@@ -155,19 +155,41 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
   res.nodes = nodes.size();
   res.gpu_capacity_milli = gpu_capacity_milli(nodes);
   const double cap = static_cast<double>(res.gpu_capacity_milli);
+  const bool prefilter = o.merge_placed && o.prefilter;
 
-  Cache cache;
-  // Per node: each card's milli-GPU in use (the replay's own check of the device plugin),
-  // and the summed requests of the pods merged into its record.
+  // Per node: the record, each card's milli-GPU in use (the replay's own check of the
+  // device plugin), what is free by the host's arithmetic (for the prefilter), and the
+  // records of the pods placed on it.
   struct NodeState {
+    std::shared_ptr<const NodeSpec> spec;
+    std::string model;
     std::vector<int64_t> cards;
-    ResourceList merged;
-    size_t merged_pods = 0;
+    int64_t cpu_free = 0, memory_free_mib = 0, milli_free = 0, whole_free = 0;
+    ResourceList merged;                               // summed requests of the merged pods
+    std::shared_ptr<const PodSpec> merged_record;      // null until a pod is merged
+    std::string merged_key;
+    std::vector<std::shared_ptr<const PodSpec>> own;   // pods kept as records of their own
+    bool in_cache = false;
   };
-  std::unordered_map<std::string, NodeState> state;
-  for (const auto& n : nodes) {
-    cache.upsert_node(node_record(n));
-    state[n.name].cards.assign(static_cast<size_t>(n.gpus), 0);
+  std::vector<NodeState> state(nodes.size());
+  std::unordered_map<std::string, size_t> index;
+  Cache cache;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const OpenbNode& n = nodes[i];
+    NodeState& s = state[i];
+    s.spec = std::make_shared<const NodeSpec>(node_record(n));
+    s.model = n.model;
+    s.cards.assign(static_cast<size_t>(n.gpus), 0);
+    s.cpu_free = n.cpu_milli;
+    s.memory_free_mib = n.memory_mib;
+    s.milli_free = int64_t{n.gpus} * kMilliPerGpu;
+    s.whole_free = n.gpus;
+    s.merged_key = std::string(kPlacedNamespace) + "/" + n.name;
+    index[n.name] = i;
+    if (!prefilter) {
+      cache.upsert_node_record(s.spec);
+      s.in_cache = true;
+    }
   }
   if (o.merge_placed) {
     // One running PodGroup holds every merged record: one job in the session instead of
@@ -179,6 +201,19 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
     pg.min_member = 1;
     cache.upsert_podgroup(std::move(pg));
   }
+  auto put = [&](NodeState& s, bool in) {
+    if (s.in_cache == in) return;
+    s.in_cache = in;
+    if (in) {
+      cache.upsert_node_record(s.spec);
+      if (s.merged_record) cache.upsert_pod_record(s.merged_record);
+      for (const auto& p : s.own) cache.upsert_pod_record(p);
+    } else {
+      cache.remove_node(s.spec->name);
+      if (s.merged_record) cache.remove_pod(s.merged_key);
+      for (const auto& p : s.own) cache.remove_pod(p->key());
+    }
+  };
 
   const int last_point = o.step > 0 ? static_cast<int>(std::floor(o.until / o.step + 1e-9)) : 0;
   int next_point = 1;
@@ -188,6 +223,20 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
   res.placements.reserve(pods.size());
   for (size_t i = 0; i < pods.size(); ++i) {
     const OpenbPod& p = pods[i];
+    const int64_t gpu_request = p.gpu_request_milli();
+    const int64_t whole = p.is_share() ? 0 : p.num_gpu;
+    if (prefilter) {
+      // The fast path's session holds only the nodes the pod fits by the host's own
+      // resource arithmetic (the allocate action's first check), and of an allowed model:
+      // every other node would be refused before any plugin is asked.
+      for (NodeState& s : state) {
+        bool fits = s.cpu_free >= p.cpu_milli && s.memory_free_mib >= p.memory_mib &&
+                    s.milli_free >= gpu_request && s.whole_free >= whole;
+        if (fits && gpu_request > 0 && !p.models.empty())
+          fits = std::find(p.models.begin(), p.models.end(), s.model) != p.models.end();
+        put(s, fits);
+      }
+    }
     PodSpec rec = pod_record(p, static_cast<double>(i));
     const std::string uid = rec.key();
     cache.upsert_pod(rec);
@@ -197,15 +246,16 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
     pl.pod = p.name;
     auto bind = std::find_if(r.binds.begin(), r.binds.end(),
                              [&](const auto& b) { return b.first == uid; });
-    if (bind != r.binds.end() && !bind->second.empty()) {
+    auto at = bind != r.binds.end() ? index.find(bind->second) : index.end();
+    if (at != index.end()) {
       pl.node = bind->second;
       rec.node = bind->second;
       rec.phase = PodPhase::Running;
       if (auto a = r.bind_annotations.find(uid); a != r.bind_annotations.end())
         for (const auto& [k, v] : a->second) rec.annotations[k] = v;
-      NodeState& ns = state[pl.node];
+      NodeState& ns = state[at->second];
       bool cards_known = true;
-      if (p.gpu_request_milli() > 0) {
+      if (gpu_request > 0) {
         pl.gpu_milli = p.is_share() ? p.gpu_milli : kMilliPerGpu;
         auto idx = rec.annotations.find(kGpuIndexAnnotation);
         if (idx == rec.annotations.end()) {
@@ -232,32 +282,37 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
           }
         }
       }
+      ns.cpu_free -= p.cpu_milli;
+      ns.memory_free_mib -= p.memory_mib;
+      ns.milli_free -= gpu_request;
+      ns.whole_free -= whole;
+      cache.remove_pod(uid);
       if (o.merge_placed && cards_known) {
         // The fast path: the pod joins its node's merged record.
-        cache.remove_pod(uid);
         for (const auto& [k, v] : rec.requests) ns.merged[k] += v;
-        ++ns.merged_pods;
-        PodSpec merged;
-        merged.ns = kPlacedNamespace;
-        merged.name = pl.node;
-        merged.podgroup = kPlacedPodGroup;
-        merged.requests = ns.merged;
-        merged.phase = PodPhase::Running;
-        merged.node = pl.node;
+        auto merged = std::make_shared<PodSpec>();
+        merged->ns = kPlacedNamespace;
+        merged->name = pl.node;
+        merged->podgroup = kPlacedPodGroup;
+        merged->requests = ns.merged;
+        merged->phase = PodPhase::Running;
+        merged->node = pl.node;
         std::vector<size_t> in_use;
         for (size_t c = 0; c < ns.cards.size(); ++c)
           if (ns.cards[c] > 0) in_use.push_back(c);
         if (!in_use.empty()) {
-          std::string index;
-          for (size_t k = 0; k < in_use.size(); ++k) index += (k ? ";" : "") + std::to_string(in_use[k]);
-          merged.annotations[kGpuIndexAnnotation] = index;
-          merged.annotations[kGpuMilliPerCardAnnotation] = join_ints(ns.cards, in_use);
+          std::string cards;
+          for (size_t k = 0; k < in_use.size(); ++k) cards += (k ? ";" : "") + std::to_string(in_use[k]);
+          merged->annotations[kGpuIndexAnnotation] = cards;
+          merged->annotations[kGpuMilliPerCardAnnotation] = join_ints(ns.cards, in_use);
         }
-        cache.upsert_pod(std::move(merged));
+        ns.merged_record = std::move(merged);
+        if (ns.in_cache) cache.upsert_pod_record(ns.merged_record);
       } else {
-        cache.upsert_pod(std::move(rec));
+        ns.own.push_back(std::make_shared<const PodSpec>(std::move(rec)));
+        if (ns.in_cache) cache.upsert_pod_record(ns.own.back());
       }
-      res.gpu_allocated_milli += p.gpu_request_milli();
+      res.gpu_allocated_milli += gpu_request;
       ++res.placed;
     } else {
       // Failed for good: the pod leaves, as in the simulator (no retries, no departures).
@@ -268,7 +323,7 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
     }
     res.placements.push_back(std::move(pl));
 
-    arrived += p.gpu_request_milli();
+    arrived += gpu_request;
     while (next_point <= last_point &&
            static_cast<double>(arrived) + 1e-6 >= next_point * o.step * cap) {
       res.points.push_back(

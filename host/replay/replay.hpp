@@ -114,6 +114,14 @@ struct RunOptions {
   // placed with no card assignment (no device plugin in the config) stays a record of its
   // own. false: every placed pod stays its own record (slow: each session copies them all).
   bool merge_placed = true;
+  // With merge_placed: the session of a pod holds only the nodes the pod fits by the host's
+  // own resource arithmetic (cpu, memory, caldera.sh/gpu-milli and nvidia.com/gpu free) and,
+  // when it lists GPU models, of one of them, with their records. The others would be
+  // refused by the allocate action's first check before any plugin is asked, so placements
+  // are the same (tested); what changes is what plugins see of the cluster as a whole
+  // (cluster totals, the pending reason's "0/N nodes"): plugins that weigh cluster totals
+  // (drf, proportion, capacity) need prefilter false (`--all-nodes`).
+  bool prefilter = true;
   ProgressFn progress;
 };
 

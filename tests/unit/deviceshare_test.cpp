@@ -144,45 +144,58 @@ TEST(DeviceShareMath, FragmentationOfANodeForAMix) {
   EXPECT_EQ(ds::shape_fragmentation(node({1000, 1000}), mix[2]), 0);
 }
 
+// FGD's score: floor(100 x sigmoid(-(frag_after - frag_before) / 1000)).
+TEST(DeviceShareMath, FgdScoreIsTheSimulatorsSigmoid) {
+  EXPECT_EQ(ds::fgd_score(0), 50);
+  EXPECT_EQ(ds::fgd_score(-300), 57);   // 100 / (1 + e^-0.3) = 57.44
+  EXPECT_EQ(ds::fgd_score(150), 46);    // 100 / (1 + e^0.15) = 46.26
+  EXPECT_EQ(ds::fgd_score(20), 49);     // 49.5: within 0.04 GPU, one step below 50
+  EXPECT_EQ(ds::fgd_score(-20), 50);    // 50.5
+  EXPECT_EQ(ds::fgd_score(7900), 0);
+}
+
 // The same node and mix; a 300 share (cpu 2000) may go on card 0 or card 1.
 //   card 0: free 0 and 1000, cpu 6000. A: 0, B: 0, C: 1000 -> 0.2 x 1000 = 200.
-//           score -(200 - 500) / 10 = +30.
+//           delta 200 - 500 = -300 -> score 57.
 //   card 1: free 300 and 700. A: 300 (card 1 holds 500), B: 1000 (no whole card),
-//           C: 1000 -> 150 + 300 + 200 = 650 -> score -(650 - 500) / 10 = -15.
+//           C: 1000 -> 150 + 300 + 200 = 650 -> delta +150 -> score 46.
 // FGD takes card 0, although spread would take card 1.
 TEST(DeviceShareMath, FragmentationPicksTheCardThatFragmentsLeast) {
   ds::NodeCards n = node({700, 0}, 8000);
   std::vector<ds::Shape> mix = {shape(4000, 1, 500, 0.5), shape(4000, 1, 1000, 0.3),
                                 shape(4000, 2, 1000, 0.2)};
   EXPECT_DOUBLE_EQ(
-      ds::placement_score(n, share(300), {0}, ds::Policy::Fragmentation, 0, mix, 2000), 30);
+      ds::placement_score(n, share(300), {0}, ds::Policy::Fragmentation, 0, mix, 2000), 57);
   EXPECT_DOUBLE_EQ(
-      ds::placement_score(n, share(300), {1}, ds::Policy::Fragmentation, 0, mix, 2000), -15);
+      ds::placement_score(n, share(300), {1}, ds::Policy::Fragmentation, 0, mix, 2000), 46);
   ds::Placement p = ds::place(n, share(300), ds::Policy::Fragmentation, mix, 2000);
   EXPECT_EQ(p.cards, (std::vector<size_t>{0}));
-  EXPECT_DOUBLE_EQ(p.score, 30);
+  EXPECT_DOUBLE_EQ(p.score, 57);
   EXPECT_EQ(ds::choose_cards(n, share(300), ds::Policy::Spread), (std::vector<size_t>{1}));
 
   // cpu counts: a pod taking 5000 of the 8000 leaves 3000 < 4000 for every shape, so all
-  // the GPU left is fragmented. On card 0: 1000 -> -(1000 - 500) / 10 = -50.
+  // the GPU left is fragmented. Card 0 and card 1 both leave 1000 fragmented (delta +500,
+  // score 37); the tie goes to the fuller card, 0.
   ds::Placement heavy = ds::place(n, share(300), ds::Policy::Fragmentation, mix, 5000);
-  EXPECT_DOUBLE_EQ(heavy.score, -50);
+  EXPECT_EQ(heavy.cards, (std::vector<size_t>{0}));
+  EXPECT_DOUBLE_EQ(heavy.score, 37);
 
   // A pod without GPU is scored by the cpu it takes alone: 5000 cpu -> 1300 fragmented,
-  // -(1300 - 500) / 10 = -80; 1000 cpu changes nothing -> 0.
-  EXPECT_DOUBLE_EQ(ds::place(n, ds::Request{}, ds::Policy::Fragmentation, mix, 5000).score, -80);
-  EXPECT_DOUBLE_EQ(ds::place(n, ds::Request{}, ds::Policy::Fragmentation, mix, 1000).score, 0);
+  // delta +800 -> 31; 1000 cpu changes nothing -> 50.
+  EXPECT_DOUBLE_EQ(ds::place(n, ds::Request{}, ds::Policy::Fragmentation, mix, 5000).score, 31);
+  EXPECT_DOUBLE_EQ(ds::place(n, ds::Request{}, ds::Policy::Fragmentation, mix, 1000).score, 50);
 }
 
 // An empty 8-card node for an 8-card shape: nothing fragmented. A 100 share anywhere leaves
-// 7 whole cards: all 7900 free milli-GPU are fragmented for that shape.
+// 7 whole cards: all 7900 free milli-GPU are fragmented for that shape (score 0).
 TEST(DeviceShareMath, OneShareStrandsAnEightCardNode) {
   std::vector<ds::Shape> mix = {shape(0, 8, 1000, 1.0)};
   ds::NodeCards n = node({0, 0, 0, 0, 0, 0, 0, 0});
   EXPECT_DOUBLE_EQ(ds::node_fragmentation(n, mix), 0);
   ds::Placement p = ds::place(n, share(100), ds::Policy::Fragmentation, mix, 0);
   EXPECT_EQ(p.cards, (std::vector<size_t>{0}));
-  EXPECT_DOUBLE_EQ(p.score, -790);
+  EXPECT_DOUBLE_EQ(p.score, 0);
+  EXPECT_DOUBLE_EQ(ds::node_fragmentation_after(n, mix, p.cards.data(), 1, 100, 0), 7900);
 }
 
 // ---- history ---------------------------------------------------------------------------

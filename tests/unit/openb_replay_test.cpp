@@ -277,6 +277,61 @@ TEST(OpenbReplay, SpreadAndFragmentationSharesNeverExceedOneCard) {
   check_replay(replay_tiny("fragmentation", 7));
 }
 
+// The fast path (one merged record per node) decides exactly as keeping every placed pod.
+TEST(OpenbReplay, MergedRecordsDecideAsEveryPod) {
+  for (const char* config : {"binpack", "fragmentation"}) {
+    for (uint64_t seed : {42u, 7u}) {
+      Replayed merged = replay_tiny(config, seed, true);
+      Replayed kept = replay_tiny(config, seed, false);
+      ASSERT_EQ(merged.result.placements.size(), kept.result.placements.size());
+      for (size_t i = 0; i < merged.result.placements.size(); ++i) {
+        const rp::ReplayPlacement& a = merged.result.placements[i];
+        const rp::ReplayPlacement& b = kept.result.placements[i];
+        EXPECT_EQ(a.node, b.node) << config << " seed " << seed << " pod " << a.pod;
+        EXPECT_EQ(a.gpus, b.gpus) << config << " seed " << seed << " pod " << a.pod;
+      }
+      EXPECT_EQ(merged.result.gpu_allocated_milli, kept.result.gpu_allocated_milli);
+    }
+  }
+}
+
+// The same on a slice of the real trace (beside the project, when present): 60 nodes of the
+// openb cluster and the default pod list tuned to them, about 350 sessions per mode.
+TEST(OpenbReplay, MergedRecordsDecideAsEveryPodOnTheRealTrace) {
+  const fs::path dir = fs::path(CALDERA_SOURCE_ROOT) / ".." / "shared" / "data" / "openb";
+  if (!fs::exists(dir / "openb_pod_list_default.csv")) GTEST_SKIP() << "no " << dir;
+  rp::LoadReport rep;
+  auto nodes = rp::load_openb_nodes(dir / "openb_node_list_gpu_node.csv", false, rep);
+  std::vector<rp::OpenbNode> slice;
+  for (size_t i = 0; i < nodes.size(); i += nodes.size() / 60) slice.push_back(nodes[i]);
+  auto trace = rp::load_openb_pods(dir / "openb_pod_list_default.csv", false, rep);
+  rp::check_pods_against_nodes(trace, slice, true, rep);
+  std::vector<rp::OpenbPod> pods =
+      rp::tune_and_shuffle(trace, rp::gpu_capacity_milli(slice), 1.3, 42);
+  // The tuning copies from the whole trace; keep the first pods up to 1.3 x the slice.
+  int64_t total = 0;
+  std::vector<rp::OpenbPod> head;
+  for (const auto& p : pods) {
+    if (total + p.gpu_request_milli() > rp::gpu_capacity_milli(slice) * 13 / 10) break;
+    total += p.gpu_request_milli();
+    head.push_back(p);
+  }
+  for (const char* config : {"binpack", "fragmentation"}) {
+    rp::RunOptions merged, kept;
+    kept.merge_placed = false;
+    rp::ReplayResult a = rp::run_replay(slice, head, policy(config), merged);
+    rp::ReplayResult b = rp::run_replay(slice, head, policy(config), kept);
+    ASSERT_EQ(a.placements.size(), b.placements.size());
+    size_t differ = 0;
+    for (size_t i = 0; i < a.placements.size(); ++i)
+      if (a.placements[i].node != b.placements[i].node || a.placements[i].gpus != b.placements[i].gpus)
+        ++differ;
+    EXPECT_EQ(differ, 0u) << config;
+    EXPECT_GT(a.placed, 100u) << config;
+    EXPECT_GT(a.failed, 0u) << config;  // the slice fills up
+  }
+}
+
 // SCENARIOS.md section 3: seq,pod,node,gpus,gpu_milli; empty fields for a pod not placed.
 TEST(OpenbReplay, PlacementsCsv) {
   Replayed r = replay_tiny("binpack", 42);

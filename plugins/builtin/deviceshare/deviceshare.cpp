@@ -35,7 +35,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <deque>
@@ -212,6 +211,10 @@ class DeviceShare {
         sdk::option("deviceshare.GPUNumberEnable", CAL_OPT_BOOL, "true",
                     "Volcano's switch for whole cards (volcano.sh/gpu-number); must be true "
                     "here (whole cards are always handled)."),
+        sdk::option("deviceshare.fragmentation.memory", CAL_OPT_BOOL, "false",
+                    "Fragmentation policy: true counts a node whose idle memory is below a "
+                    "shape's as unable to use its GPUs for that shape, as FGD counts cpu (FGD "
+                    "itself weighs cpu only; on the openb replay this changes little)."),
         sdk::option("deviceshare.fragmentation.decay", CAL_OPT_DOUBLE, "0.999",
                     "Fragmentation policy: each newly seen pod weighs 1/decay times the one "
                     "before in the shape history (0 < decay <= 1; 1 keeps plain counts)."),
@@ -277,6 +280,7 @@ class DeviceShare {
     memory_id_ = s.resource_id(kGpuMemory);
     milli_id_ = s.resource_id(kGpuMilli);
     index_nodes();
+    weigh_memory_ = a.get_bool("deviceshare.fragmentation.memory", false);
     if (policy_ == ds::Policy::Fragmentation) {
       std::lock_guard<std::mutex> lock(history_mutex());
       learn_pending(a.get_double("deviceshare.fragmentation.decay", 0.999),
@@ -335,33 +339,10 @@ class DeviceShare {
     if (!r.wants_gpu() && policy_ != ds::Policy::Fragmentation) return 0;
     const ds::NodeCards* c = view(n.handle());
     if (!c || c->count() == 0) return 0;
-    const int64_t cap = max_capacity();
-    ds::Placement p = ds::place(*c, r, policy_, mix_, t.init_request()[0], cap);
-    if (!p.ok) return 0;
-    double score = p.score;
-    // Fragmentation: among nodes whose fragmentation grows the same, the one left with the
-    // least free GPU (best fit) goes first; the term is far below any fragmentation
-    // difference (those are multiples of a shape weight x a milli-GPU / 10).
-    static const char* tie_env = std::getenv("CALDERA_DS_TIE");  // EXPERIMENT ONLY
-    static const std::string tie = tie_env ? tie_env : "none";
-    if (policy_ == ds::Policy::Fragmentation && cap > 0) {
-      if (tie == "fit")
-        score += kTieBreak * ds::placement_score(*c, r, p.cards, ds::Policy::Binpack, cap, mix_, 0);
-      else if (tie == "quant") {
-        // FGD simulator: int64(sigmoid(-delta / 1000) * 100); p.score = -delta / 10.
-        const double x = p.score * 10.0 / 1000.0;
-        score = std::floor(100.0 / (1.0 + std::exp(-x)));
-      } else if (tie == "quantfit") {
-        const double x = p.score * 10.0 / 1000.0;
-        score = std::floor(100.0 / (1.0 + std::exp(-x))) +
-                1e-3 * ds::placement_score(*c, r, p.cards, ds::Policy::Binpack, cap, mix_, 0);
-      } else if (tie == "hash") {
-        uint64_t h = fnv(fnv(1469598103934665603ull, n.name().data(), n.name().size()),
-                         t.name().data(), t.name().size());
-        score += kTieBreak * static_cast<double>(h % 1000) / 10.0;
-      }
-    }
-    return weight_ * score;
+    ds::Placement p = ds::place(*c, r, policy_, mix_,
+                                ds::Take(t.init_request()[0], t.init_request()[1]),
+                                max_capacity());
+    return p.ok ? weight_ * p.score : 0;
   }
 
   void on_allocate(sdk::Task t) {
@@ -369,13 +350,13 @@ class DeviceShare {
     if (!n) return;
     const size_t idx = index_of(n.handle());
     if (idx == kNone || !view_at(idx)) return;  // a node without GPU: nothing to track
-    const double cpu = t.init_request()[0];
+    const ds::Take take(t.init_request()[0], t.init_request()[1]);
     const cal_task_status st = t.status();
     auto held = held_.find(t.handle());
     if (held != held_.end() && held->second.held) return;  // already counted
     if (held != held_.end() && st != CAL_TASK_ALLOCATED && st != CAL_TASK_PIPELINED) {
       // An eviction undone: the pod keeps the cards it had.
-      hold(own(idx), held->second, +1, cpu);
+      hold(own(idx), held->second, +1, take);
       return;
     }
     ds::NodeCards& c = own(idx);
@@ -385,7 +366,7 @@ class DeviceShare {
     const ds::Request& r = request_of(t, local);
     if (r.error.empty() && r.wants_gpu()) {
       // The same choice node_order scored (the node has not changed since).
-      std::vector<size_t> cards = ds::choose_cards(c, r, policy_, mix_, cpu);
+      std::vector<size_t> cards = ds::choose_cards(c, r, policy_, mix_, take);
       if (cards.empty()) {
         sdk::log(CAL_LOG_ERROR, kName,
                  std::string("task ") + std::string(t.name()) + " was placed on " +
@@ -403,7 +384,7 @@ class DeviceShare {
         }
       }
     }
-    hold(c, h, +1, cpu);
+    hold(c, h, +1, take);
     held_[t.handle()] = std::move(h);
   }
 
@@ -422,7 +403,9 @@ class DeviceShare {
       held = held_.find(t.handle());
       if (held == held_.end()) return;
     }
-    if (held->second.held) hold(own(held->second.node), held->second, -1, t.init_request()[0]);
+    if (held->second.held)
+      hold(own(held->second.node), held->second, -1,
+           ds::Take(t.init_request()[0], t.init_request()[1]));
     if (t.status() == CAL_TASK_PENDING) held_.erase(held);
   }
 
@@ -444,9 +427,10 @@ class DeviceShare {
       c.holders[i] += sign;
     }
   }
-  static void hold(ds::NodeCards& c, Held& u, int sign, double cpu) {
+  static void hold(ds::NodeCards& c, Held& u, int sign, ds::Take take) {
     apply(c, u, sign);
-    c.cpu_free -= sign * cpu;
+    c.cpu_free -= sign * take.cpu;
+    c.mem_free -= sign * take.memory;
     u.held = sign > 0;
   }
 
@@ -575,7 +559,6 @@ class DeviceShare {
   // state stays shared with the kept copy until this session changes it.
 
   static constexpr size_t kNone = static_cast<size_t>(-1);
-  static constexpr double kTieBreak = 1e-7;
 
   struct Slot {
     bool built = false;
@@ -716,6 +699,7 @@ class DeviceShare {
     const double mem = res(n.allocatable(), memory_id_) / kUnits;
     if (mem > 0) c.mem_per_card = mem / static_cast<double>(c.count());
     c.cpu_free = n.future_idle()[0];
+    c.mem_free = n.future_idle()[1];
     account_running(n, idx, c);
     return c;
   }
@@ -839,7 +823,8 @@ class DeviceShare {
         const ds::Request& r = remember(t);
         if (!r.error.empty() || (r.whole == 0 && r.milli == 0)) continue;
         ShapeKey key{static_cast<int64_t>(std::llround(t.init_request()[0])),
-                     r.whole > 0 ? r.whole : 1, r.per_card_milli(), ""};
+                     r.whole > 0 ? r.whole : 1, r.per_card_milli(), "",
+                     weigh_memory_ ? static_cast<int64_t>(std::llround(t.init_request()[1])) : 0};
         for (size_t i = 0; i < r.models.size(); ++i) key.models += (i ? "|" : "") + r.models[i];
         h.add(std::string(t.name()), key, decay, keep);
       }
@@ -861,6 +846,7 @@ class DeviceShare {
   std::unordered_map<const cal_task*, ds::Request> requests_;
   std::unordered_map<const cal_task*, Held> held_;
   std::vector<ds::Shape> mix_;
+  bool weigh_memory_ = false;
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -51,6 +52,7 @@ struct NodeCards {
   std::vector<int32_t> holders;   // pods on the card (a whole-card request needs 0)
   double mem_per_card = 0;        // 0: unknown (the node declares no volcano.sh/gpu-memory)
   double cpu_free = 0;            // the node's idle cpu (millicores), for fragmentation
+  double mem_free = 0;            // the node's idle memory (bytes), for fragmentation
 
   size_t count() const { return used.size(); }
   int64_t free_milli(size_t i) const { return kMilliPerCard - used[i]; }
@@ -108,10 +110,18 @@ inline bool fits(const NodeCards& n, const Request& r) {
 
 // ---- FGD fragmentation --------------------------------------------------------------
 
+// What a pod takes of the node besides GPU: cpu (millicores) and memory (bytes).
+struct Take {
+  double cpu = 0;
+  double memory = 0;
+  Take(double c = 0, double m = 0) : cpu(c), memory(m) {}  // NOLINT: a plain cpu converts
+};
+
 // A pod shape of the expected workload: cpu, and `count` cards of `milli` each (count 1 and
 // milli < 1000 for a share), with the models it may use.
 struct Shape {
   int64_t cpu = 0;
+  double memory = 0;  // bytes; 0: the shape's memory is not weighed
   int32_t count = 1;
   int64_t milli = kMilliPerCard;
   std::vector<std::string> models;
@@ -120,15 +130,16 @@ struct Shape {
 
 // The GPU capacity (milli-GPU) on the node that pods of this shape could no longer use
 // (FGD, frag.go NodeGpuShareFragAmount for one typical pod):
-//   - the node's model is not allowed, or its idle cpu is below the shape's, or fewer than
-//     `count` cards have `milli` free: every free milli-GPU of the node is fragmented;
+//   - the node's model is not allowed, or its idle cpu (or memory, when the shape weighs
+//     memory) is below the shape's, or fewer than `count` cards have `milli` free: every
+//     free milli-GPU of the node is fragmented;
 //   - else the free milli-GPU of the cards that cannot hold `milli` (a card with 300 free
 //     for a 500-milli shape; a partly used card for a whole-card shape).
 inline int64_t shape_fragmentation(const NodeCards& n, const Shape& s) {
   const int64_t total = n.total_free();
   if (total == 0) return 0;
   if (!model_allowed(s.models, n.model)) return total;
-  if (n.cpu_free < static_cast<double>(s.cpu)) return total;
+  if (n.cpu_free < static_cast<double>(s.cpu) || n.mem_free < s.memory) return total;
   int32_t hosts = 0;
   int64_t frag = 0;
   for (size_t i = 0; i < n.count(); ++i) {
@@ -148,12 +159,12 @@ inline double node_fragmentation(const NodeCards& n, const std::vector<Shape>& m
   return f;
 }
 
-// The same, for the node after `extra` more milli-GPU on each of the k `cards` and `cpu`
-// less idle cpu, without copying the node (the scoring loop calls this for every node and
-// candidate card).
+// The same, for the node after `extra` more milli-GPU on each of the k `cards` and `take`
+// less idle cpu and memory, without copying the node (the scoring loop calls this for every
+// node and candidate card).
 inline double node_fragmentation_after(const NodeCards& n, const std::vector<Shape>& mix,
                                        const size_t* cards, size_t k, int64_t extra,
-                                       double cpu) {
+                                       Take take) {
   const size_t count = n.count();
   int64_t local[64];
   std::vector<int64_t> heap;
@@ -167,11 +178,13 @@ inline double node_fragmentation_after(const NodeCards& n, const std::vector<Sha
   for (size_t j = 0; j < k; ++j) free[cards[j]] -= extra;
   for (size_t i = 0; i < count; ++i) total += free[i];
   if (total == 0) return 0;
-  const double cpu_free = n.cpu_free - cpu;
+  const double cpu_free = n.cpu_free - take.cpu;
+  const double mem_free = n.mem_free - take.memory;
   double f = 0;
   for (const Shape& s : mix) {
     int64_t frag = total;
-    if (model_allowed(s.models, n.model) && cpu_free >= static_cast<double>(s.cpu)) {
+    if (model_allowed(s.models, n.model) && cpu_free >= static_cast<double>(s.cpu) &&
+        mem_free >= s.memory) {
       int32_t hosts = 0;
       int64_t part = 0;
       for (size_t i = 0; i < count; ++i) {
@@ -194,8 +207,10 @@ struct ShapeKey {
   int32_t count = 1;
   int64_t milli = kMilliPerCard;
   std::string models;  // '|'-joined, as the pod wrote them (deduplicated)
+  int64_t memory = 0;  // bytes; 0 when memory is not weighed
   bool operator<(const ShapeKey& o) const {
     if (cpu != o.cpu) return cpu < o.cpu;
+    if (memory != o.memory) return memory < o.memory;
     if (count != o.count) return count < o.count;
     if (milli != o.milli) return milli < o.milli;
     return models < o.models;
@@ -239,6 +254,7 @@ class ShapeHistory {
       if (out.size() >= max_shapes || cum >= coverage * total * (1 - 1e-12)) break;
       Shape s;
       s.cpu = k->cpu;
+      s.memory = static_cast<double>(k->memory);
       s.count = k->count;
       s.milli = k->milli;
       size_t pos = 0;
@@ -278,17 +294,25 @@ class ShapeHistory {
 
 // ---- placement -----------------------------------------------------------------------
 
+// FGD's node score for a growth of the node's fragmentation by `delta` milli-GPU
+// (fgd_score.go: int64(sigmoid((frag_before - frag_after) / 1000) * MaxNodeScore)): 50 when
+// nothing changes, towards 100 as fragmentation shrinks and 0 as it grows, whole numbers.
+// The whole-number step makes placements within about 0.04 GPU of fragmentation score the
+// same; among equal scores the host takes the first node by name, which keeps filling the
+// same nodes (measured on the openb replay: docs/OPENB.md).
+inline double fgd_score(double delta) { return std::floor(100.0 / (1.0 + std::exp(delta / 1000.0))); }
+
 // The score of putting the request on the node with these cards, before the weight
 // (higher is better):
 //   binpack: 100 x (1 - node's free milli-GPU after / the largest node's capacity);
 //   spread:  100 x node's free milli-GPU after / the largest node's capacity;
-//   fragmentation: minus the growth of the node's fragmentation, in hundredths of a card
-//     (one card more fragmented scores -100): -(frag_after - frag_before) / 10.
+//   fragmentation: fgd_score(frag_after - frag_before).
 // `max_capacity` is the largest node's card count x 1000 in the session; `cpu` what the
-// pod takes of the node's cpu (fragmentation counts a node whose cpu runs out).
+// pod takes of the node's cpu and memory (fragmentation counts a node whose cpu or memory
+// runs out).
 inline double placement_score(const NodeCards& n, const Request& r,
                               const std::vector<size_t>& cards, Policy policy,
-                              int64_t max_capacity, const std::vector<Shape>& mix, double cpu) {
+                              int64_t max_capacity, const std::vector<Shape>& mix, Take take) {
   switch (policy) {
     case Policy::Binpack:
     case Policy::Spread: {
@@ -300,8 +324,8 @@ inline double placement_score(const NodeCards& n, const Request& r,
     case Policy::Fragmentation: {
       const double before = node_fragmentation_after(n, mix, nullptr, 0, 0, 0);
       const double after =
-          node_fragmentation_after(n, mix, cards.data(), cards.size(), r.per_card_milli(), cpu);
-      return -(after - before) / 10.0;
+          node_fragmentation_after(n, mix, cards.data(), cards.size(), r.per_card_milli(), take);
+      return fgd_score(after - before);
     }
   }
   return 0;
@@ -323,12 +347,12 @@ struct Placement {
 // Ties between cards go to the lowest index. Cards with the same free space give the same
 // node state, so only the first of them is weighed.
 inline Placement place(const NodeCards& n, const Request& r, Policy policy,
-                       const std::vector<Shape>& mix = {}, double cpu = 0,
+                       const std::vector<Shape>& mix = {}, Take take = {},
                        int64_t max_capacity = 0) {
   Placement p;
   if (!r.wants_gpu()) {
     p.ok = true;
-    p.score = placement_score(n, r, {}, policy, max_capacity, mix, cpu);
+    p.score = placement_score(n, r, {}, policy, max_capacity, mix, take);
     return p;
   }
   if (!model_allowed(r.models, n.model)) return p;
@@ -338,7 +362,7 @@ inline Placement place(const NodeCards& n, const Request& r, Policy policy,
       if (n.idle(i)) c.push_back(i);
     if (c.size() < static_cast<size_t>(r.whole)) return p;
     p.ok = true;
-    p.score = placement_score(n, r, c, policy, max_capacity, mix, cpu);
+    p.score = placement_score(n, r, c, policy, max_capacity, mix, take);
     p.cards = std::move(c);
     return p;
   }
@@ -355,7 +379,7 @@ inline Placement place(const NodeCards& n, const Request& r, Policy policy,
       best = i;
       if (policy == Policy::Fragmentation) {
         before = node_fragmentation_after(n, mix, nullptr, 0, 0, 0);
-        best_after = node_fragmentation_after(n, mix, &i, 1, r.milli, cpu);
+        best_after = node_fragmentation_after(n, mix, &i, 1, r.milli, take);
         weighed[n_weighed++] = fi;
       }
       continue;
@@ -372,7 +396,7 @@ inline Placement place(const NodeCards& n, const Request& r, Policy policy,
         // Cards with the same free space give the same node state: weigh the first only.
         if (std::find(weighed, weighed + n_weighed, fi) != weighed + n_weighed) break;
         if (n_weighed < 64) weighed[n_weighed++] = fi;
-        const double after = node_fragmentation_after(n, mix, &i, 1, r.milli, cpu);
+        const double after = node_fragmentation_after(n, mix, &i, 1, r.milli, take);
         if (after < best_after - 1e-9 || (after <= best_after + 1e-9 && fi < fb)) {
           best_after = after;
           best = i;
@@ -385,14 +409,14 @@ inline Placement place(const NodeCards& n, const Request& r, Policy policy,
   p.ok = true;
   p.cards = {best};
   p.score = policy == Policy::Fragmentation
-                ? -(best_after - before) / 10.0
-                : placement_score(n, r, p.cards, policy, max_capacity, mix, cpu);
+                ? fgd_score(best_after - before)
+                : placement_score(n, r, p.cards, policy, max_capacity, mix, take);
   return p;
 }
 
 inline std::vector<size_t> choose_cards(const NodeCards& n, const Request& r, Policy policy,
-                                        const std::vector<Shape>& mix = {}, double cpu = 0) {
-  return place(n, r, policy, mix, cpu).cards;
+                                        const std::vector<Shape>& mix = {}, Take take = {}) {
+  return place(n, r, policy, mix, take).cards;
 }
 
 }  // namespace caldera::deviceshare
