@@ -38,6 +38,7 @@
 
 #include "actions/action.hpp"
 #include "actions/placement.hpp"
+#include "actions/predicate_helper.hpp"
 #include "actions/priority_queue.hpp"
 #include "host/session/statement.hpp"
 
@@ -160,11 +161,7 @@ class AllocateRun {
   std::unique_ptr<Statement> allocate_for_tasks(TaskQueue& tasks, JobInfo* job, QueueInfo* queue) {
     auto stmt = std::make_unique<Statement>(ssn_);
     std::vector<Placed> placed;
-    placement::PredicateHelper helper(error_cache_);
-    const placement::NodePredicate pred = [this](const TaskInfo* t, const NodeInfo* n,
-                                                 std::vector<std::string>& reasons) {
-      return placement::allocate_predicate(ssn_, t, n, reasons);
-    };
+    PredicateHelper helper(ssn_, error_cache_);
 
     while (!tasks.empty()) {
       TaskInfo* task = tasks.pop();
@@ -180,14 +177,14 @@ class AllocateRun {
 
       PointStatus pre = ssn_.pre_predicate(task);
       if (!pre.ok()) {
-        FitErrors fe;
+        FitErrors fe(ssn_.reasons());
         placement::fail_every_node(fe, ssn_.nodes().size(), placement::status_reason(pre));
         record_fit_errors(job, task, fe);
         break;
       }
 
-      FitErrors fe;
-      std::vector<NodeInfo*> nodes = helper.predicate_nodes(task, ssn_.nodes(), pred, fe);
+      FitErrors fe(ssn_.reasons());
+      std::vector<NodeInfo*> nodes = helper.predicate_nodes(task, kAllocateFilter, &fe);
       if (nodes.empty()) {
         record_fit_errors(job, task, fe);
         // The rest can still make the job ready only in some cases (see the function).
@@ -224,15 +221,16 @@ class AllocateRun {
   // Volcano's prioritizeNodes: nodes whose idle fits the task come first; only when none
   // does are the nodes whose future idle fits scored.
   NodeInfo* prioritize_nodes(const TaskInfo* task, const std::vector<NodeInfo*>& nodes) {
-    std::vector<NodeInfo*> idle_fit, future_fit;
+    idle_fit_.clear();
+    future_fit_.clear();
     for (NodeInfo* n : nodes) {
       if (placement::fits(task->init_resreq, n->idle))
-        idle_fit.push_back(n);
+        idle_fit_.push_back(n);
       else if (placement::fits(task->init_resreq, n->future_idle))
-        future_fit.push_back(n);
+        future_fit_.push_back(n);
     }
-    if (NodeInfo* n = placement::select_node(ssn_, task, idle_fit)) return n;
-    return placement::select_node(ssn_, task, future_fit);
+    if (NodeInfo* n = placement::select_node(ssn_, task, idle_fit_)) return n;
+    return placement::select_node(ssn_, task, future_fit_);
   }
 
   // Volcano's TaskSchedulingReason for a task last Allocated / Pipelined and not bound.
@@ -312,6 +310,7 @@ class AllocateRun {
   // Volcano's job.NodesFitErrors, reduced to what the action reads: the roles of the tasks
   // that found no node (FitFailedRoles), "" for tasks without a role.
   std::map<JobInfo*, std::set<std::string>> failed_roles_;
+  std::vector<NodeInfo*> idle_fit_, future_fit_;  // scratch of prioritize_nodes
 };
 
 void AllocateAction::execute(Session& ssn) { AllocateRun(ssn).run(); }

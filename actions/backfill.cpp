@@ -23,6 +23,7 @@
 
 #include "actions/action.hpp"
 #include "actions/placement.hpp"
+#include "actions/predicate_helper.hpp"
 #include "actions/priority_queue.hpp"
 #include "host/session/statement.hpp"
 
@@ -34,28 +35,23 @@ class BackfillAction : public Action {
   std::string name() const override { return "backfill"; }
 
   void execute(Session& ssn) override {
-    const placement::NodePredicate pred = [&ssn](const TaskInfo* t, const NodeInfo* n,
-                                                 std::vector<std::string>& reasons) {
-      return placement::plugin_predicate(ssn, t, n, reasons);
-    };
-
     for (TaskInfo* task : pick_up_pending_tasks(ssn)) {
       JobInfo* job = task->job;
       // Volcano makes one helper per task here, so its error cache never carries over
       // from one task to the next: no cache.
-      placement::PredicateHelper helper(false);
+      PredicateHelper helper(ssn, false);
 
       PointStatus pre = ssn.pre_predicate(task);
       if (!pre.ok()) {
-        FitErrors fe;
+        FitErrors fe(ssn.reasons());
         placement::fail_every_node(fe, ssn.nodes().size(), placement::status_reason(pre));
         ssn.set_pending_reason(task, fe.str());
         spdlog::debug("backfill: pre-predicate failed for {}; backfill stops", task->uid);
         break;
       }
 
-      FitErrors fe;
-      std::vector<NodeInfo*> nodes = helper.predicate_nodes(task, ssn.nodes(), pred, fe);
+      FitErrors fe(ssn.reasons());
+      std::vector<NodeInfo*> nodes = helper.predicate_nodes(task, kBackfillFilter, &fe);
       if (nodes.empty()) {
         ssn.set_pending_reason(task, fe.str());
         spdlog::debug("backfill: no node for {}; backfill stops", task->uid);

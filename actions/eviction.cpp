@@ -11,54 +11,6 @@
 
 namespace caldera::eviction {
 
-bool predicate_for_preempt(const Session& ssn, const TaskInfo* task, const NodeInfo* node,
-                           PointStatus* failure) {
-  PointStatus st = ssn.predicate(task, node);
-  if (st.ok()) return true;
-  // Volcano: a FitError whose statuses contain UnschedulableAndUnresolvable, Error, Skip or
-  // Wait rules the node out; plain Unschedulable leaves it a candidate. Skip already
-  // counts as a pass in Caldera's predicate chain (plugin.h), so only the rest is left.
-  if (st.code == CAL_UNSCHEDULABLE) return true;
-  if (failure) *failure = std::move(st);
-  return false;
-}
-
-std::vector<NodeInfo*> PredicateHelper::predicate_nodes(const Session& ssn, const TaskInfo* task,
-                                                        const std::vector<NodeInfo*>& nodes,
-                                                        bool use_cache) {
-  // Volcano's taskGroupID: job and role. Tasks of one role share a pod template, so a
-  // node one of them cannot use is not worth asking about for the next.
-  const std::string group = (task->job ? task->job->uid : std::string()) + "/" + task->role;
-  // Volcano reads the group's cache once, before it walks the nodes: failures found in
-  // this walk only serve later calls.
-  const auto cached = errors_.find(group);
-  const bool failed_before = cached != errors_.end();
-  std::map<std::string, PointStatus> found;
-  std::vector<NodeInfo*> out;
-  out.reserve(nodes.size());
-  for (NodeInfo* n : nodes) {
-    if (use_cache && failed_before && cached->second.count(n->name)) {
-      spdlog::debug("preempt predicate: task {} skips node {} (cached failure: {})", task->uid,
-                    n->name, cached->second.at(n->name).reason);
-      continue;
-    }
-    PointStatus failure;
-    if (!predicate_for_preempt(ssn, task, n, &failure)) {
-      spdlog::debug("preempt predicate: task {} on node {}: {} ({})", task->uid, n->name,
-                    failure.reason, failure.plugin);
-      found.emplace(n->name, std::move(failure));
-      continue;
-    }
-    out.push_back(n);
-  }
-  // Volcano keeps every failure in the cache, whether or not the cache is read.
-  if (!found.empty()) {
-    auto& slot = errors_[group];
-    for (auto& [name, st] : found) slot[name] = std::move(st);
-  }
-  return out;
-}
-
 bool validate_victims(const TaskInfo* preemptor, const NodeInfo* node,
                       const std::vector<TaskInfo*>& victims, std::string* why) {
   ResVec future = node->future_idle;

@@ -1,8 +1,8 @@
-// Helpers shared by the evicting actions (preempt, reclaim): node filtering for preemption,
-// victim validation and victim ordering, as Volcano has them in
-// pkg/scheduler/util/predicate_helper.go, util/scheduler_helper.go (ValidateVictims,
-// PrioritizeNodes, SortNodes) and framework/session_plugins.go (PredicateForPreemptAction,
-// BuildVictimsPriorityQueue).
+// Helpers shared by the evicting actions (preempt, reclaim): victim validation and victim
+// ordering, as Volcano has them in pkg/scheduler/util/scheduler_helper.go (ValidateVictims,
+// PrioritizeNodes, SortNodes) and framework/session_plugins.go (BuildVictimsPriorityQueue).
+// Their node filter is the shared predicate search with kPreemptFilter
+// (actions/predicate_helper.hpp: Volcano's PredicateForPreemptAction).
 #pragma once
 
 #include <functional>
@@ -19,26 +19,6 @@ namespace caldera::eviction {
 
 // `req` fits into `avail` in every dimension (Volcano's Resource.LessEqual(r, Zero)).
 inline bool fits(const ResVec& req, const ResVec& avail) { return req.less_equal(avail); }
-
-// Volcano's Session.PredicateForPreemptAction: the node is a preemption candidate when
-// every predicate passes, or when the failures are only CAL_UNSCHEDULABLE (which evicting
-// may resolve). UNSCHEDULABLE_AND_UNRESOLVABLE, ERROR and WAIT rule the node out.
-bool predicate_for_preempt(const Session& ssn, const TaskInfo* task, const NodeInfo* node,
-                           PointStatus* failure);
-
-// Volcano's util.PredicateHelper: runs the preemption predicate over nodes and keeps the
-// ones that pass, in the given order. With the error cache on, a node that failed for a
-// task of the same task group (job and role, Volcano's taskGroupID) earlier in the life of
-// this helper is skipped without asking the plugins again.
-class PredicateHelper {
- public:
-  std::vector<NodeInfo*> predicate_nodes(const Session& ssn, const TaskInfo* task,
-                                         const std::vector<NodeInfo*>& nodes, bool use_cache);
-
- private:
-  // task group -> node name -> the failure seen
-  std::map<std::string, std::map<std::string, PointStatus>> errors_;
-};
 
 // Volcano's util.ValidateVictims: the preemptor's InitResreq must fit the node's future
 // idle plus everything the victims free. An empty victim list is allowed (the preemptor

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -40,6 +41,7 @@
 
 #include "actions/action.hpp"
 #include "actions/eviction.hpp"
+#include "actions/predicate_helper.hpp"
 #include "actions/priority_queue.hpp"
 #include "host/session/statement.hpp"
 
@@ -127,12 +129,12 @@ class PreemptAction final : public Action {
   size_t num_candidates(size_t num_nodes) const;
 
   Options opt_;
-  eviction::PredicateHelper ph_;
+  std::optional<PredicateHelper> ph_;  // one per run of the action, as Volcano's
 };
 
 void PreemptAction::execute(Session& ssn) {
   opt_ = read_options(ssn);
-  ph_ = eviction::PredicateHelper();
+  ph_.emplace(ssn, opt_.predicate_error_cache);
 
   auto job_less = [&ssn](JobInfo* const& l, JobInfo* const& r) { return ssn.job_order_less(l, r); };
   auto task_less = [&ssn](TaskInfo* const& l, TaskInfo* const& r) {
@@ -246,7 +248,7 @@ bool PreemptAction::preempt(Session& ssn, Statement& stmt, TaskInfo* preemptor,
     return false;
   }
   const std::vector<NodeInfo*> nodes =
-      ph_.predicate_nodes(ssn, preemptor, ssn.nodes(), opt_.predicate_error_cache);
+      ph_->predicate_nodes(preemptor, kPreemptFilter, nullptr);
   if (opt_.topology_aware) return topology_aware_preempt(ssn, stmt, preemptor, filter, nodes);
   return normal_preempt(ssn, stmt, preemptor, filter, nodes);
 }

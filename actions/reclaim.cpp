@@ -25,6 +25,7 @@
 
 #include "actions/action.hpp"
 #include "actions/eviction.hpp"
+#include "actions/predicate_helper.hpp"
 #include "actions/priority_queue.hpp"
 #include "host/session/statement.hpp"
 
@@ -138,9 +139,8 @@ void ReclaimAction::execute(Session& ssn) {
 
 void ReclaimAction::reclaim_for_task(Session& ssn, Statement& stmt, TaskInfo* task, JobInfo* job) {
   // A fresh helper per task, as in Volcano: its error cache never serves within one walk.
-  eviction::PredicateHelper ph;
-  const std::vector<NodeInfo*> nodes =
-      ph.predicate_nodes(ssn, task, ssn.nodes(), predicate_error_cache_);
+  PredicateHelper ph(ssn, predicate_error_cache_);
+  const std::vector<NodeInfo*> nodes = ph.predicate_nodes(task, kPreemptFilter, nullptr);
 
   for (NodeInfo* n : nodes) {
     std::vector<TaskInfo*> reclaimees;

@@ -148,8 +148,20 @@ class Parser {
 
   // --- [scheduler] -----------------------------------------------------------------------
   void parse_scheduler(const toml::table& t, SchedulerConfig& cfg) const {
-    check_keys(t, "scheduler", {"period", "actions", "plugin_dirs", "unload_retired_plugins",
-                                "canary_timeout", "reload_settle"});
+    check_keys(t, "scheduler",
+               {"period", "actions", "plugin_dirs", "unload_retired_plugins", "canary_timeout",
+                "reload_settle", "percentage_of_nodes_to_find", "minimum_feasible_nodes",
+                "minimum_percentage_of_nodes_to_find", "threads"});
+
+    if (const toml::node* n = t.get("percentage_of_nodes_to_find"))
+      cfg.node_search.percentage = int_in(*n, "scheduler.percentage_of_nodes_to_find", 0, 100);
+    if (const toml::node* n = t.get("minimum_feasible_nodes"))
+      cfg.node_search.minimum_nodes = int_in(*n, "scheduler.minimum_feasible_nodes", 1, 1 << 30);
+    if (const toml::node* n = t.get("minimum_percentage_of_nodes_to_find"))
+      cfg.node_search.minimum_percentage =
+          int_in(*n, "scheduler.minimum_percentage_of_nodes_to_find", 1, 100);
+    if (const toml::node* n = t.get("threads"))
+      cfg.threads = int_in(*n, "scheduler.threads", 0, 256);
 
     if (const toml::node* n = t.get("unload_retired_plugins"))
       cfg.unload_retired_plugins = bool_of(*n, "scheduler.unload_retired_plugins");
@@ -202,6 +214,15 @@ class Parser {
         cfg.plugin_dirs.push_back(resolve(dir));
       }
     }
+  }
+
+  // A TOML integer in [lo, hi].
+  int32_t int_in(const toml::node& n, const std::string& object, int64_t lo, int64_t hi) const {
+    const auto* i = n.as_integer();
+    if (!i) fail(at(n), object, fmt::format("expected an integer, got {}", type_phrase(n)));
+    if (i->get() < lo || i->get() > hi)
+      fail(at(n), object, fmt::format("{} is out of range: must be {} to {}", i->get(), lo, hi));
+    return static_cast<int32_t>(i->get());
   }
 
   // A duration written as a string ("300ms") or a number of seconds; positive, or also
@@ -385,6 +406,16 @@ std::string read_file(const fs::path& file) {
 }
 
 }  // namespace
+
+size_t NodeSearchConfig::nodes_to_find(size_t all_nodes) const {
+  // Volcano's util.CalculateNumOfFeasibleNodesToFind (baselinePercentageOfNodesToFind 50).
+  const int64_t n = static_cast<int64_t>(all_nodes);
+  if (n <= minimum_nodes || percentage >= 100) return all_nodes;
+  int64_t pct = percentage;
+  if (pct <= 0) pct = std::max<int64_t>(50 - n / 125, minimum_percentage);
+  const int64_t found = std::max<int64_t>(n * pct / 100, minimum_nodes);
+  return static_cast<size_t>(found);
+}
 
 std::vector<std::string> SchedulerConfig::plugin_names() const {
   std::vector<std::string> out;

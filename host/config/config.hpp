@@ -58,6 +58,20 @@ struct TierConfig {
   std::vector<PluginConfig> plugins;
 };
 
+// How many nodes a task's predicate search looks for before it stops (Volcano's
+// --percentage-nodes-to-find, --minimum-feasible-nodes, --minimum-percentage-nodes-to-find
+// and util.CalculateNumOfFeasibleNodesToFind): every node when the cluster has at most
+// minimum_nodes nodes or percentage is 100; else percentage% of the nodes, where
+// percentage 0 means adaptive (50% minus 1% per 125 nodes, at least minimum_percentage),
+// and never fewer than minimum_nodes.
+struct NodeSearchConfig {
+  int32_t percentage = 0;
+  int32_t minimum_nodes = 100;
+  int32_t minimum_percentage = 5;
+
+  size_t nodes_to_find(size_t all_nodes) const;
+};
+
 struct SchedulerConfig {
   std::filesystem::path file;  // where it was read from ("" for an inline config)
   double period_seconds = 1.0;
@@ -77,6 +91,12 @@ struct SchedulerConfig {
   bool unload_retired_plugins = true;
   double canary_timeout_seconds = 5.0;
   double reload_settle_seconds = 0.3;
+
+  NodeSearchConfig node_search;
+  // Threads for node-level work (predicates and scores of plugins that declare
+  // CAL_CAP_NODE_PARALLEL), the scheduling thread included; 0: one per core. Decisions do
+  // not depend on it.
+  int32_t threads = 0;
 
   // Every plugin named in the tiers, in order of first mention.
   std::vector<std::string> plugin_names() const;

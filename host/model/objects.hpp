@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -28,7 +29,9 @@ inline constexpr const char* kCpu = "cpu";
 inline constexpr const char* kMemory = "memory";
 inline constexpr const char* kPods = "pods";
 
-using StringMap = std::map<std::string, std::string>;
+// std::less<>: look-ups by const char* or string_view build no std::string (the host API
+// reads labels and annotations by C string on hot paths).
+using StringMap = std::map<std::string, std::string, std::less<>>;
 
 struct Taint {
   std::string key;

@@ -271,6 +271,12 @@ cal_queue* h_queue_parent(const cal_queue* q) {
 }
 double h_queue_created(const cal_queue* q) { return Q(q)->created; }
 
+size_t h_node_index(const cal_node* n) { return N(n)->index; }
+const double* h_node_pod_requests(const cal_node* n) { return N(n)->pod_requests.data(); }
+const double* h_node_pod_requests_nonzero(const cal_node* n) {
+  return N(n)->pod_requests_nonzero.data();
+}
+
 cal_host_api make_table() {
   cal_host_api h;
   std::memset(&h, 0, sizeof h);
@@ -378,6 +384,9 @@ cal_host_api make_table() {
   h.node_numa_cpu = h_node_numa_cpu;
   h.node_numa_memory = h_node_numa_memory;
   h.node_topology_policy = h_node_topology_policy;
+  h.node_index = h_node_index;
+  h.node_pod_requests = h_node_pod_requests;
+  h.node_pod_requests_nonzero = h_node_pod_requests_nonzero;
   return h;
 }
 

@@ -1,15 +1,36 @@
-// "Why pending" wording, as kube-scheduler's FitError.Error() builds it: each reason with
-// the number of nodes that gave it, as strings sorted, after "0/N nodes are available".
-#include <algorithm>
+// Interned reasons and the "why pending" wording, as kube-scheduler's FitError.Error()
+// builds it: each reason with the number of nodes that gave it, as strings sorted, after
+// "0/N nodes are available".
 #include <fmt/format.h>
 
-#include "host/session/session.hpp"
+#include <algorithm>
+
+#include "host/session/reasons.hpp"
 
 namespace caldera {
 
+int32_t ReasonTable::intern(std::string_view text) {
+  if (auto it = ids_.find(text); it != ids_.end()) return it->second;
+  const auto id = static_cast<int32_t>(texts_.size());
+  texts_.emplace_back(text);
+  ids_.emplace(texts_.back(), id);
+  return id;
+}
+
+void FitErrors::add(int32_t reason_id, size_t times) {
+  if (times == 0) return;
+  const auto i = static_cast<size_t>(reason_id);
+  if (i >= counts_.size()) counts_.resize(i + 1, 0);
+  if (counts_[i] == 0) ++distinct_;
+  counts_[i] += static_cast<uint32_t>(times);
+}
+
 std::string FitErrors::str() const {
   std::vector<std::string> parts;
-  for (const auto& [reason, count] : counts_) parts.push_back(fmt::format("{} {}", count, reason));
+  parts.reserve(distinct_);
+  for (size_t id = 0; id < counts_.size(); ++id)
+    if (counts_[id] != 0)
+      parts.push_back(fmt::format("{} {}", counts_[id], table_->text(static_cast<int32_t>(id))));
   std::sort(parts.begin(), parts.end());
   std::string out = fmt::format("0/{} nodes are available", nodes_);
   for (size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? ": " : ", ") + parts[i];

@@ -6,10 +6,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "host/cache/cache.hpp"
 #include "host/plugins/host_api.hpp"
+#include "host/util/worker_pool.hpp"
 
 namespace caldera {
 
@@ -112,7 +114,33 @@ std::unique_ptr<Session> Session::open(const Cache& cache, std::shared_ptr<const
     }
     s->tiers_.push_back(std::move(instances));
   }
+  s->flatten_chains();
   return s;
+}
+
+void Session::flatten_chains() {
+  bool parallel_predicates = true, parallel_scores = true;
+  for (const auto& tier : tiers_)
+    for (const auto& in : tier) {
+      const cal_plugin* d = in.plugin->desc;
+      const bool parallel = (d->capabilities & CAL_CAP_NODE_PARALLEL) != 0;
+      const Call call{d, in.self, &in.plugin->name};
+      if (in.plugin->points.has(Point::Predicate)) {
+        if (d->pre_predicate) pre_predicates_.push_back(call);
+        if (d->predicate) {
+          predicates_.push_back(call);
+          parallel_predicates = parallel_predicates && parallel;
+        }
+      }
+      if (in.plugin->points.has(Point::NodeOrder) && (d->node_order || d->batch_node_order)) {
+        scorers_.push_back(call);
+        if (d->node_order) parallel_scores = parallel_scores && parallel;
+      }
+    }
+  workers_ = &WorkerPool::shared(static_cast<size_t>(std::max(0, policy_->config.threads)));
+  const bool many = workers_->threads() > 1;
+  predicates_parallel_ = many && parallel_predicates;
+  scores_parallel_ = many && parallel_scores;
 }
 
 Session::~Session() {
@@ -158,6 +186,11 @@ void Session::build(const Cache& cache) {
     return v;
   };
 
+  // The host's own why-pending reasons, interned first.
+  for (const std::string& name : resource_names_)
+    insufficient_ids_.push_back(reasons_.intern("insufficient " + name));
+  pods_id_ = reasons_.intern("insufficient pods");
+
   // Nodes. Volcano's snapshot leaves out nodes that are not ready.
   total_ = ResVec(R);
   for (const auto& [name, spec] : cache.nodes()) {
@@ -170,6 +203,8 @@ void Session::build(const Cache& cache) {
     n->releasing = ResVec(R);
     n->pipelined = ResVec(R);
     n->future_idle = n->allocatable;
+    n->pod_requests = ResVec(R);
+    n->pod_requests_nonzero = ResVec(R);
     n->max_pods = spec->max_pods;
     n->unschedulable = spec->unschedulable;
     n->ready = spec->ready;
@@ -274,6 +309,11 @@ void Session::build(const Cache& cache) {
           n->used.add(req);
           ++n->pods;
           n->refresh_future_idle();
+          // Volcano's cache puts such a pod in its node's task list, so the Kubernetes
+          // view of the node (pod_requests) has it too.
+          TaskInfo foreign;
+          foreign.init_resreq = pod->init_requests.empty() ? req : vec(pod->init_requests);
+          count_pod(&foreign, n, +1);
         }
       }
       continue;
@@ -349,10 +389,16 @@ void Session::build(const Cache& cache) {
       if (allocated_status(t->status)) j->allocated.add(t->resreq);
       j->total_request.add(t->resreq);
       if (!t->pod->node.empty() && !terminated(t->status)) {
-        if (NodeInfo* n = node(t->pod->node)) n->add_task(t);
+        if (NodeInfo* n = node(t->pod->node)) {
+          n->add_task(t);
+          count_pod(t, n, +1);
+        }
       }
     }
   }
+
+  for (uint32_t i = 0; i < node_list_.size(); ++i) node_list_[i]->index = i;
+  nodes_to_find_ = policy_->config.node_search.nodes_to_find(node_list_.size());
 
   for (auto& j : jobs_) job_list_.push_back(j.get());
   std::sort(job_list_.begin(), job_list_.end(),
@@ -461,64 +507,93 @@ PointStatus failed(cal_code code, const cal_status& st, const std::string& plugi
 }  // namespace
 
 PointStatus Session::pre_predicate(const TaskInfo* t) const {
-  for (const auto& tier : tiers_)
-    for (const auto& in : tier)
-      if (in.plugin->points.has(Point::Predicate) && in.plugin->desc->pre_predicate) {
-        cal_status st{};
-        st.struct_size = sizeof st;
-        cal_code c = in.plugin->desc->pre_predicate(in.self, to_handle(t), &st);
-        if (c != CAL_SUCCESS && c != CAL_SKIP) return failed(c, st, in.plugin->name);
-      }
+  for (const Call& c : pre_predicates_) {
+    cal_status st;
+    st.struct_size = sizeof st;
+    st.reason[0] = '\0';
+    cal_code code = c.desc->pre_predicate(c.self, to_handle(t), &st);
+    if (code != CAL_SUCCESS && code != CAL_SKIP) return failed(code, st, *c.name);
+  }
   return {};
 }
 
+cal_code Session::predicate_code(const TaskInfo* t, const NodeInfo* n, cal_status& st,
+                                 const std::string** plugin) const {
+  for (const Call& c : predicates_) {
+    st.struct_size = sizeof st;
+    st.reason[0] = '\0';
+    cal_code code = c.desc->predicate(c.self, to_handle(t), to_handle(n), &st);
+    if (code != CAL_SUCCESS && code != CAL_SKIP) {
+      *plugin = c.name;
+      return code;
+    }
+  }
+  return CAL_SUCCESS;
+}
+
 PointStatus Session::predicate(const TaskInfo* t, const NodeInfo* n) const {
-  for (const auto& tier : tiers_)
-    for (const auto& in : tier)
-      if (in.plugin->points.has(Point::Predicate) && in.plugin->desc->predicate) {
-        cal_status st{};
-        st.struct_size = sizeof st;
-        cal_code c = in.plugin->desc->predicate(in.self, to_handle(t), to_handle(n), &st);
-        if (c != CAL_SUCCESS && c != CAL_SKIP) return failed(c, st, in.plugin->name);
-      }
-  return {};
+  cal_status st;
+  const std::string* plugin = nullptr;
+  cal_code code = predicate_code(t, n, st, &plugin);
+  if (code == CAL_SUCCESS) return {};
+  return failed(code, st, *plugin);
 }
 
 void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
                           std::vector<double>& scores) const {
-  scores.assign(nodes.size(), 0.0);
-  for (const auto& tier : tiers_)
-    for (const auto& in : tier) {
-      if (!in.plugin->points.has(Point::NodeOrder)) continue;
-      const cal_plugin* d = in.plugin->desc;
-      if (d->node_order) {
-        for (size_t i = 0; i < nodes.size(); ++i) {
-          cal_status st{};
-          st.struct_size = sizeof st;
-          double s = 0;
-          cal_code c = d->node_order(in.self, to_handle(t), to_handle(nodes[i]), &s, &st);
-          if (c != CAL_SUCCESS) {
-            spdlog::error("plugin {}: node_order failed on {}: {}", in.plugin->name,
-                          nodes[i]->name, st.reason);
-            s = 0;
-          }
-          scores[i] += s;
-        }
-      }
-      if (d->batch_node_order && !nodes.empty()) {
-        cal_status st{};
+  const size_t count = nodes.size();
+  scores.assign(count, 0.0);
+  if (count == 0 || scorers_.empty()) return;
+  const auto* handles = reinterpret_cast<const cal_node* const*>(nodes.data());
+  // One row of partial scores per slot call (a plugin with both slots has two), summed per
+  // node in call order at the end, so that the sums are the same however the per-node
+  // calls were spread over threads.
+  const size_t rows = scorers_.size() * 2;
+  thread_local std::vector<double> part;
+  part.assign(rows * count, 0.0);
+  auto per_node = [&](size_t begin, size_t end) {
+    for (size_t k = 0; k < scorers_.size(); ++k) {
+      const Call& c = scorers_[k];
+      if (!c.desc->node_order) continue;
+      double* row = &part[(2 * k) * count];
+      for (size_t i = begin; i < end; ++i) {
+        cal_status st;
         st.struct_size = sizeof st;
-        std::vector<double> part(nodes.size(), 0.0);
-        cal_code c = d->batch_node_order(
-            in.self, to_handle(t), reinterpret_cast<const cal_node* const*>(nodes.data()),
-            nodes.size(), part.data(), &st);
-        if (c != CAL_SUCCESS) {
-          spdlog::error("plugin {}: batch_node_order failed: {}", in.plugin->name, st.reason);
-        } else {
-          for (size_t i = 0; i < nodes.size(); ++i) scores[i] += part[i];
+        st.reason[0] = '\0';
+        double s = 0;
+        if (c.desc->node_order(c.self, to_handle(t), handles[i], &s, &st) != CAL_SUCCESS) {
+          spdlog::error("plugin {}: node_order failed on {}: {}", *c.name, nodes[i]->name,
+                        st.reason);
+          s = 0;
         }
+        row[i] = s;
       }
     }
+  };
+  // Parallel only where the work pays for the hand-over (a few hundred calls).
+  constexpr size_t kMinChunk = 64;
+  if (scores_parallel_ && count >= 2 * kMinChunk)
+    workers_->run(count, kMinChunk, per_node);
+  else
+    per_node(0, count);
+  for (size_t k = 0; k < scorers_.size(); ++k) {
+    const Call& c = scorers_[k];
+    if (!c.desc->batch_node_order) continue;
+    cal_status st;
+    st.struct_size = sizeof st;
+    st.reason[0] = '\0';
+    double* row = &part[(2 * k + 1) * count];
+    if (c.desc->batch_node_order(c.self, to_handle(t), handles, count, row, &st) != CAL_SUCCESS) {
+      spdlog::error("plugin {}: batch_node_order failed: {}", *c.name, st.reason);
+      std::fill(row, row + count, 0.0);
+    }
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    const Call& c = scorers_[r / 2];
+    if (r % 2 == 0 ? !c.desc->node_order : !c.desc->batch_node_order) continue;
+    const double* row = &part[r * count];
+    for (size_t i = 0; i < count; ++i) scores[i] += row[i];
+  }
 }
 
 NodeInfo* Session::best_node(const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
@@ -730,15 +805,32 @@ void Session::fire_deallocate(TaskInfo* t) {
       if (in.plugin->desc->on_deallocate) in.plugin->desc->on_deallocate(in.self, to_handle(t));
 }
 
+void Session::count_pod(TaskInfo* t, NodeInfo* n, int sign) {
+  if ((sign > 0) == t->in_pod_view) return;
+  t->in_pod_view = sign > 0;
+  const double s = sign;
+  const size_t R = n->pod_requests.size();
+  for (size_t i = 0; i < R && i < t->init_resreq.size(); ++i) {
+    const double whole = std::round(t->init_resreq[i]);  // Kubernetes counts int64 units
+    double nonzero = whole;
+    if (i == 0 && whole == 0) nonzero = kDefaultMilliCpuRequest;
+    if (i == 1 && whole == 0) nonzero = kDefaultMemoryRequest;
+    n->pod_requests[i] += s * whole;
+    n->pod_requests_nonzero[i] += s * nonzero;
+  }
+}
+
 void Session::allocate_task(TaskInfo* t, NodeInfo* n) {
   t->job->update_task_status(t, CAL_TASK_ALLOCATED);
   n->add_task(t);
+  count_pod(t, n, +1);
   fire_allocate(t);
 }
 
 void Session::pipeline_task(TaskInfo* t, NodeInfo* n) {
   t->job->update_task_status(t, CAL_TASK_PIPELINED);
   n->add_task(t);
+  count_pod(t, n, +1);
   fire_allocate(t);
 }
 
@@ -748,13 +840,18 @@ void Session::evict_task(TaskInfo* t) {
   if (NodeInfo* n = t->node) {  // Volcano's node.UpdateTask: remove as before, add as now
     n->remove_task(t);
     n->add_task(t);
+    // Volcano's predicates plugin drops an evicted pod from its Kubernetes node view.
+    count_pod(t, n, -1);
   }
   fire_deallocate(t);
 }
 
 void Session::unallocate_task(TaskInfo* t) {
   t->job->update_task_status(t, CAL_TASK_PENDING);
-  if (NodeInfo* n = t->node) n->remove_task(t);
+  if (NodeInfo* n = t->node) {
+    count_pod(t, n, -1);
+    n->remove_task(t);
+  }
   fire_deallocate(t);
   t->new_annotations.clear();  // after the event, so plugins can still read them
 }
@@ -764,6 +861,7 @@ void Session::unevict_task(TaskInfo* t) {
   if (NodeInfo* n = t->node) {
     n->remove_task(t);
     n->add_task(t);
+    count_pod(t, n, +1);
   }
   fire_allocate(t);
 }

@@ -16,11 +16,13 @@
 #include <vector>
 
 #include "host/plugins/plugin_set.hpp"
+#include "host/session/reasons.hpp"
 #include "host/session/session_types.hpp"
 
 namespace caldera {
 
 class Cache;
+class WorkerPool;
 
 // The outcome of a point that can fail: the code, the reason and the plugin that said it.
 struct PointStatus {
@@ -40,20 +42,6 @@ struct SessionResult {
   std::map<std::string, std::string> job_pending;   // job uid -> job-level reasons
   // Annotations to write on a pod with its bind (task_set_annotation), by task uid.
   std::map<std::string, StringMap> bind_annotations;
-};
-
-// Counts per-node reasons for one task and words them as kube-scheduler does:
-// "0/3 nodes are available: 2 insufficient cpu, 1 node(s) didn't match node selector".
-class FitErrors {
- public:
-  void add(const std::string& reason) { ++counts_[reason]; }
-  void set_nodes(size_t n) { nodes_ = n; }
-  bool empty() const { return counts_.empty(); }
-  std::string str() const;
-
- private:
-  std::map<std::string, size_t> counts_;
-  size_t nodes_ = 0;
 };
 
 class Session {
@@ -95,7 +83,15 @@ class Session {
   bool task_order_less(const TaskInfo* l, const TaskInfo* r) const;
   PointStatus pre_predicate(const TaskInfo* t) const;
   PointStatus predicate(const TaskInfo* t, const NodeInfo* n) const;
-  // Sum of node_order scores of every plugin, for each node (scores.size() == nodes.size()).
+  // The same without building a PointStatus, for the predicate search's inner loop: the
+  // code, with the failing plugin's reason in `st` and its name in `*plugin`. Safe to call
+  // from several threads at once when predicates_parallel().
+  cal_code predicate_code(const TaskInfo* t, const NodeInfo* n, cal_status& st,
+                          const std::string** plugin) const;
+  // Sum of node_order scores of every plugin, for each node (scores.size() == nodes.size()),
+  // in tier and plugin order: each plugin's node_order, then its batch_node_order. Runs the
+  // per-node calls on several threads when every scoring plugin allows it; the sums do not
+  // depend on it.
   void node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
                    std::vector<double>& scores) const;
   // best_node, else the highest score, ties broken by node name.
@@ -118,6 +114,24 @@ class Session {
   // True when some plugin in some tier takes part in the point (Volcano's
   // "fn found" checks, e.g. preempt's use of job_starving).
   bool has_point(Point p) const;
+
+  // ---- node-level work ----------------------------------------------------------------
+  // Reasons of this session (why-pending texts), with the host's own ones interned at open.
+  ReasonTable& reasons() const { return reasons_; }
+  int32_t insufficient_reason(size_t resource) const { return insufficient_ids_[resource]; }
+  int32_t pods_reason() const { return pods_id_; }
+  // How many feasible nodes a predicate search looks for (NodeSearchConfig), and where the
+  // next search starts: it resumes where the last one stopped (Volcano's
+  // lastProcessedNodeIndex, kept here per session so that a session's decisions depend on
+  // its input only).
+  size_t nodes_to_find() const { return nodes_to_find_; }
+  size_t node_search_start() const { return node_search_start_; }
+  void set_node_search_start(size_t i) { node_search_start_ = i; }
+  // Plugins' predicates (scores) may run on several threads: every plugin taking part
+  // declares CAL_CAP_NODE_PARALLEL and the config allows more than one thread.
+  bool predicates_parallel() const { return predicates_parallel_; }
+  // The pool for node-level loops (one thread when nothing may run in parallel).
+  WorkerPool& workers() const { return *workers_; }
 
   // ---- changes (used by Statement; actions use statements) ----------------------------
   // Each updates job counts and node accounting and fires on_allocate / on_deallocate.
@@ -149,8 +163,11 @@ class Session {
  private:
   Session() = default;
   void build(const Cache& cache);
+  void flatten_chains();
   void fire_allocate(TaskInfo* t);
   void fire_deallocate(TaskInfo* t);
+  // Adds (sign 1) or removes (-1) the task's pod in its node's pod_requests.
+  void count_pod(TaskInfo* t, NodeInfo* n, int sign);
 
   std::shared_ptr<const Policy> policy_;
   double now_ = 0;
@@ -171,6 +188,20 @@ class Session {
   std::map<std::string, Args> action_args_;
 
   std::vector<std::vector<Instance>> tiers_;
+  // The node-level chains in call order (tiers, then plugins), built once at open.
+  struct Call {
+    const cal_plugin* desc;
+    void* self;
+    const std::string* name;
+  };
+  std::vector<Call> pre_predicates_, predicates_, scorers_;
+  bool predicates_parallel_ = false, scores_parallel_ = false;
+  WorkerPool* workers_ = nullptr;
+  mutable ReasonTable reasons_;
+  std::vector<int32_t> insufficient_ids_;
+  int32_t pods_id_ = -1;
+  size_t nodes_to_find_ = 0;
+  size_t node_search_start_ = 0;
   SessionResult result_;
   bool closing_ = false;  // inside close(): plugins' pending reasons mark jobs unschedulable
   bool closed_ = false;

@@ -23,6 +23,11 @@ struct JobInfo;
 struct NodeInfo;
 struct QueueInfo;
 
+// Kubernetes' defaults for a pod that requests no cpu / memory, in its scoring
+// (pkg/scheduler/util/pod_resources.go: DefaultMilliCPURequest, DefaultMemoryRequest).
+inline constexpr double kDefaultMilliCpuRequest = 100;
+inline constexpr double kDefaultMemoryRequest = 200.0 * 1024 * 1024;
+
 using TaskStatus = cal_task_status;
 const char* to_string(TaskStatus s);
 // Volcano's AllocatedStatus: Allocated, Binding, Bound, Running.
@@ -68,6 +73,8 @@ struct TaskInfo {
   TaskStatus node_status = CAL_TASK_PENDING;
   // The status before an eviction, so that a discarded eviction restores it.
   TaskStatus status_before_evict = CAL_TASK_RUNNING;
+  // Counted in its node's pod_requests (see NodeInfo).
+  bool in_pod_view = false;
 };
 
 struct RoleInfo {
@@ -119,6 +126,7 @@ struct JobInfo {
 
 struct NodeInfo {
   std::string name;
+  uint32_t index = 0;  // position in Session::nodes() (by name); the host API's node_index
   ResVec allocatable;
   ResVec idle;
   ResVec used;
@@ -131,6 +139,13 @@ struct NodeInfo {
   bool ready = true;
   std::shared_ptr<const NodeSpec> spec;  // labels, taints
   std::vector<TaskInfo*> tasks;    // tasks on the node, in the order they arrived
+  // Kubernetes' view of the node, as Volcano's predicates and nodeorder plugins feed the
+  // Kubernetes score plugins: the pods of every task on the node except those evicted in
+  // this session, each pod's init request rounded to a whole unit (int64 in Kubernetes)
+  // and summed (NodeInfo.Requested), and the same with 100m cpu / 200Mi memory for a pod
+  // that requests none (NonZeroRequested). Kept by Session::count_pod.
+  ResVec pod_requests;
+  ResVec pod_requests_nonzero;
 
   // Volcano's NodeInfo.AddTask / RemoveTask / UpdateTask: account the task's request by
   // its status (Releasing: idle->releasing+used; Pipelined: pipelined; else idle->used).

@@ -382,8 +382,8 @@ TEST(PredicatesMath, UnschedulableNode) {
 }
 
 TEST(PredicatesMath, NodeSelector) {
-  auto labels = [](const char* k) -> const char* {
-    return std::string(k) == "nodeRole" ? "worker" : nullptr;
+  auto labels = [](std::string_view k) -> const char* {
+    return k == "nodeRole" ? "worker" : nullptr;
   };
   EXPECT_TRUE(pr::selector_matches({{"nodeRole", "worker"}}, labels));
   EXPECT_FALSE(pr::selector_matches({{"nodeRole", "master"}}, labels));

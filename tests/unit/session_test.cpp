@@ -130,7 +130,8 @@ TEST(SessionTest, PipelineUsesFutureIdleNotIdle) {
 }
 
 TEST(SessionTest, FitErrorsReadLikeKubeScheduler) {
-  FitErrors fe;
+  ReasonTable reasons;
+  FitErrors fe(reasons);
   fe.set_nodes(3);
   fe.add("insufficient cpu");
   fe.add("insufficient cpu");

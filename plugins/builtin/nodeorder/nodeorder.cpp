@@ -12,7 +12,8 @@
 // What the Kubernetes plugins see as the node, as Volcano feeds them: the node's
 // allocatable and the pods of every task on the node (Volcano builds its k8s NodeInfo from
 // NodeInfo.Tasks, running, pipelined and releasing alike, and removes a pod when a task is
-// evicted in the session). Each pod counts its InitResreq (Kubernetes' PodRequests takes
+// evicted in the session): the host keeps these sums as node_pod_requests(_nonzero)
+// (caldera/plugin.h). Each pod counts its InitResreq (Kubernetes' PodRequests takes
 // init containers into account). Least / most allocated count a pod that requests no cpu
 // as 100m and no memory as 200Mi (Kubernetes applies these defaults per container; the
 // model knows pods, not containers, so here they apply to a pod that requests none at
@@ -23,12 +24,10 @@
 // score 0 on every node for pods that carry no preferred affinity terms, images, topology
 // constraints, selectors or volumes, which is every pod of the model, so they add nothing.
 //
-// Scoring only reads: node-parallel. The set of tasks evicted in this session changes only
-// in on_allocate / on_deallocate, which the host calls outside node-parallel scoring.
+// Scoring only reads: node-parallel.
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
 #include "caldera/sdk.hpp"
@@ -102,40 +101,35 @@ class NodeOrder {
   double node_order(sdk::Task t, sdk::Node n) const {
     if (w_.least == 0 && w_.most == 0 && w_.balanced == 0) return 0;
     const Amounts pod = amounts_of(t);
-    Amounts node;  // the pods already on the node
-    for (size_t i = 0; i < n.task_count(); ++i) {
-      sdk::Task other = n.task(i);
-      if (evicted_.count(other.handle())) continue;
-      const Amounts o = amounts_of(other);
-      node.cpu += o.cpu;
-      node.memory += o.memory;
-      node.gpu += o.gpu;
-      node.cpu_nz += o.cpu_nz;
-      node.memory_nz += o.memory_nz;
-    }
-    sdk::Res alloc = n.allocatable();
+    // The pods already on the node, as the host keeps Kubernetes' NodeInfo sums.
+    const sdk::Res req = n.pod_requests();
+    const sdk::Res nonzero = n.pod_requests_nonzero();
+    const sdk::Res alloc = n.allocatable();
     const int64_t alloc_cpu = no::whole(alloc[0]);
     const int64_t alloc_mem = no::whole(alloc[1]);
+    const int64_t node_cpu_nz = no::whole(nonzero[0]), node_mem_nz = no::whole(nonzero[1]);
 
     double score = 0;
     if (w_.least != 0) {
-      const std::vector<no::Dim> dims = {{alloc_cpu, node.cpu_nz + pod.cpu_nz, 50},
-                                         {alloc_mem, node.memory_nz + pod.memory_nz, 50}};
-      score += static_cast<double>(no::least_allocated(dims) * w_.least);
+      const no::Dim dims[] = {{alloc_cpu, node_cpu_nz + pod.cpu_nz, 50},
+                              {alloc_mem, node_mem_nz + pod.memory_nz, 50}};
+      score += static_cast<double>(no::least_allocated(dims, 2) * w_.least);
     }
     if (w_.most != 0) {
-      const std::vector<no::Dim> dims = {{alloc_cpu, node.cpu_nz + pod.cpu_nz, 1},
-                                         {alloc_mem, node.memory_nz + pod.memory_nz, 1}};
-      score += static_cast<double>(no::most_allocated(dims) * w_.most);
+      const no::Dim dims[] = {{alloc_cpu, node_cpu_nz + pod.cpu_nz, 1},
+                              {alloc_mem, node_mem_nz + pod.memory_nz, 1}};
+      score += static_cast<double>(no::most_allocated(dims, 2) * w_.most);
     }
     // A pod that requests none of the balanced resources is not scored (Kubernetes'
     // isBestEffortPod check when Score runs without PreScore, as Volcano calls it).
     if (w_.balanced != 0 && (pod.cpu > 0 || pod.memory > 0 || pod.gpu > 0)) {
-      std::vector<no::Dim> dims = {{alloc_cpu, node.cpu + pod.cpu, 1},
-                                   {alloc_mem, node.memory + pod.memory, 1}};
+      no::Dim dims[3] = {{alloc_cpu, no::whole(req[0]) + pod.cpu, 1},
+                         {alloc_mem, no::whole(req[1]) + pod.memory, 1}};
+      size_t count = 2;
       // An extended resource the pod does not request is left out of the balance.
-      if (gpu_ >= 0 && pod.gpu > 0) dims.push_back({no::whole(alloc[gpu_]), node.gpu + pod.gpu, 1});
-      score += static_cast<double>(no::balanced_allocation(dims) * w_.balanced);
+      if (gpu_ >= 0 && pod.gpu > 0)
+        dims[count++] = {no::whole(alloc[gpu_]), no::whole(req[gpu_]) + pod.gpu, 1};
+      score += static_cast<double>(no::balanced_allocation(dims, count) * w_.balanced);
     }
     return score;
   }
@@ -152,10 +146,15 @@ class NodeOrder {
         tolerations.push_back({sdk::sv(tol.key), sdk::sv(tol.op), sdk::sv(tol.value), effect});
     }
     // Score: the node's PreferNoSchedule taints that none of them tolerates.
-    std::vector<int64_t> counts(count, 0);
+    // batch_node_order runs on the scheduling thread only (plugin.h), so a member buffer
+    // serves every call without allocating.
+    std::vector<int64_t>& counts = taint_counts_;
+    counts.assign(count, 0);
     for (size_t k = 0; k < count; ++k) {
-      const std::vector<cal_taint> taints = sdk::Node(nodes[k], 0).taints();
-      for (const cal_taint& taint : taints) {
+      const sdk::Node node(nodes[k], 0);
+      const size_t taints = node.taint_count();
+      for (size_t i = 0; i < taints; ++i) {
+        const cal_taint taint = node.taint(i);
         const pr::Taint view{sdk::sv(taint.key), sdk::sv(taint.value), sdk::sv(taint.effect)};
         if (view.effect == "PreferNoSchedule" && !pr::tolerated(tolerations, view)) ++counts[k];
       }
@@ -163,13 +162,6 @@ class NodeOrder {
     no::normalize(counts, /*reverse=*/true);
     for (size_t k = 0; k < count; ++k) scores[k] += static_cast<double>(counts[k] * w_.taint);
   }
-
-  // Volcano removes a task's pod from the node it scores when the task is deallocated
-  // (predicates' DeallocateFunc) and adds it back on allocation (AllocateFunc). Only an
-  // evicted task stays in a node's task list after a deallocation, so this set in effect
-  // holds the tasks evicted in this session.
-  void on_deallocate(sdk::Task t) { evicted_.insert(t.handle()); }
-  void on_allocate(sdk::Task t) { evicted_.erase(t.handle()); }
 
  private:
   struct Amounts {
@@ -190,7 +182,7 @@ class NodeOrder {
 
   Weights w_;
   int32_t gpu_;  // resource id of nvidia.com/gpu, -1 when the session has none
-  std::unordered_set<const cal_task*> evicted_;
+  mutable std::vector<int64_t> taint_counts_;
 };
 
 }  // namespace

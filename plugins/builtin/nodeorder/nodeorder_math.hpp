@@ -55,9 +55,10 @@ inline int64_t most_requested_score(int64_t requested, int64_t capacity) {
 // leastResourceScorer / mostResourceScorer: the weighted mean of the per-resource scores,
 // integer division as Kubernetes does it.
 template <class PerResource>
-int64_t weighted_mean(const std::vector<Dim>& dims, PerResource per_resource) {
+int64_t weighted_mean(const Dim* dims, size_t n, PerResource per_resource) {
   int64_t node_score = 0, weight_sum = 0;
-  for (const Dim& d : dims) {
+  for (size_t i = 0; i < n; ++i) {
+    const Dim& d = dims[i];
     if (d.allocatable == 0) continue;
     node_score += per_resource(d.requested, d.allocatable) * d.weight;
     weight_sum += d.weight;
@@ -65,36 +66,54 @@ int64_t weighted_mean(const std::vector<Dim>& dims, PerResource per_resource) {
   return weight_sum == 0 ? 0 : node_score / weight_sum;
 }
 
+inline int64_t least_allocated(const Dim* dims, size_t n) {
+  return weighted_mean(dims, n, least_requested_score);
+}
+inline int64_t most_allocated(const Dim* dims, size_t n) {
+  return weighted_mean(dims, n, most_requested_score);
+}
 inline int64_t least_allocated(const std::vector<Dim>& dims) {
-  return weighted_mean(dims, least_requested_score);
+  return least_allocated(dims.data(), dims.size());
 }
 inline int64_t most_allocated(const std::vector<Dim>& dims) {
-  return weighted_mean(dims, most_requested_score);
+  return most_allocated(dims.data(), dims.size());
 }
 
 // balancedResourceScorer: (1 - standard deviation of the requested fractions) * 100. With
 // two resources the deviation is |f1 - f2| / 2; with more, the population deviation; with
 // one or none, 0. Fractions are capped at 1. Weights do not enter.
-inline int64_t balanced_allocation(const std::vector<Dim>& dims) {
-  std::vector<double> fractions;
-  double total = 0;
-  for (const Dim& d : dims) {
-    if (d.allocatable == 0) continue;
+inline int64_t balanced_allocation(const Dim* dims, size_t n) {
+  auto fraction = [](const Dim& d) {
     double f = static_cast<double>(d.requested) / static_cast<double>(d.allocatable);
-    if (f > 1) f = 1;
+    return f > 1 ? 1.0 : f;
+  };
+  size_t count = 0;
+  double total = 0, first = 0, second = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (dims[i].allocatable == 0) continue;
+    const double f = fraction(dims[i]);
+    if (count == 0) first = f;
+    if (count == 1) second = f;
     total += f;
-    fractions.push_back(f);
+    ++count;
   }
   double std_dev = 0;
-  if (fractions.size() == 2) {
-    std_dev = std::fabs((fractions[0] - fractions[1]) / 2);
-  } else if (fractions.size() > 2) {
-    const double mean = total / static_cast<double>(fractions.size());
+  if (count == 2) {
+    std_dev = std::fabs((first - second) / 2);
+  } else if (count > 2) {
+    const double mean = total / static_cast<double>(count);
     double sum = 0;
-    for (double f : fractions) sum += (f - mean) * (f - mean);
-    std_dev = std::sqrt(sum / static_cast<double>(fractions.size()));
+    for (size_t i = 0; i < n; ++i) {
+      if (dims[i].allocatable == 0) continue;
+      const double f = fraction(dims[i]);
+      sum += (f - mean) * (f - mean);
+    }
+    std_dev = std::sqrt(sum / static_cast<double>(count));
   }
   return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
+}
+inline int64_t balanced_allocation(const std::vector<Dim>& dims) {
+  return balanced_allocation(dims.data(), dims.size());
 }
 
 // helper.DefaultNormalizeScore(MaxNodeScore, reverse, scores), in place.

@@ -38,21 +38,6 @@ namespace {
 namespace pr = caldera::predicates;
 namespace sdk = caldera::sdk;
 
-std::vector<pr::Toleration> tolerations_of(const std::vector<cal_taint>& in) {
-  std::vector<pr::Toleration> out;
-  out.reserve(in.size());
-  for (const cal_taint& t : in)
-    out.push_back({sdk::sv(t.key), sdk::sv(t.op), sdk::sv(t.value), sdk::sv(t.effect)});
-  return out;
-}
-
-std::vector<pr::Taint> taints_of(const std::vector<cal_taint>& in) {
-  std::vector<pr::Taint> out;
-  out.reserve(in.size());
-  for (const cal_taint& t : in) out.push_back({sdk::sv(t.key), sdk::sv(t.value), sdk::sv(t.effect)});
-  return out;
-}
-
 std::string trim(std::string_view s) {
   const char* ws = " \t\r\n";
   size_t b = s.find_first_not_of(ws);
@@ -131,7 +116,10 @@ class Predicates {
         node_affinity_(a.get_bool("predicate.NodeAffinityEnable", true)),
         taint_toleration_(a.get_bool("predicate.TaintTolerationEnable", true)),
         proportional_(a.get_bool("predicate.ProportionalEnable", false)) {
-    for (size_t i = 0; i < n_; ++i) names_.emplace_back(s.resource_name(i));
+    for (size_t i = 0; i < n_; ++i) {
+      names_.emplace_back(s.resource_name(i));
+      insufficient_.push_back("insufficient " + names_.back());
+    }
     if (!proportional_) return;
     // predicate.resources: "a, b"; each with predicate.resources.<name>.cpu / .memory.
     const std::string list = a.get_string("predicate.resources");
@@ -155,41 +143,17 @@ class Predicates {
     }
   }
 
-  sdk::Status predicate(sdk::Task t, sdk::Node n) const {
-    const bool too_many_pods = n.pods_max() <= pods_on(n);
-
-    const std::vector<cal_taint> raw_tolerations = t.tolerations();
-    const std::vector<pr::Toleration> tolerations = tolerations_of(raw_tolerations);
-
-    if (pr::unschedulable_blocks(n.unschedulable(), tolerations))
-      return sdk::Status::unresolvable(pr::kUnschedulable);
-
-    if (node_affinity_ && t.selector_count() > 0) {
-      std::vector<std::pair<std::string_view, std::string_view>> selector;
-      for (size_t i = 0; i < t.selector_count(); ++i)
-        selector.emplace_back(t.selector_key(i), t.selector_value(i));
-      if (!pr::selector_matches(selector, [&](const char* k) { return n.label(k); }))
-        return sdk::Status::unresolvable(pr::kNodeSelectorMismatch);
-    }
-
-    if (taint_toleration_) {
-      const std::vector<cal_taint> raw_taints = n.taints();
-      const std::vector<pr::Taint> taints = taints_of(raw_taints);
-      const long bad = pr::first_untolerated(taints, tolerations);
-      if (bad >= 0) return sdk::Status::unresolvable(pr::untolerated_reason(taints[bad]));
-    }
-
-    if (proportional_ && !rates_.empty()) {
-      sdk::Status st = check_proportional(t, n);
-      if (st.code != CAL_SUCCESS) return st;
-    }
-
-    if (too_many_pods) return sdk::Status::unschedulable(pr::kPodNumberExceeded);
-
-    const long short_dim =
-        pr::first_insufficient(t.init_request().data(), n.future_idle().data(), n_);
-    if (short_dim >= 0) return sdk::Status::unschedulable("insufficient " + names_[short_dim]);
+  // What predicate() needs of a task, read once per task: pre_predicate prepares the task
+  // the next search is for (the host calls it first, on the scheduling thread), so the
+  // node-parallel predicate calls of that search only read it.
+  sdk::Status pre_predicate(sdk::Task t) {
+    prepared_ = TaskView::of(t);
     return sdk::Status::ok();
+  }
+
+  sdk::Status predicate(sdk::Task t, sdk::Node n) const {
+    if (prepared_.task == t.handle()) return check(prepared_, n);
+    return check(TaskView::of(t), n);  // called without pre_predicate (explain, tests)
   }
 
  // Volcano's k8s NodeInfo loses a task's pod when the task is deallocated (evicted) in
@@ -201,6 +165,61 @@ class Predicates {
   void on_allocate(sdk::Task t) { evicted_.erase(t.handle()); }
 
  private:
+  // A task's tolerations and node selector, as views of host strings (valid for the
+  // session).
+  struct TaskView {
+    const cal_task* task = nullptr;
+    std::vector<pr::Toleration> tolerations;
+    std::vector<std::pair<std::string_view, std::string_view>> selector;
+
+    static TaskView of(sdk::Task t) {
+      TaskView v;
+      v.task = t.handle();
+      for (const cal_taint& tol : t.tolerations())
+        v.tolerations.push_back({sdk::sv(tol.key), sdk::sv(tol.op), sdk::sv(tol.value), sdk::sv(tol.effect)});
+      for (size_t i = 0; i < t.selector_count(); ++i)
+        v.selector.emplace_back(t.selector_key(i), t.selector_value(i));
+      return v;
+    }
+  };
+
+  sdk::Status check(const TaskView& t, sdk::Node n) const {
+    const bool too_many_pods = n.pods_max() <= pods_on(n);
+
+    if (pr::unschedulable_blocks(n.unschedulable(), t.tolerations))
+      return sdk::Status::unresolvable(pr::kUnschedulable);
+
+    if (node_affinity_ && !t.selector.empty() &&
+        // Selector keys are views of whole host strings, so data() is NUL-terminated.
+        !pr::selector_matches(t.selector, [&](std::string_view k) { return n.label(k.data()); }))
+      return sdk::Status::unresolvable(pr::kNodeSelectorMismatch);
+
+    if (taint_toleration_) {
+      const size_t count = n.taint_count();
+      for (size_t i = 0; i < count; ++i) {
+        const cal_taint raw = n.taint(i);
+        const pr::Taint taint{sdk::sv(raw.key), sdk::sv(raw.value), sdk::sv(raw.effect)};
+        if (pr::blocks(taint, t.tolerations))
+          // pr::untolerated_reason's words, joined without a std::string.
+          return sdk::Status::unresolvable(
+              {"node(s) had untolerated taint {", taint.key, ": ", taint.value, "}"});
+      }
+    }
+
+    if (proportional_ && !rates_.empty()) {
+      sdk::Status st = check_proportional(sdk::Task(t.task, n_), n);
+      if (st.code != CAL_SUCCESS) return st;
+    }
+
+    if (too_many_pods) return sdk::Status::unschedulable(pr::kPodNumberExceeded);
+
+    const long short_dim = pr::first_insufficient(host_request(t.task), n.future_idle().data(), n_);
+    if (short_dim >= 0) return sdk::Status::unschedulable(insufficient_[short_dim]);
+    return sdk::Status::ok();
+  }
+
+  static const double* host_request(const cal_task* t) { return sdk::host->task_init_request(t); }
+
   // The pods Volcano's pod-count check counts on the node (see on_deallocate).
   int32_t pods_on(sdk::Node n) const {
     int32_t pods = n.pods_used();
@@ -234,8 +253,10 @@ class Predicates {
   bool taint_toleration_;
   bool proportional_;
   std::vector<pr::ProportionalRate> rates_;
-  std::vector<std::string> names_;  // resource names by id
+  std::vector<std::string> names_;         // resource names by id
+  std::vector<std::string> insufficient_;  // "insufficient <name>" by id
   std::unordered_set<const cal_task*> evicted_;
+  TaskView prepared_;
 };
 
 }  // namespace

@@ -68,15 +68,19 @@ inline bool unschedulable_blocks(bool node_unschedulable,
   return !tolerated(tolerations, Taint{kUnschedulableTaintKey, "", "NoSchedule"});
 }
 
+// TaintToleration.Filter for one taint: a NoSchedule / NoExecute taint no toleration
+// tolerates keeps the pod off the node.
+inline bool blocks(const Taint& taint, const std::vector<Toleration>& tolerations) {
+  if (taint.effect != "NoSchedule" && taint.effect != "NoExecute") return false;
+  return !tolerated(tolerations, taint);
+}
+
 // TaintToleration.Filter: the first NoSchedule / NoExecute taint no toleration tolerates
 // (FindMatchingUntoleratedTaint with DoNotScheduleTaintsFilterFunc), or -1.
 inline long first_untolerated(const std::vector<Taint>& taints,
                               const std::vector<Toleration>& tolerations) {
-  for (size_t i = 0; i < taints.size(); ++i) {
-    const Taint& t = taints[i];
-    if (t.effect != "NoSchedule" && t.effect != "NoExecute") continue;
-    if (!tolerated(tolerations, t)) return static_cast<long>(i);
-  }
+  for (size_t i = 0; i < taints.size(); ++i)
+    if (blocks(taints[i], tolerations)) return static_cast<long>(i);
   return -1;
 }
 
@@ -87,12 +91,12 @@ inline std::string untolerated_reason(const Taint& t) {
 }
 
 // A pod's nodeSelector matches when the node has every key with the same value.
-// `label(key)` returns the node's value or nullptr.
+// `label(key)` (key a std::string_view) returns the node's value or nullptr.
 template <class LabelFn>
 bool selector_matches(const std::vector<std::pair<std::string_view, std::string_view>>& selector,
                       LabelFn label) {
   for (const auto& [k, v] : selector) {
-    const char* have = label(std::string(k).c_str());
+    const char* have = label(k);
     if (!have || std::string_view(have) != v) return false;
   }
   return true;

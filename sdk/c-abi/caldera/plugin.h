@@ -74,7 +74,7 @@ extern "C" {
  * Versions
  * ------------------------------------------------------------------------------------- */
 #define CAL_ABI_MAJOR 1
-#define CAL_ABI_MINOR 0
+#define CAL_ABI_MINOR 1
 #define CAL_ABI_VERSION ((uint32_t)((CAL_ABI_MAJOR << 16) | CAL_ABI_MINOR))
 #define CAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
 #define CAL_ABI_MINOR_OF(v) ((uint32_t)(v)&0xffffu)
@@ -361,6 +361,22 @@ typedef struct cal_host_api {
   double (*node_numa_cpu)(const cal_node *n, size_t i);
   double (*node_numa_memory)(const cal_node *n, size_t i);
   const char *(*node_topology_policy)(const cal_node *n);
+
+  /* --- added in 1.1: per-node state in arrays, Kubernetes' view of a node ------------- */
+  /* The node's position in node_at order, 0 .. node_count - 1, fixed for the session: a
+   * plugin can keep per-node state in an array instead of a map from handles. */
+  size_t (*node_index)(const cal_node *n);
+  /* Kubernetes' view of the node's pods, as Volcano's predicates and nodeorder plugins
+   * build it for the Kubernetes score plugins: every task on the node (running,
+   * pipelined, releasing) and every pod another scheduler placed there, but not the tasks
+   * evicted in this session; each pod's init request rounded to a whole unit (Kubernetes
+   * holds int64s), summed (Kubernetes' NodeInfo.Requested). A resource vector, kept current
+   * by the host as tasks are allocated, pipelined, evicted and undone. */
+  const double *(*node_pod_requests)(const cal_node *n);
+  /* The same, with 100 millicores of cpu and 200 MiB of memory counted for a pod that
+   * requests no cpu / no memory (Kubernetes' NodeInfo.NonZeroRequested, which the least
+   * and most allocated scores use). Other dimensions read as in node_pod_requests. */
+  const double *(*node_pod_requests_nonzero)(const cal_node *n);
 } cal_host_api;
 
 /* True when the host's table is recent enough to hold `fn`. */

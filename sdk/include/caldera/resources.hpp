@@ -60,55 +60,125 @@ inline bool equal(const double* l, const double* r, size_t n) {
 
 }  // namespace res
 
-// An owning resource vector. Small and copyable; sized to the session's resource count.
+// An owning resource vector, sized to the session's resource count. Up to kInline
+// dimensions (cpu, memory and a few scalars: nearly every cluster) live inside the object,
+// so making, copying and dropping one allocates nothing; a longer vector keeps its values
+// on the heap. Copyable and movable like a value.
 class ResVec {
  public:
-  ResVec() = default;
-  explicit ResVec(size_t n, double fill = 0.0) : v_(n, fill) {}
-  ResVec(const double* p, size_t n) : v_(p, p + n) {}
+  static constexpr size_t kInline = 6;
 
-  size_t size() const { return v_.size(); }
-  double* data() { return v_.data(); }
-  const double* data() const { return v_.data(); }
-  double& operator[](size_t i) { return v_[i]; }
-  double operator[](size_t i) const { return v_[i]; }
-  void resize(size_t n, double fill = 0.0) { v_.resize(n, fill); }
+  ResVec() = default;
+  explicit ResVec(size_t n, double fill = 0.0) { assign(n, fill); }
+  ResVec(const double* p, size_t n) {
+    reserve_exact(n);
+    std::copy(p, p + n, ptr_);
+  }
+  ResVec(const ResVec& o) : ResVec(o.data(), o.size()) {}
+  ResVec(ResVec&& o) noexcept { take(o); }
+  ResVec& operator=(const ResVec& o) {
+    if (this != &o) {
+      if (o.n_ <= cap()) {
+        n_ = o.n_;
+      } else {
+        release();
+        reserve_exact(o.n_);
+      }
+      std::copy(o.data(), o.data() + o.n_, ptr_);
+    }
+    return *this;
+  }
+  ResVec& operator=(ResVec&& o) noexcept {
+    if (this != &o) {
+      release();
+      take(o);
+    }
+    return *this;
+  }
+  ~ResVec() { release(); }
+
+  size_t size() const { return n_; }
+  double* data() { return ptr_; }
+  const double* data() const { return ptr_; }
+  double& operator[](size_t i) { return ptr_[i]; }
+  double operator[](size_t i) const { return ptr_[i]; }
+  void resize(size_t n, double fill = 0.0) {
+    if (n > cap()) {
+      ResVec bigger(n, fill);
+      std::copy(ptr_, ptr_ + n_, bigger.ptr_);
+      *this = std::move(bigger);
+      return;
+    }
+    for (size_t i = n_; i < n; ++i) ptr_[i] = fill;
+    n_ = n;
+  }
 
   ResVec& add(const double* o) {
-    for (size_t i = 0; i < v_.size(); ++i) v_[i] += o[i];
+    for (size_t i = 0; i < n_; ++i) ptr_[i] += o[i];
     return *this;
   }
   ResVec& sub(const double* o) {
-    for (size_t i = 0; i < v_.size(); ++i) v_[i] -= o[i];
+    for (size_t i = 0; i < n_; ++i) ptr_[i] -= o[i];
     return *this;
   }
   ResVec& add(const ResVec& o) { return add(o.data()); }
   ResVec& sub(const ResVec& o) { return sub(o.data()); }
   ResVec& scale(double f) {
-    for (double& x : v_) x *= f;
+    for (size_t i = 0; i < n_; ++i) ptr_[i] *= f;
     return *this;
   }
   // Elementwise min / max.
   ResVec& min_with(const double* o) {
-    for (size_t i = 0; i < v_.size(); ++i) v_[i] = std::min(v_[i], o[i]);
+    for (size_t i = 0; i < n_; ++i) ptr_[i] = std::min(ptr_[i], o[i]);
     return *this;
   }
   ResVec& max_with(const double* o) {
-    for (size_t i = 0; i < v_.size(); ++i) v_[i] = std::max(v_[i], o[i]);
+    for (size_t i = 0; i < n_; ++i) ptr_[i] = std::max(ptr_[i], o[i]);
     return *this;
   }
   void clamp_non_negative() {
-    for (double& x : v_)
-      if (x < 0) x = 0;
+    for (size_t i = 0; i < n_; ++i)
+      if (ptr_[i] < 0) ptr_[i] = 0;
   }
-  void fill(double x) { std::fill(v_.begin(), v_.end(), x); }
+  void fill(double x) { std::fill(ptr_, ptr_ + n_, x); }
 
   bool less_equal(const ResVec& o) const { return res::less_equal(data(), o.data(), size()); }
   bool is_empty() const { return res::is_empty(data(), size()); }
-  bool operator==(const ResVec& o) const { return v_ == o.v_; }
+  bool operator==(const ResVec& o) const {
+    return n_ == o.n_ && std::equal(ptr_, ptr_ + n_, o.ptr_);
+  }
 
  private:
-  std::vector<double> v_;
+  size_t cap() const { return ptr_ == inline_ ? kInline : n_; }
+  // Room for exactly n values (inline when they fit); the values are not set.
+  void reserve_exact(size_t n) {
+    ptr_ = n <= kInline ? inline_ : new double[n];
+    n_ = n;
+  }
+  void assign(size_t n, double fill) {
+    reserve_exact(n);
+    std::fill(ptr_, ptr_ + n, fill);
+  }
+  void release() {
+    if (ptr_ != inline_) delete[] ptr_;
+    ptr_ = inline_;
+    n_ = 0;
+  }
+  void take(ResVec& o) {
+    n_ = o.n_;
+    if (o.ptr_ == o.inline_) {
+      ptr_ = inline_;
+      std::copy(o.inline_, o.inline_ + o.n_, inline_);
+    } else {
+      ptr_ = o.ptr_;  // the heap block changes hands
+    }
+    o.ptr_ = o.inline_;
+    o.n_ = 0;
+  }
+
+  double inline_[kInline] = {};
+  double* ptr_ = inline_;
+  size_t n_ = 0;
 };
 
 }  // namespace caldera

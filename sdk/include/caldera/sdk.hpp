@@ -26,6 +26,7 @@
 
 #include <cstring>
 #include <exception>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -143,10 +144,20 @@ class Node {
   Res releasing() const { return {host->node_releasing(h_), n_}; }
   Res pipelined() const { return {host->node_pipelined(h_), n_}; }
   Res future_idle() const { return {host->node_future_idle(h_), n_}; }
+  size_t index() const { return host->node_index(h_); }
+  Res pod_requests() const { return {host->node_pod_requests(h_), n_}; }
+  Res pod_requests_nonzero() const { return {host->node_pod_requests_nonzero(h_), n_}; }
   int32_t pods_used() const { return host->node_pods_used(h_); }
   int32_t pods_max() const { return host->node_pods_max(h_); }
   bool unschedulable() const { return host->node_unschedulable(h_) != 0; }
   const char* label(const char* key) const { return host->node_label(h_, key); }
+  size_t taint_count() const { return host->node_taint_count(h_); }
+  cal_taint taint(size_t i) const {
+    cal_taint t{};
+    t.struct_size = sizeof t;
+    host->node_taint_at(h_, i, &t);
+    return t;
+  }
   std::vector<cal_taint> taints() const {
     std::vector<cal_taint> out(host->node_taint_count(h_));
     for (size_t i = 0; i < out.size(); ++i) {
@@ -272,16 +283,50 @@ class Args {
   const cal_args* a_;
 };
 
-// The result of a predicate: success, or a code with a reason.
-struct Status {
+// The result of a predicate (and of pre_predicate, job_valid, check_args): success, or a
+// code with a reason. The reason is kept inside the object (at most CAL_REASON_MAX - 1
+// bytes, longer text is cut), so a predicate that refuses thousands of nodes allocates
+// nothing; pieces can be joined without building a std::string first:
+//   return Status::unresolvable({"node(s) had untolerated taint {", key, ": ", value, "}"});
+class Status {
+ public:
   cal_code code = CAL_SUCCESS;
-  std::string reason;
-  static Status ok() { return {}; }
-  static Status unschedulable(std::string r) { return {CAL_UNSCHEDULABLE, std::move(r)}; }
-  static Status unresolvable(std::string r) {
-    return {CAL_UNSCHEDULABLE_AND_UNRESOLVABLE, std::move(r)};
+
+  Status() { text_[0] = '\0'; }
+  Status(cal_code c, std::string_view reason) : code(c) {
+    text_[0] = '\0';
+    append(reason);
   }
-  static Status error(std::string r) { return {CAL_ERROR, std::move(r)}; }
+  Status(cal_code c, std::initializer_list<std::string_view> parts) : code(c) {
+    text_[0] = '\0';
+    for (std::string_view p : parts) append(p);
+  }
+  static Status ok() { return {}; }
+  static Status unschedulable(std::string_view r) { return {CAL_UNSCHEDULABLE, r}; }
+  static Status unschedulable(std::initializer_list<std::string_view> parts) {
+    return {CAL_UNSCHEDULABLE, parts};
+  }
+  static Status unresolvable(std::string_view r) {
+    return {CAL_UNSCHEDULABLE_AND_UNRESOLVABLE, r};
+  }
+  static Status unresolvable(std::initializer_list<std::string_view> parts) {
+    return {CAL_UNSCHEDULABLE_AND_UNRESOLVABLE, parts};
+  }
+  static Status error(std::string_view r) { return {CAL_ERROR, r}; }
+
+  std::string_view reason() const { return {text_, len_}; }
+  const char* c_str() const { return text_; }
+
+ private:
+  void append(std::string_view p) {
+    const size_t room = CAL_REASON_MAX - 1 - len_;
+    const size_t n = p.size() < room ? p.size() : room;
+    std::memcpy(text_ + len_, p.data(), n);
+    len_ = static_cast<uint16_t>(len_ + n);
+    text_[len_] = '\0';
+  }
+  uint16_t len_ = 0;
+  char text_[CAL_REASON_MAX];
 };
 
 inline void log(cal_log_level level, const char* plugin, const std::string& msg) {
@@ -325,8 +370,8 @@ R guard(R fallback, F&& f) noexcept {
   return fallback;
 }
 
-inline void set_reason(cal_status* st, const std::string& r) {
-  if (st) host->status_set(st, r.c_str());
+inline void set_reason(cal_status* st, const char* r) {
+  if (st) host->status_set(st, r);
 }
 
 // Builds the descriptor once per shared object.
@@ -395,21 +440,33 @@ const cal_plugin* descriptor() {
       };
     if constexpr (requires(P& x, Task t) { x.pre_predicate(t); })
       p.pre_predicate = [](void* self, const cal_task* t, cal_status* st) -> cal_code {
-        Status r = guard<P, Status>(Status::error("exception in pre_predicate"), [&] {
-          return self_of<P>(self).pre_predicate(ssn_of<P>(self).wrap(t));
-        });
-        if (r.code != CAL_SUCCESS) set_reason(st, r.reason);
-        return r.code;
+        try {
+          Status r = self_of<P>(self).pre_predicate(ssn_of<P>(self).wrap(t));
+          if (r.code != CAL_SUCCESS) set_reason(st, r.c_str());
+          return r.code;
+        } catch (const std::exception& e) {
+          report<P>(e.what());
+        } catch (...) {
+          report<P>("unknown exception");
+        }
+        set_reason(st, "exception in pre_predicate");
+        return CAL_ERROR;
       };
     if constexpr (requires(P& x, Task t, Node n) { x.predicate(t, n); })
       p.predicate = [](void* self, const cal_task* t, const cal_node* n,
                        cal_status* st) -> cal_code {
-        Status r = guard<P, Status>(Status::error("exception in predicate"), [&] {
+        try {
           S s = ssn_of<P>(self);
-          return self_of<P>(self).predicate(s.wrap(t), s.wrap(n));
-        });
-        if (r.code != CAL_SUCCESS) set_reason(st, r.reason);
-        return r.code;
+          Status r = self_of<P>(self).predicate(s.wrap(t), s.wrap(n));
+          if (r.code != CAL_SUCCESS) set_reason(st, r.c_str());
+          return r.code;
+        } catch (const std::exception& e) {
+          report<P>(e.what());
+        } catch (...) {
+          report<P>("unknown exception");
+        }
+        set_reason(st, "exception in predicate");
+        return CAL_ERROR;
       };
     if constexpr (requires(P& x, Task t, Node n) { x.node_order(t, n); })
       p.node_order = [](void* self, const cal_task* t, const cal_node* n, double* score,
@@ -535,7 +592,7 @@ const cal_plugin* descriptor() {
         Status r = guard<P, Status>(Status::error("exception in job_valid"), [&] {
           return self_of<P>(self).job_valid(ssn_of<P>(self).wrap(j));
         });
-        if (r.code != CAL_SUCCESS) set_reason(st, r.reason);
+        if (r.code != CAL_SUCCESS) set_reason(st, r.c_str());
         return r.code;
       };
     if constexpr (requires(P& x, Job j) { x.job_enqueued(j); })
@@ -563,7 +620,7 @@ const cal_plugin* descriptor() {
       p.check_args = [](const cal_args* a, cal_status* st) -> cal_code {
         Status r = guard<P, Status>(Status::error("exception in check_args"),
                                     [&] { return P::check_args(Args(a)); });
-        if (r.code != CAL_SUCCESS) set_reason(st, r.reason);
+        if (r.code != CAL_SUCCESS) set_reason(st, r.c_str());
         return r.code;
       };
     return p;
