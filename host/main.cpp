@@ -2,6 +2,8 @@
 // and scenario runs. Parsing only; each subcommand lives in host/cli/.
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
+
 #include "host/cli/commands.hpp"
 #include "host/util/log.hpp"
 
@@ -32,7 +34,12 @@ int main(int argc, char** argv) {
   run->add_option("--workload", run_opts.workload, "workload file (jobs arriving over time)");
   run->add_flag("--realtime", run_opts.realtime, "one session per period of wall time");
   run->add_option("--until", run_opts.until, "stop at this virtual time in seconds");
-  run->add_option("--results", run_opts.results, "write results (JSON, CSV, HTML) to this folder");
+  run->add_option("--results", run_opts.results,
+                  "write the results to this folder at the end: results.json, CSV files and "
+                  "report.html (docs/RESULTS.md)");
+  run->add_option("--results-every", run_opts.results_every,
+                  "also rewrite the results every N sessions (needs --results)")
+      ->check(CLI::PositiveNumber);
   run->add_option("--status-file", run_opts.status_file,
                   "write the scheduler's status (policy, plugins, reloads) as JSON to this file "
                   "after every session and reload; read it with `caldera status`");
@@ -121,7 +128,13 @@ int main(int argc, char** argv) {
   for (const auto& d : plugin_dirs) common.plugin_dirs.emplace_back(d);
 
   if (*run) {
-    if (run_opts.backend == "kubernetes") return cli::run_kubernetes(common, run_opts);
+    if (run_opts.backend == "kubernetes") {
+      if (!run_opts.results.empty() || run_opts.results_every > 0) {
+        std::fprintf(stderr, "--results: only with the embedded cluster (--backend sim)\n");
+        return 2;
+      }
+      return cli::run_kubernetes(common, run_opts);
+    }
     return cli::run(common, run_opts);
   }
   if (*list) return cli::plugins_list(common, plugins_config);

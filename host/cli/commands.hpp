@@ -27,6 +27,7 @@ struct RunOptions {
   bool realtime = false;           // one session per period of wall time
   double until = 0;                // stop at this virtual time (0: when the workload is done)
   std::filesystem::path results;   // folder for results (JSON, CSV, HTML); empty: none
+  size_t results_every = 0;        // also rewrite them every N sessions (0: only at the end)
   std::filesystem::path status_file;  // JSON status, rewritten after every session and
                                       // reload attempt (host/reload/status.hpp); empty: none
 

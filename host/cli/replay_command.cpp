@@ -5,7 +5,6 @@
 // terminal.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -18,6 +17,7 @@
 #include "host/plugins/policy.hpp"
 #include "host/replay/openb_trace.hpp"
 #include "host/replay/replay.hpp"
+#include "host/util/progress.hpp"
 #include "host/util/sha256.hpp"
 
 namespace caldera::cli {
@@ -32,28 +32,6 @@ std::string read_text(const fs::path& p) {
   ss << in.rdbuf();
   return ss.str();
 }
-
-// "1234/10300 pods  850/s  12s left", redrawn in place at most ~8 times a second.
-class Progress {
- public:
-  explicit Progress(bool on) : on_(on), t0_(std::chrono::steady_clock::now()) {}
-  void operator()(size_t done, size_t total) {
-    if (!on_) return;
-    auto now = std::chrono::steady_clock::now();
-    if (done != total && now - last_ < std::chrono::milliseconds(125)) return;
-    last_ = now;
-    double secs = std::chrono::duration<double>(now - t0_).count();
-    double rate = secs > 0 ? done / secs : 0;
-    double left = rate > 0 ? (total - done) / rate : 0;
-    std::fprintf(stderr, "\r  %zu/%zu pods  %.0f/s  %.0fs left   ", done, total, rate, left);
-    if (done == total) std::fputc('\n', stderr);
-    std::fflush(stderr);
-  }
-
- private:
-  bool on_;
-  std::chrono::steady_clock::time_point t0_, last_{};
-};
 
 void report_skipped(const replay::LoadReport& rep) {
   if (rep.skipped == 0) return;
@@ -106,7 +84,7 @@ int replay_openb(const Common& c, const ReplayOptions& o) {
     return 1;
   }
 
-  Progress progress(isatty(STDERR_FILENO) != 0);
+  Progress progress("pods");
   replay::ReplayResult r;
   try {
     replay::RunOptions ro;
@@ -114,8 +92,9 @@ int replay_openb(const Common& c, const ReplayOptions& o) {
     ro.until = o.tune;
     ro.merge_placed = !o.keep_pods;
     ro.prefilter = !o.all_nodes;
-    ro.progress = [&](size_t done, size_t total) { progress(done, total); };
+    ro.progress = [&](size_t done, size_t total) { progress.update(done, total); };
     r = replay::run_replay(nodes, pods, policy, ro);
+    progress.finish();
   } catch (const std::exception& e) {
     spdlog::error("replay stopped: {}", e.what());
     return 2;

@@ -3,6 +3,10 @@
 // the run. The config and the plugins are reloaded while it runs (host/reload/): on a
 // change of the config file or of a plugin folder, and on SIGHUP; with --status-file the
 // state of the policy and of the reloads is written after every session and attempt.
+// The run's results (per-job times, queue shares, utilisation, counts) are collected after
+// every session (host/results/); the summary is made of them, and with --results DIR they
+// are written as JSON, CSV and an HTML report, at the end and every --results-every N
+// sessions. In virtual time a progress line shows on stderr when it is a terminal.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -19,8 +23,11 @@
 #include "host/plugins/policy.hpp"
 #include "host/reload/reloader.hpp"
 #include "host/reload/status.hpp"
+#include "host/results/collector.hpp"
+#include "host/results/results_files.hpp"
 #include "host/scheduler/run_session.hpp"
 #include "host/scheduler/scheduler.hpp"
+#include "host/util/progress.hpp"
 
 namespace caldera::cli {
 
@@ -126,6 +133,9 @@ int run(const Common& c, const RunOptions& o) {
     ro.after_attempt = write_status;
     reloader = std::make_unique<Reloader>(loop.loop(), std::move(ro));
     sim = std::make_unique<SimCluster>(cluster, workload);
+    if (o.results_every > 0 && o.results.empty())
+      throw InputError("--results-every needs --results DIR");
+    if (!o.results.empty()) prepare_results_dir(o.results);
   } catch (const InputError& e) {
     spdlog::error("{}", e.what());
     return 1;
@@ -140,6 +150,30 @@ int run(const Common& c, const RunOptions& o) {
   for (const auto& a : policy->config.actions) actions += (actions.empty() ? "" : ", ") + a;
   spdlog::info("caldera: actions {}; {} plugin tiers", actions, policy->tiers.size());
 
+  ResultsCollector collector(sim->cache());
+  collector.results().config = config_path.string();
+  collector.results().cluster = cluster.string();
+  collector.results().workload = workload.string();
+  collector.results().period = period;
+  // The run's results as of now: the series so far and the jobs as the cluster recorded them.
+  auto snapshot = [&]() -> const RunResults& {
+    collector.set_jobs(sim->job_records(), sim->total_jobs());
+    const auto& sessions = collector.results().sessions;
+    collector.results().end_time = sessions.empty() ? 0 : sessions.back().time;
+    return collector.results();
+  };
+  bool results_failed = false;
+  auto write_results_now = [&](bool last) {
+    try {
+      write_results(o.results, snapshot());
+      results_failed = false;
+    } catch (const InputError& e) {
+      if (last || !results_failed) spdlog::warn("{}", e.what());  // once per failure streak
+      results_failed = true;
+    }
+  };
+  Progress progress("jobs finished", !o.realtime && stderr_is_terminal());
+
   size_t index = 0;
   size_t idle_sessions = 0;
   policy.reset();  // from here on, each session takes the policy that is active then
@@ -153,7 +187,11 @@ int run(const Common& c, const RunOptions& o) {
     Cache before = sim->cache();
     SessionResult r = run_session(sim->cache(), policy, now);
     sim->apply(r, now);
+    collector.record_session(now, r, sim->cache());
     log_session(++index, now, r, before);
+    if (o.results_every > 0 && index % o.results_every == 0) write_results_now(false);
+    if (progress.enabled())
+      progress.update(sim->finished_jobs(), sim->total_jobs(), fmt::format("t={:.0f}s", now));
     counters.sessions = index;
     counters.last_at = std::chrono::duration<double>(
                            std::chrono::system_clock::now().time_since_epoch())
@@ -186,27 +224,22 @@ int run(const Common& c, const RunOptions& o) {
   int code = loop.run(
       o.realtime, tick, [&] { reloader->trigger("SIGHUP"); }, [&] { reloader->close(); });
 
-  // Summary.
-  const SimCounts& k = sim->counts();
-  size_t done = 0, started = 0;
-  double wait_sum = 0, turnaround_sum = 0;
-  for (const auto& [_, j] : sim->jobs()) {
-    if (j.started >= 0) {
-      ++started;
-      wait_sum += j.started - j.arrival;
-    }
-    if (j.finished >= 0) {
-      ++done;
-      turnaround_sum += j.finished - j.arrival;
-    }
-  }
+  progress.finish();
+
+  // Summary: the same numbers the results files hold.
+  const Summary m = summarize(snapshot());
   spdlog::info("summary: {} sessions up to t={:.0f}s; {} jobs arrived, {} started, {} finished",
-               k.sessions, now, sim->jobs().size(), started, done);
-  spdlog::info("summary: {} binds, {} evictions, {} unschedulable task-sessions", k.binds,
-               k.evictions, k.unschedulable);
-  if (started)
-    spdlog::info("summary: mean wait {:.1f}s, mean completion {:.1f}s", wait_sum / started,
-                 done ? turnaround_sum / done : 0.0);
+               m.sessions, m.end_time, m.jobs_arrived, m.jobs_started, m.jobs_finished);
+  spdlog::info("summary: {} binds, {} evictions, {} unschedulable task-sessions", m.binds,
+               m.evictions, m.unschedulable);
+  if (m.jobs_started)
+    spdlog::info("summary: mean wait {:.1f}s, mean completion {:.1f}s", m.mean_wait,
+                 m.mean_completion);
+  if (!o.results.empty()) {
+    write_results_now(true);
+    if (results_failed) return code ? code : 1;
+    spdlog::info("results: {}", (o.results / "report.html").string());
+  }
   return code;
 }
 

@@ -8,6 +8,7 @@
 #include "host/backend/sim/sim_cluster.hpp"
 #include "host/config/config.hpp"
 #include "host/plugins/policy.hpp"
+#include "host/results/collector.hpp"
 #include "host/scheduler/run_session.hpp"
 
 namespace caldera {
@@ -56,13 +57,23 @@ duration = 5
   auto policy = build_policy(cfg, catalog, "test");
 
   SimCluster sim(cluster, workload);
+  ResultsCollector collector(sim.cache());
   for (double now = 0; now <= 20 && !sim.finished(); now += 1) {
     sim.advance(now);
-    sim.apply(run_session(sim.cache(), policy, now), now);
+    SessionResult r = run_session(sim.cache(), policy, now);
+    sim.apply(r, now);
+    collector.record_session(now, r, sim.cache());
   }
   EXPECT_TRUE(sim.finished());
-  EXPECT_EQ(sim.counts().binds, 4u);
-  EXPECT_EQ(sim.counts().evictions, 0u);
+  collector.set_jobs(sim.job_records(), sim.total_jobs());
+  const Summary m = summarize(collector.results());
+  EXPECT_EQ(m.sessions, 16u);  // 0..15: b finishes at 15
+  EXPECT_EQ(m.binds, 4u);
+  EXPECT_EQ(m.evictions, 0u);
+  EXPECT_EQ(m.unschedulable, 2u * 9);  // b's 2 tasks pending in the sessions at 1..9
+  EXPECT_EQ(m.jobs_finished, 2u);
+  EXPECT_DOUBLE_EQ(m.mean_wait, (0 + 9) / 2.0);
+  EXPECT_DOUBLE_EQ(m.mean_completion, (10 + 14) / 2.0);
   const auto& jobs = sim.jobs();
   ASSERT_EQ(jobs.size(), 2u);
   EXPECT_DOUBLE_EQ(jobs.at("default/a").started, 0);
@@ -78,6 +89,7 @@ TEST(SimClusterTest, WorkloadErrorsNameFileLineAndObject) {
   fs::create_directories(dir);
   fs::path workload = write(dir, "w.toml", R"([[jobs]]
 name = "a"
+arrival = 0
 [[jobs.tasks]]
 replicas = 2
 requests = { cpu = "-2" }
@@ -88,7 +100,7 @@ duration = 10
     FAIL() << "a negative request must be refused";
   } catch (const InputError& e) {
     std::string m = e.what();
-    EXPECT_NE(m.find("w.toml:5:"), std::string::npos) << m;
+    EXPECT_NE(m.find("w.toml:6:"), std::string::npos) << m;
     EXPECT_NE(m.find("jobs[0] (default/a) tasks[0]"), std::string::npos) << m;
     EXPECT_NE(m.find("negative"), std::string::npos) << m;
   }

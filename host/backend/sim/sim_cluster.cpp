@@ -25,16 +25,22 @@ SimCluster::SimCluster(const std::filesystem::path& cluster_file,
   }
   load_cluster_objects(root, cluster_file, cache_);
   workload_ = load_workload(workload_file);
+  // What the workload names must be in the cluster (as admission would refuse it).
   for (const auto& job : workload_.jobs) {
-    if (!job.podgroup.queue.empty() && job.podgroup.queue != "default" &&
-        !cache_.queue(job.podgroup.queue))
-      throw InputError(fmt::format("{}: job {}: queue '{}' is not in {}", workload_file.string(),
-                                   job.podgroup.key(), job.podgroup.queue,
-                                   cluster_file.string()));
-    if (cache_.podgroup(job.podgroup.key()))
+    const PodGroupSpec& pg = job.podgroup;
+    if (!pg.queue.empty() && pg.queue != "default" && !cache_.queue(pg.queue))
+      throw InputError(fmt::format("{}: job {}: queue '{}' is not in {}", pg.src.str(), pg.key(),
+                                   pg.queue, cluster_file.string()));
+    if (!pg.priority_class.empty() && !cache_.priority_classes().count(pg.priority_class))
+      throw InputError(fmt::format("{}: job {}: priority class '{}' is not in {}", pg.src.str(),
+                                   pg.key(), pg.priority_class, cluster_file.string()));
+    if (cache_.podgroup(pg.key()))
       throw InputError(fmt::format("{}: job {}: a PodGroup of this name is already in {}",
-                                   workload_file.string(), job.podgroup.key(),
-                                   cluster_file.string()));
+                                   pg.src.str(), pg.key(), cluster_file.string()));
+    for (const auto& t : job.tasks)
+      if (cache_.pod(t.pod.key()))
+        throw InputError(fmt::format("{}: job {}: pod {} is already in {}", t.pod.src.str(),
+                                     pg.key(), t.pod.key(), cluster_file.string()));
   }
   // GPU requests that are malformed or that no node could ever meet are input errors
   // (host/model/device_requests.hpp), for the cluster's pods and the workload's alike.
@@ -59,6 +65,13 @@ double SimCluster::next_event() const {
   for (const auto& [_, end] : end_time_)
     if (t < 0 || end < t) t = end;
   return t;
+}
+
+std::vector<JobRecord> SimCluster::job_records() const {
+  std::vector<JobRecord> out;
+  out.reserve(records_.size());
+  for (const auto& [_, r] : records_) out.push_back(r);
+  return out;
 }
 
 void SimCluster::advance(double now) {
@@ -100,7 +113,7 @@ void SimCluster::advance(double now) {
       cache_.upsert_pod(t.pod);
       duration_[t.pod.key()] = t.duration;
     }
-    SimJobRecord r;
+    JobRecord r;
     r.key = job.podgroup.key();
     r.queue = job.podgroup.queue;
     r.arrival = job.arrival;
@@ -111,8 +124,6 @@ void SimCluster::advance(double now) {
 }
 
 void SimCluster::apply(const SessionResult& r, double now) {
-  ++counts_.sessions;
-  counts_.unschedulable += r.pending.size();
   for (const auto& [uid, node] : r.binds) {
     const PodSpec* p = cache_.pod(uid);
     if (!p) continue;
@@ -125,7 +136,6 @@ void SimCluster::apply(const SessionResult& r, double now) {
     auto d = duration_.find(uid);
     if (d != duration_.end()) end_time_[uid] = now + d->second;
     cache_.upsert_pod(std::move(bound));
-    ++counts_.binds;
   }
   for (const std::string& uid : r.evictions) {
     const PodSpec* p = cache_.pod(uid);
@@ -136,7 +146,6 @@ void SimCluster::apply(const SessionResult& r, double now) {
     evicted.phase = evicted_fail_ ? PodPhase::Failed : PodPhase::Pending;
     end_time_.erase(uid);
     cache_.upsert_pod(std::move(evicted));
-    ++counts_.evictions;
   }
   for (const auto& [key, phase] : r.podgroup_phases) {
     const PodGroupSpec* pg = cache_.podgroup(key);

@@ -11,26 +11,10 @@
 
 #include "host/backend/sim/workload.hpp"
 #include "host/cache/cache.hpp"
+#include "host/results/job_record.hpp"
 #include "host/session/session.hpp"
 
 namespace caldera {
-
-struct SimJobRecord {
-  std::string key;
-  std::string queue;
-  double arrival = 0;
-  double started = -1;   // first time min_member pods were running
-  double finished = -1;  // all pods succeeded
-  int pods = 0;
-  int min_member = 0;
-};
-
-struct SimCounts {
-  size_t sessions = 0;
-  size_t binds = 0;
-  size_t evictions = 0;
-  size_t unschedulable = 0;  // pending tasks summed over sessions
-};
 
 class SimCluster {
  public:
@@ -42,20 +26,24 @@ class SimCluster {
   // Moves the clock to `now`: pods whose run time is over succeed, jobs that are done
   // leave, jobs whose arrival time has come enter the cache as Pending PodGroups.
   void advance(double now);
-  // Applies a session's decisions at `now`.
+  // Applies a session's decisions at `now`. What they were is counted by the results
+  // collector (host/results/collector.hpp), which is fed the same SessionResult.
   void apply(const SessionResult& r, double now);
 
   const Cache& cache() const { return cache_; }
   bool all_arrived() const { return next_arrival_ >= workload_.jobs.size(); }
+  size_t total_jobs() const { return workload_.jobs.size(); }
   // Nothing left to do: every job arrived and finished.
   bool finished() const { return all_arrived() && live_jobs() == 0; }
   size_t live_jobs() const;
+  size_t finished_jobs() const { return records_.size() - live_jobs(); }
   size_t running_pods() const { return end_time_.size(); }
   // The next time something happens by itself (an arrival or a pod finishing); -1 if none.
   double next_event() const;
 
-  const SimCounts& counts() const { return counts_; }
-  const std::map<std::string, SimJobRecord>& jobs() const { return records_; }
+  // Every job that has arrived: arrival, start (the gang became ready) and finish times.
+  const std::map<std::string, JobRecord>& jobs() const { return records_; }
+  std::vector<JobRecord> job_records() const;
 
  private:
   Cache cache_;
@@ -64,8 +52,7 @@ class SimCluster {
   bool evicted_fail_ = false;
   std::map<std::string, double> end_time_;   // running pod -> when it finishes
   std::map<std::string, double> duration_;   // pod -> run time
-  std::map<std::string, SimJobRecord> records_;
-  SimCounts counts_;
+  std::map<std::string, JobRecord> records_;
 };
 
 }  // namespace caldera

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <set>
 #include <toml++/toml.h>
 
@@ -53,8 +55,33 @@ double get_number(const std::filesystem::path& file, const toml::table& t, const
     v = n->as_floating_point()->get();
   else
     fail(file, *n, object, fmt::format("'{}' must be a number", key));
+  if (!std::isfinite(v)) fail(file, *n, object, fmt::format("'{}' must be a finite number", key));
   if (v < 0) fail(file, *n, object, fmt::format("'{}' must not be negative", key));
   return v;
+}
+
+// A count: a whole number from `min` to kMaxCount. Absent: `fallback`.
+constexpr double kMaxCount = 1000000;
+int32_t get_count(const std::filesystem::path& file, const toml::table& t, const char* key,
+                  const std::string& object, int32_t fallback, double min) {
+  const toml::node* n = t.get(key);
+  if (!n) return fallback;
+  double v = get_number(file, t, key, object, 0);
+  if (v != std::floor(v) || v < min || v > kMaxCount)
+    fail(file, *n, object,
+         fmt::format("'{}' must be a whole number from {} to {:.0f}", key, min, kMaxCount));
+  return static_cast<int32_t>(v);
+}
+
+// Names become parts of pod names (NAME-ROLE-INDEX) and keys (NAMESPACE/NAME).
+void check_name(const std::filesystem::path& file, const toml::table& t, const char* key,
+                const std::string& object, const std::string& value) {
+  bool ok = !value.empty();
+  for (char c : value)
+    if (c == '/' || std::isspace(static_cast<unsigned char>(c))) ok = false;
+  if (!ok)
+    fail(file, t.get(key) ? *t.get(key) : static_cast<const toml::node&>(t), object,
+         fmt::format("'{}' = '{}': a name must be non-empty, without '/' or spaces", key, value));
 }
 
 StringMap get_string_map(const std::filesystem::path& file, const toml::table& t, const char* key,
@@ -113,6 +140,13 @@ std::vector<Toleration> get_tolerations(const std::filesystem::path& file, const
     tol.effect = get_string(file, tt, "effect", object, "");
     if (tol.op != "Equal" && tol.op != "Exists")
       fail(file, e, object, "toleration operator must be Equal or Exists");
+    if (tol.op == "Exists" && !tol.value.empty())
+      fail(file, e, object, "a toleration with operator Exists takes no value");
+    if (!tol.effect.empty() && tol.effect != "NoSchedule" && tol.effect != "PreferNoSchedule" &&
+        tol.effect != "NoExecute")
+      fail(file, e, object,
+           fmt::format("toleration effect '{}': must be NoSchedule, PreferNoSchedule or NoExecute",
+                       tol.effect));
     out.push_back(tol);
   }
   return out;
@@ -140,6 +174,8 @@ Workload load_workload(const std::filesystem::path& file) {
   size_t ji = 0;
   for (const auto& jn : *jobs->as_array()) {
     const auto& jt = *jn.as_table();
+    const SourceRef job_src{file.string(), static_cast<int>(jn.source().begin.line),
+                            static_cast<int>(jn.source().begin.column)};
     std::string object = fmt::format("jobs[{}]", ji++);
     check_keys(file, jt, object,
                {"name", "namespace", "queue", "arrival", "min_member", "priority_class",
@@ -147,12 +183,17 @@ Workload load_workload(const std::filesystem::path& file) {
     WorkloadJob job;
     auto& pg = job.podgroup;
     pg.name = get_string(file, jt, "name", object, "");
-    if (pg.name.empty()) fail(file, jn, object, "a job needs a 'name'");
+    if (!jt.get("name")) fail(file, jn, object, "a job needs a 'name'");
+    check_name(file, jt, "name", object, pg.name);
     pg.ns = get_string(file, jt, "namespace", object, "default");
+    check_name(file, jt, "namespace", object, pg.ns);
+    pg.src = job_src;
     object = fmt::format("{} ({}/{})", object, pg.ns, pg.name);
     if (!seen.insert(pg.key()).second) fail(file, jn, object, "a job of this name exists already");
     pg.queue = get_string(file, jt, "queue", object, "default");
     pg.priority_class = get_string(file, jt, "priority_class", object, "");
+    // No default: a job whose arrival is missing must not silently arrive at 0.
+    if (!jt.get("arrival")) fail(file, jn, object, "a job needs an 'arrival' time in seconds");
     job.arrival = get_number(file, jt, "arrival", object, 0);
     pg.created = job.arrival;
     pg.phase_since = job.arrival;
@@ -166,6 +207,7 @@ Workload load_workload(const std::filesystem::path& file) {
     if (!tasks || !tasks->is_array_of_tables() || tasks->as_array()->empty())
       fail(file, jn, object, "a job needs [[jobs.tasks]]");
     size_t ti = 0;
+    std::set<std::string> roles;
     for (const auto& tn : *tasks->as_array()) {
       const auto& tt = *tn.as_table();
       std::string tobj = fmt::format("{} tasks[{}]", object, ti++);
@@ -173,13 +215,16 @@ Workload load_workload(const std::filesystem::path& file) {
                  {"role", "replicas", "min", "requests", "duration", "node_selector",
                   "tolerations", "labels"});
       std::string role = get_string(file, tt, "role", tobj, "task");
-      double replicas = get_number(file, tt, "replicas", tobj, 1);
-      if (replicas < 1 || replicas != static_cast<int>(replicas))
-        fail(file, tn, tobj, "'replicas' must be a whole number of at least 1");
+      check_name(file, tt, "role", tobj, role);
+      if (!roles.insert(role).second)
+        fail(file, tt.get("role") ? *tt.get("role") : tn, tobj,
+             fmt::format("role '{}' appears twice in the job (its pods would have the same names)",
+                         role));
+      const int32_t replicas = get_count(file, tt, "replicas", tobj, 1, 1);
       if (const toml::node* m = tt.get("min")) {
-        double min = get_number(file, tt, "min", tobj, 0);
+        int32_t min = get_count(file, tt, "min", tobj, 0, 0);
         if (min > replicas) fail(file, *m, tobj, "'min' exceeds 'replicas'");
-        pg.min_task_member[role] = static_cast<int32_t>(min);
+        pg.min_task_member[role] = min;
       }
       ResourceList req = get_requests(file, tt, tobj);
       double duration = get_number(file, tt, "duration", tobj, 0);
@@ -187,7 +232,9 @@ Workload load_workload(const std::filesystem::path& file) {
       StringMap selector = get_string_map(file, tt, "node_selector", tobj);
       StringMap labels = get_string_map(file, tt, "labels", tobj);
       std::vector<Toleration> tols = get_tolerations(file, tt, tobj);
-      for (int i = 0; i < static_cast<int>(replicas); ++i) {
+      const SourceRef task_src{file.string(), static_cast<int>(tn.source().begin.line),
+                               static_cast<int>(tn.source().begin.column)};
+      for (int32_t i = 0; i < replicas; ++i) {
         WorkloadTask task;
         PodSpec& pod = task.pod;
         pod.ns = pg.ns;
@@ -201,6 +248,7 @@ Workload load_workload(const std::filesystem::path& file) {
         pod.tolerations = tols;
         pod.priority_class = pg.priority_class;
         pod.created = job.arrival;
+        pod.src = task_src;
         task.duration = duration;
         job.tasks.push_back(std::move(task));
       }
@@ -208,9 +256,9 @@ Workload load_workload(const std::filesystem::path& file) {
     int32_t total = static_cast<int32_t>(job.tasks.size());
     pg.min_member = total;
     if (const toml::node* m = jt.get("min_member")) {
-      double mm = get_number(file, jt, "min_member", object, 0);
+      int32_t mm = get_count(file, jt, "min_member", object, 0, 0);
       if (mm > total) fail(file, *m, object, fmt::format("'min_member' exceeds the job's {} tasks", total));
-      pg.min_member = static_cast<int32_t>(mm);
+      pg.min_member = mm;
     }
     w.jobs.push_back(std::move(job));
   }

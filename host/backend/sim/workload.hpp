@@ -4,7 +4,7 @@
 //   name = "train-a"            # the PodGroup's name; pods are NAME-ROLE-INDEX
 //   namespace = "team-a"        # default "default"
 //   queue = "research"          # default "default"
-//   arrival = 12                # seconds on the simulated clock
+//   arrival = 12                # seconds on the simulated clock (required)
 //   min_member = 4              # default: every task of the job
 //   priority_class = "high"     # optional
 //   preemptable = true          # marks the pods volcano.sh/preemptable (default false)
@@ -13,7 +13,7 @@
 //   replicas = 4                # default 1
 //   min = 4                     # minTaskMember of this role (optional)
 //   requests = { cpu = "2", memory = "4Gi", "nvidia.com/gpu" = 1 }
-//   duration = 30               # run time in seconds once running
+//   duration = 30               # run time in seconds once running (required)
 //   node_selector = { pool = "gpu" }   # optional, likewise tolerations, labels
 #pragma once
 
@@ -40,8 +40,13 @@ struct Workload {
   std::vector<WorkloadJob> jobs;  // sorted by arrival, then name
 };
 
-// Reads a workload file. Unknown keys, bad quantities, negative durations or requests,
-// duplicate job names: InputError naming file, line and object.
+// Reads a workload file. Every bad value is an InputError naming file, line, column, the
+// job (and task) and the key: unknown keys, a missing name, arrival or duration, values of
+// the wrong type, negative, infinite or NaN numbers, counts (replicas, min, min_member) that
+// are not whole or out of range, bad quantities, bad tolerations, names with '/' or spaces,
+// a role twice in one job, duplicate job names. Queues and priority classes are checked
+// against the cluster by SimCluster. Nothing missing silently becomes zero; what may be
+// left out has the default written above.
 Workload load_workload(const std::filesystem::path& file);
 
 }  // namespace caldera
