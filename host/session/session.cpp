@@ -367,6 +367,7 @@ void Session::build(const Cache& cache) {
     }
   }
   for (const auto& [name, args] : policy_->action_args) action_args_[name] = *args;
+  hypernodes_.build(cache, node_list_, job_list_);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "host/plugins/plugin_set.hpp"
+#include "host/session/hypernodes.hpp"
 #include "host/session/session_types.hpp"
 
 namespace caldera {
@@ -84,6 +85,9 @@ class Session {
   JobInfo* job(const std::string& uid) const;
   NodeInfo* node(const std::string& name) const;
   QueueInfo* queue(const std::string& name) const;
+  // The network topology (host/session/hypernodes.hpp).
+  const HyperNodes& hypernodes() const { return hypernodes_; }
+  HyperNodes& hypernodes() { return hypernodes_; }
 
   const Policy& policy() const { return *policy_; }
   // Validated arguments of an action ([actions.NAME]); empty when none were given.
@@ -169,6 +173,7 @@ class Session {
   std::unordered_map<std::string, NodeInfo*> node_by_name_;
   std::unordered_map<std::string, QueueInfo*> queue_by_name_;
   std::map<std::string, Args> action_args_;
+  HyperNodes hypernodes_;
 
   std::vector<std::vector<Instance>> tiers_;
   SessionResult result_;
