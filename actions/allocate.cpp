@@ -1,7 +1,8 @@
 // The allocate action: places the pending tasks of admitted jobs on nodes, a gang at a time.
 //
 // Follows Volcano's pkg/scheduler/actions/allocate/allocate.go (the queue -> job -> task
-// form of v1.10 and later, without network-topology hyperNodes) and, for the helpers it
+// form of v1.10 and later; a job with a network topology takes the HyperNode path of
+// actions/hypernode_allocate.hpp) and, for the helpers it
 // calls, pkg/scheduler/api/job_info.go (NeedContinueAllocating, TaskHasFitErrors,
 // FitFailedRoles) and pkg/scheduler/framework/statement.go.
 //
@@ -37,6 +38,7 @@
 #include <set>
 
 #include "actions/action.hpp"
+#include "actions/hypernode_allocate.hpp"
 #include "actions/placement.hpp"
 #include "actions/predicate_helper.hpp"
 #include "actions/priority_queue.hpp"
@@ -59,6 +61,7 @@ class AllocateRun {
   explicit AllocateRun(Session& ssn)
       : ssn_(ssn),
         error_cache_(ssn.action_args("allocate").get_bool(kErrorCacheKey, true)),
+        hypernodes_(ssn),
         queues_([&ssn](QueueInfo* const& l, QueueInfo* const& r) {
           return ssn.queue_order_less(l, r);
         }) {}
@@ -73,11 +76,7 @@ class AllocateRun {
   using TaskQueue = PriorityQueue<TaskInfo*>;
 
   // A placement made in the current statement, to word why-pending if it does not last.
-  struct Placed {
-    TaskInfo* task;
-    NodeInfo* node;
-    bool pipelined;
-  };
+  using Placed = Placement;
 
   JobQueue& jobs_of(QueueInfo* q) {
     auto it = jobs_.find(q);
@@ -146,7 +145,23 @@ class AllocateRun {
         continue;
       }
 
-      std::unique_ptr<Statement> stmt = allocate_for_tasks(tasks, job, queue);
+      std::unique_ptr<Statement> stmt;
+      if (hypernodes_.applies(job)) {
+        // A network topology: the job goes inside one HyperNode (hypernode_allocate.hpp).
+        auto out = hypernodes_.allocate(
+            job, tasks, [&](TaskQueue& t, const std::vector<NodeInfo*>& nodes) {
+              failed_roles_.erase(job);  // Volcano's job.ResetFitErr() before each try
+              return place_tasks(t, job, queue, nodes);
+            });
+        stmt = std::move(out.stmt);
+        if (out.result == HyperNodeAllocate::Result::AnyNodes) {
+          failed_roles_.erase(job);
+          stmt = allocate_for_tasks(tasks, job, queue);
+          hypernodes_.placed_on_any_nodes(job);
+        }
+      } else {
+        stmt = allocate_for_tasks(tasks, job, queue);
+      }
       // Tasks remain when the job became ready early or the turn ended: the job keeps
       // its place in the queue for another turn.
       if (!tasks.empty()) jobs.push(job);
@@ -159,8 +174,28 @@ class AllocateRun {
   // Volcano's allocateResourcesForTasks. Returns the statement to commit when the job is
   // ready, else nullptr (the statement was kept or discarded here).
   std::unique_ptr<Statement> allocate_for_tasks(TaskQueue& tasks, JobInfo* job, QueueInfo* queue) {
-    auto stmt = std::make_unique<Statement>(ssn_);
-    std::vector<Placed> placed;
+    TaskAttempt attempt = place_tasks(tasks, job, queue, ssn_.nodes());
+    std::unique_ptr<Statement>& stmt = attempt.stmt;
+    if (ssn_.job_ready(job)) return std::move(stmt);
+    if (ssn_.job_pipelined(job)) {
+      // Kept: the placements hold their resources for the rest of the session.
+      for (const Placed& p : attempt.placed) set_waiting_reason(p);
+      stmt->keep();
+    } else {
+      for (const Placed& p : attempt.placed) set_waiting_reason(p);
+      stmt->discard();
+    }
+    return nullptr;
+  }
+
+  // The task loop of allocateResourcesForTasks over `all_nodes`, without its outcome: the
+  // placements stay in effect in the returned statement.
+  TaskAttempt place_tasks(TaskQueue& tasks, JobInfo* job, QueueInfo* queue,
+                          const std::vector<NodeInfo*>& all_nodes) {
+    TaskAttempt attempt;
+    attempt.stmt = std::make_unique<Statement>(ssn_);
+    Statement* stmt = attempt.stmt.get();
+    std::vector<Placed>& placed = attempt.placed;
     PredicateHelper helper(ssn_, error_cache_);
 
     while (!tasks.empty()) {
@@ -178,22 +213,24 @@ class AllocateRun {
       PointStatus pre = ssn_.pre_predicate(task);
       if (!pre.ok()) {
         FitErrors fe(ssn_.reasons());
-        placement::fail_every_node(fe, ssn_.nodes().size(), placement::status_reason(pre));
-        record_fit_errors(job, task, fe);
+        placement::fail_every_node(fe, all_nodes.size(), placement::status_reason(pre));
+        record_fit_errors(job, task, fe, attempt);
         break;
       }
 
       FitErrors fe(ssn_.reasons());
-      std::vector<NodeInfo*> nodes = helper.predicate_nodes(task, kAllocateFilter, &fe);
+      std::vector<NodeInfo*> nodes = helper.predicate_nodes(task, all_nodes, kAllocateFilter, &fe);
       if (nodes.empty()) {
-        record_fit_errors(job, task, fe);
+        record_fit_errors(job, task, fe, attempt);
         // The rest can still make the job ready only in some cases (see the function).
         if (need_continue_allocating(job)) continue;
         break;
       }
 
-      NodeInfo* node = prioritize_nodes(task, nodes);
+      double score = 0;
+      NodeInfo* node = prioritize_nodes(task, nodes, score);
       if (node == nullptr) continue;
+      attempt.node_scores += score;  // Volcano's sumNodeScoresInHyperNode
 
       if (placement::fits(task->init_resreq, node->idle)) {
         stmt->allocate(task, node);
@@ -205,22 +242,14 @@ class AllocateRun {
 
       if (ssn_.job_ready(job) && !tasks.empty()) break;
     }
-
-    if (ssn_.job_ready(job)) return stmt;
-    if (ssn_.job_pipelined(job)) {
-      // Kept: the placements hold their resources for the rest of the session.
-      for (const Placed& p : placed) set_waiting_reason(p);
-      stmt->keep();
-    } else {
-      for (const Placed& p : placed) set_waiting_reason(p);
-      stmt->discard();
-    }
-    return nullptr;
+    return attempt;
   }
 
   // Volcano's prioritizeNodes: nodes whose idle fits the task come first; only when none
-  // does are the nodes whose future idle fits scored.
-  NodeInfo* prioritize_nodes(const TaskInfo* task, const std::vector<NodeInfo*>& nodes) {
+  // does are the nodes whose future idle fits scored. `score`: the chosen node's score when
+  // it was chosen among several, else 0 (Volcano's highestScore).
+  NodeInfo* prioritize_nodes(const TaskInfo* task, const std::vector<NodeInfo*>& nodes,
+                             double& score) {
     idle_fit_.clear();
     future_fit_.clear();
     for (NodeInfo* n : nodes) {
@@ -229,8 +258,8 @@ class AllocateRun {
       else if (placement::fits(task->init_resreq, n->future_idle))
         future_fit_.push_back(n);
     }
-    if (NodeInfo* n = placement::select_node(ssn_, task, idle_fit_)) return n;
-    return placement::select_node(ssn_, task, future_fit_);
+    if (NodeInfo* n = placement::select_node(ssn_, task, idle_fit_, &score)) return n;
+    return placement::select_node(ssn_, task, future_fit_, &score);
   }
 
   // Volcano's TaskSchedulingReason for a task last Allocated / Pipelined and not bound.
@@ -248,9 +277,12 @@ class AllocateRun {
                               t->ns, t->name, p.node->name));
   }
 
-  void record_fit_errors(JobInfo* job, TaskInfo* task, const FitErrors& fe) {
+  void record_fit_errors(JobInfo* job, TaskInfo* task, const FitErrors& fe,
+                         TaskAttempt& attempt) {
     failed_roles_[job].insert(task->role);
-    ssn_.set_pending_reason(task, fe.str());
+    std::string why = fe.str();
+    if (attempt.failure.empty()) attempt.failure = why;
+    ssn_.set_pending_reason(task, std::move(why));
   }
 
   // Volcano's JobInfo.TaskHasFitErrors: a task with a role is skipped once a task of the
@@ -304,6 +336,7 @@ class AllocateRun {
 
   Session& ssn_;
   const bool error_cache_;
+  HyperNodeAllocate hypernodes_;
   PriorityQueue<QueueInfo*> queues_;
   std::map<QueueInfo*, JobQueue> jobs_;
   std::map<JobInfo*, TaskQueue> pending_tasks_;

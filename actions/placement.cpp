@@ -17,12 +17,18 @@ void fail_every_node(FitErrors& fe, size_t node_count, const std::string& reason
   fe.add(reason, node_count);
 }
 
-NodeInfo* select_node(const Session& ssn, const TaskInfo* t, const std::vector<NodeInfo*>& nodes) {
+NodeInfo* select_node(const Session& ssn, const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
+                      double* score) {
+  if (score) *score = 0;
   if (nodes.empty()) return nullptr;
   if (nodes.size() == 1) return nodes.front();
   thread_local std::vector<double> scores;
   ssn.node_scores(t, nodes, scores);
-  return ssn.best_node(t, nodes, scores);
+  NodeInfo* best = ssn.best_node(t, nodes, scores);
+  if (score)
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i] == best) *score = scores[i];
+  return best;
 }
 
 }  // namespace caldera::placement

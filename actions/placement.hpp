@@ -47,7 +47,9 @@ std::string status_reason(const PointStatus& st);
 
 // Picks a node among candidates that all passed the predicates: the only one when there is
 // one, else the node order scores of every plugin, then best_node, then the highest score
-// (ties by node name). Returns nullptr only for an empty list.
-NodeInfo* select_node(const Session& ssn, const TaskInfo* t, const std::vector<NodeInfo*>& nodes);
+// (ties by node name). Returns nullptr only for an empty list. `score` (optional) receives
+// the chosen node's score, 0 when there was only one candidate.
+NodeInfo* select_node(const Session& ssn, const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
+                      double* score = nullptr);
 
 }  // namespace caldera::placement

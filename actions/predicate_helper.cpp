@@ -89,14 +89,15 @@ void PredicateHelper::record_failure(const TaskInfo* t, const NodeInfo* n,
 }
 
 std::vector<NodeInfo*> PredicateHelper::predicate_nodes(const TaskInfo* t,
+                                                        const std::vector<NodeInfo*>& nodes,
                                                         const NodeFilter& filter,
                                                         FitErrors* fe) {
-  const std::vector<NodeInfo*>& nodes = ssn_.nodes();
   const size_t all = nodes.size();
   std::vector<NodeInfo*> found;
   if (fe != nullptr) fe->set_nodes(all);
   if (all == 0) return found;
-  const size_t want = std::min(all, ssn_.nodes_to_find());
+  // Volcano sizes the search by the list it is given (a HyperNode's nodes, say).
+  const size_t want = ssn_.policy().config.node_search.nodes_to_find(all);
   const size_t start = ssn_.node_search_start() % all;
 
   // Volcano reads whether the group failed before once, before it walks the nodes:
@@ -140,6 +141,8 @@ std::vector<NodeInfo*> PredicateHelper::predicate_nodes(const TaskInfo* t,
       processed += i;
     }
   }
+  // The next search starts after the last node this one looked at, counted on this list
+  // (Volcano's lastProcessedNodeIndex = (last + processed) % len(nodes)).
   ssn_.set_node_search_start((start + processed) % all);
   return found;
 }

@@ -45,10 +45,15 @@ class PredicateHelper {
  public:
   PredicateHelper(Session& ssn, bool error_cache) : ssn_(ssn), error_cache_(error_cache) {}
 
-  // The feasible nodes for t, in walk order. Each node that fails adds its reasons to
-  // `fe` (when given; Volcano records every node it looked at).
+  // The feasible nodes for t among `nodes` (the session's, or a HyperNode's), in walk
+  // order. Each node that fails adds its reasons to `fe` (when given; Volcano records
+  // every node it looked at).
+  std::vector<NodeInfo*> predicate_nodes(const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
+                                         const NodeFilter& filter, FitErrors* fe);
   std::vector<NodeInfo*> predicate_nodes(const TaskInfo* t, const NodeFilter& filter,
-                                         FitErrors* fe);
+                                         FitErrors* fe) {
+    return predicate_nodes(t, ssn_.nodes(), filter, fe);
+  }
 
  private:
   // One node's answer, written by whichever thread evaluated the node. The host's own

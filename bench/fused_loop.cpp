@@ -302,7 +302,7 @@ double base_score(const FPod& p, const FNode& n) {
 
 }  // namespace
 
-FusedResult run_fused(const Cache& cache) {
+FusedResult run_fused(const Cache& cache, const NodeSearchConfig& search) {
   using clock = std::chrono::steady_clock;
   FusedResult r;
   const auto t0 = clock::now();
@@ -316,10 +316,15 @@ FusedResult run_fused(const Cache& cache) {
   };
   std::vector<Candidate> cand;
   cand.reserve(f.nodes.size());
+  const size_t all = f.nodes.size();
+  const size_t want = search.nodes_to_find(all);
+  size_t start = 0;
   for (const FPod& p : f.pods) {
     cand.clear();
     int64_t max_taints = 0;
-    for (uint32_t i = 0; i < f.nodes.size(); ++i) {
+    size_t seen = 0;
+    for (; seen < all && cand.size() < want; ++seen) {
+      const auto i = static_cast<uint32_t>((start + seen) % all);
       const FNode& n = f.nodes[i];
       if (!passes(f, p, n)) continue;
       int64_t untolerated = 0;
@@ -332,6 +337,7 @@ FusedResult run_fused(const Cache& cache) {
       max_taints = std::max(max_taints, untolerated);
       cand.push_back({i, untolerated, base_score(p, n)});
     }
+    if (all != 0) start = (start + seen) % all;
     ++r.pods;
     if (cand.empty()) continue;
     // helper.DefaultNormalizeScore, reversed: no taint anywhere scores every node 100.
@@ -341,7 +347,8 @@ FusedResult run_fused(const Cache& cache) {
       const int64_t norm =
           max_taints == 0 ? kMaxScore : kMaxScore - kMaxScore * c.taints / max_taints;
       const double s = c.score + static_cast<double>(norm * kTaintWeight);
-      if (s > best) {
+      // Ties to the first node by name, as the scheduler's best_node.
+      if (s > best || (s == best && c.node < best_node)) {
         best = s;
         best_node = c.node;
       }

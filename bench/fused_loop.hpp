@@ -14,6 +14,9 @@
 //           normalised, reversed count of untolerated PreferNoSchedule taints
 //           (plugins/builtin/nodeorder); binpack with weight 1, cpu 1, memory 1
 //           (plugins/builtin/binpack). Highest total wins, ties to the first node by name.
+// Nodes are visited as the scheduler's predicate search visits them (the same arithmetic
+// means the same number of (pod, node) pairs): from where the last pod's search stopped,
+// until NodeSearchConfig::nodes_to_find feasible nodes are found or every node was seen.
 // Labels, taint keys and values are interned to integers first: that is what a fused loop
 // would do, and that work is timed as the loop's own snapshot.
 #pragma once
@@ -21,6 +24,7 @@
 #include <cstddef>
 
 #include "host/cache/cache.hpp"
+#include "host/config/config.hpp"
 
 namespace caldera::bench {
 
@@ -32,6 +36,6 @@ struct FusedResult {
   size_t bound = 0;             // pods that found a node
 };
 
-FusedResult run_fused(const Cache& cache);
+FusedResult run_fused(const Cache& cache, const NodeSearchConfig& search);
 
 }  // namespace caldera::bench

@@ -32,6 +32,12 @@ void Cache::upsert_priority_class(PriorityClassSpec pc) {
   ++generation_;
 }
 void Cache::remove_priority_class(const std::string& name) { generation_ += pcs_.erase(name); }
+void Cache::upsert_hypernode(HyperNodeSpec hn) {
+  std::string k = hn.name;
+  hypernodes_[k] = std::make_shared<const HyperNodeSpec>(std::move(hn));
+  ++generation_;
+}
+void Cache::remove_hypernode(const std::string& name) { generation_ += hypernodes_.erase(name); }
 void Cache::upsert_node_record(std::shared_ptr<const NodeSpec> n) {
   std::string k = n->name;
   nodes_[k] = std::move(n);

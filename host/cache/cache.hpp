@@ -19,8 +19,8 @@ using RecordMap = std::map<std::string, std::shared_ptr<const T>>;
 class Cache {
  public:
   // Add or replace by key (node name, pod "ns/name", PodGroup "ns/name", queue name,
-  // priority class name). Removing an absent key is a no-op. To change a record, copy it,
-  // change the copy and upsert it.
+  // priority class name, HyperNode name). Removing an absent key is a no-op. To change a
+  // record, copy it, change the copy and upsert it.
   void upsert_node(NodeSpec n);
   void remove_node(const std::string& name);
   void upsert_pod(PodSpec p);
@@ -31,6 +31,8 @@ class Cache {
   void remove_queue(const std::string& name);
   void upsert_priority_class(PriorityClassSpec pc);
   void remove_priority_class(const std::string& name);
+  void upsert_hypernode(HyperNodeSpec hn);
+  void remove_hypernode(const std::string& name);
   // The same for a record already built (shared, not copied): a front end that keeps its
   // records can put them back without copying them (the openb replay's fast path).
   void upsert_node_record(std::shared_ptr<const NodeSpec> n);
@@ -41,6 +43,7 @@ class Cache {
   const RecordMap<PodGroupSpec>& podgroups() const { return podgroups_; }
   const RecordMap<QueueSpec>& queues() const { return queues_; }
   const RecordMap<PriorityClassSpec>& priority_classes() const { return pcs_; }
+  const RecordMap<HyperNodeSpec>& hypernodes() const { return hypernodes_; }
 
   // nullptr when absent.
   const NodeSpec* node(const std::string& name) const { return find(nodes_, name); }
@@ -62,6 +65,7 @@ class Cache {
   RecordMap<PodGroupSpec> podgroups_;
   RecordMap<QueueSpec> queues_;
   RecordMap<PriorityClassSpec> pcs_;
+  RecordMap<HyperNodeSpec> hypernodes_;
   uint64_t generation_ = 0;
 };
 

@@ -99,6 +99,15 @@ enum class JobPhase { Pending, Inqueue, Running, Unknown, Completed };
 const char* to_string(JobPhase p);
 std::optional<JobPhase> job_phase_from_string(const std::string& s);
 
+// A PodGroup's network topology constraint (Volcano's spec.networkTopology, scheduling
+// v1beta1 NetworkTopologySpec): a hard job is placed entirely inside one HyperNode of at most
+// `highest_tier_allowed`, or not at all; a soft job prefers the lowest tier that holds it.
+enum class TopologyMode { Hard, Soft };
+struct NetworkTopology {
+  TopologyMode mode = TopologyMode::Hard;  // Volcano's default
+  int32_t highest_tier_allowed = 0;        // hard only (a hard mode without one is dropped)
+};
+
 struct PodGroupSpec {
   std::string ns = "default";
   std::string name;
@@ -111,6 +120,7 @@ struct PodGroupSpec {
   double created = 0;
   double phase_since = 0;  // when phase last changed, for waiting-time policies
   StringMap annotations;
+  std::optional<NetworkTopology> network_topology;
   SourceRef src;
 
   std::string key() const { return ns + "/" + name; }
@@ -130,6 +140,36 @@ struct QueueSpec {
   QueueState state = QueueState::Open;
   std::string parent;  // empty: a top-level queue
   double created = 0;
+  SourceRef src;
+};
+
+// A requirement of a label selector (metav1.LabelSelectorRequirement).
+struct LabelRequirement {
+  std::string key;
+  std::string op;  // In | NotIn | Exists | DoesNotExist
+  std::vector<std::string> values;
+};
+
+// One member of a HyperNode (Volcano's topology.volcano.sh/v1alpha1 MemberSpec): a node or a
+// lower HyperNode, chosen by exactly one selector. HyperNode members take exact names only,
+// as in Volcano (pkg/scheduler/api/hyper_node_info.go).
+enum class MemberType { Node, HyperNode };
+struct HyperNodeMember {
+  MemberType type = MemberType::Node;
+  std::string exact;                          // exactMatch.name
+  std::string regex;                          // regexMatch.pattern (over node names)
+  bool has_labels = false;                    // labelMatch given
+  StringMap match_labels;                     // labelMatch.matchLabels
+  std::vector<LabelRequirement> match_expressions;  // labelMatch.matchExpressions
+  SourceRef src;
+};
+
+// A HyperNode: a network performance domain (a switch) holding nodes or lower HyperNodes.
+// The lower the tier, the closer its nodes are to each other.
+struct HyperNodeSpec {
+  std::string name;
+  int32_t tier = 0;
+  std::vector<HyperNodeMember> members;
   SourceRef src;
 };
 

@@ -277,6 +277,46 @@ const double* h_node_pod_requests_nonzero(const cal_node* n) {
   return N(n)->pod_requests_nonzero.data();
 }
 
+// ---- network topology --------------------------------------------------------------------
+const HyperNodeInfo* H(const cal_hypernode* h) { return from_handle(h); }
+size_t h_hypernode_count(const cal_session* s) { return S(s)->hypernodes().all().size(); }
+cal_hypernode* h_hypernode_at(const cal_session* s, size_t i) {
+  const auto& v = S(s)->hypernodes().all();
+  return i < v.size() ? to_handle(v[i]) : nullptr;
+}
+const char* h_hypernode_name(const cal_hypernode* h) { return H(h)->name.c_str(); }
+int32_t h_hypernode_tier(const cal_hypernode* h) { return H(h)->tier; }
+cal_hypernode* h_hypernode_parent(const cal_hypernode* h) {
+  return H(h)->parent ? to_handle(H(h)->parent) : nullptr;
+}
+size_t h_hypernode_node_count(const cal_hypernode* h) { return H(h)->nodes.size(); }
+cal_node* h_hypernode_node_at(const cal_hypernode* h, size_t i) {
+  return i < H(h)->nodes.size() ? to_handle(H(h)->nodes[i]) : nullptr;
+}
+size_t h_node_hypernode_count(const cal_session* s, const cal_node* n) {
+  return S(s)->hypernodes().of_node(N(n)).size();
+}
+cal_hypernode* h_node_hypernode_at(const cal_session* s, const cal_node* n, size_t i) {
+  const auto& v = S(s)->hypernodes().of_node(N(n));
+  return i < v.size() ? to_handle(v[i]) : nullptr;
+}
+cal_hypernode* h_hypernode_lca(const cal_hypernode* a, const cal_hypernode* b) {
+  HyperNodeInfo* l = HyperNodes::lca(a ? from_handle(a) : nullptr, b ? from_handle(b) : nullptr);
+  return l ? to_handle(l) : nullptr;
+}
+cal_topology_mode h_job_network_topology(const cal_job* j, int32_t* highest_tier) {
+  const NetworkTopology* t = network_topology_of(J(j));
+  if (highest_tier)
+    *highest_tier = t && t->mode == TopologyMode::Hard ? t->highest_tier_allowed : 0;
+  if (!t) return CAL_TOPOLOGY_NONE;
+  return t->mode == TopologyMode::Hard ? CAL_TOPOLOGY_HARD : CAL_TOPOLOGY_SOFT;
+}
+cal_hypernode* h_job_allocated_hypernode(const cal_job* j) {
+  const JobInfo* job = J(j);
+  HyperNodeInfo* h = job->session ? job->session->hypernodes().allocated(job) : nullptr;
+  return h ? to_handle(h) : nullptr;
+}
+
 cal_host_api make_table() {
   cal_host_api h;
   std::memset(&h, 0, sizeof h);
@@ -387,6 +427,18 @@ cal_host_api make_table() {
   h.node_index = h_node_index;
   h.node_pod_requests = h_node_pod_requests;
   h.node_pod_requests_nonzero = h_node_pod_requests_nonzero;
+  h.hypernode_count = h_hypernode_count;
+  h.hypernode_at = h_hypernode_at;
+  h.hypernode_name = h_hypernode_name;
+  h.hypernode_tier = h_hypernode_tier;
+  h.hypernode_parent = h_hypernode_parent;
+  h.hypernode_node_count = h_hypernode_node_count;
+  h.hypernode_node_at = h_hypernode_node_at;
+  h.node_hypernode_count = h_node_hypernode_count;
+  h.node_hypernode_at = h_node_hypernode_at;
+  h.hypernode_lca = h_hypernode_lca;
+  h.job_network_topology = h_job_network_topology;
+  h.job_allocated_hypernode = h_job_allocated_hypernode;
   return h;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "caldera/plugin.h"
+#include "host/session/hypernodes.hpp"
 #include "host/session/session_types.hpp"
 
 namespace caldera {
@@ -16,6 +17,13 @@ inline cal_job* to_handle(JobInfo* j) { return reinterpret_cast<cal_job*>(j); }
 inline cal_task* to_handle(TaskInfo* t) { return reinterpret_cast<cal_task*>(t); }
 inline cal_node* to_handle(NodeInfo* n) { return reinterpret_cast<cal_node*>(n); }
 inline cal_queue* to_handle(QueueInfo* q) { return reinterpret_cast<cal_queue*>(q); }
+inline cal_hypernode* to_handle(HyperNodeInfo* h) { return reinterpret_cast<cal_hypernode*>(h); }
+inline const cal_hypernode* to_handle(const HyperNodeInfo* h) {
+  return reinterpret_cast<const cal_hypernode*>(h);
+}
+inline HyperNodeInfo* from_handle(const cal_hypernode* h) {
+  return reinterpret_cast<HyperNodeInfo*>(const_cast<cal_hypernode*>(h));
+}
 inline const cal_job* to_handle(const JobInfo* j) { return reinterpret_cast<const cal_job*>(j); }
 inline const cal_task* to_handle(const TaskInfo* t) {
   return reinterpret_cast<const cal_task*>(t);

@@ -328,7 +328,8 @@ PointSet implemented_points(const cal_plugin* d) {
   mark(d->job_enqueueable || d->job_enqueued, Point::JobEnqueueable);
   mark(d->job_starving, Point::JobStarving);
   mark(d->victim_tasks, Point::VictimTasks);
-  // hyper_node_order has no slot in ABI 1.0 (it is reserved for a later minor).
+  // Slots after 1.0: only when the descriptor is large enough to hold them.
+  mark(CAL_PLUGIN_HAS(d, hyper_node_order), Point::HyperNodeOrder);
   return s;
 }
 

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "host/model/hypernode_tree.hpp"
 #include "host/model/quantity.hpp"
 
 namespace caldera {
@@ -456,6 +457,151 @@ void load_nodes(const Reader& r, const toml::table& root, Cache& cache) {
   });
 }
 
+// A string list ("values" of a label requirement).
+std::vector<std::string> string_list(const Reader& r, const toml::node& n, const std::string& what,
+                                     const std::string& object) {
+  const toml::array* arr = n.as_array();
+  if (!arr) r.fail(n.source(), object, fmt::format("'{}' must be an array of strings", what));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < arr->size(); ++i) {
+    const toml::node& el = *arr->get(i);
+    if (!el.is_string())
+      r.fail(el.source(), object,
+             fmt::format("{}[{}] must be a string, got {}", what, i, type_name(el)));
+    out.push_back(el.as_string()->get());
+  }
+  return out;
+}
+
+// One member of a HyperNode, Volcano's MemberSpec written flat:
+//   { type = "Node", exact_match = "n1" }            { type = "HyperNode", exact_match = "s0" }
+//   { type = "Node", regex_match = "^n[0-3]$" }
+//   { type = "Node", label_match = { match_labels = { rack = "r1" },
+//       match_expressions = [{ key = "zone", operator = "In", values = ["a"] }] } }
+// Exactly one selector, as Volcano's CRD validation demands; a HyperNode member takes
+// exact_match only.
+HyperNodeMember load_member(const Reader& r, const toml::table& t, const std::string& obj) {
+  r.check_keys(t, {"type", "exact_match", "regex_match", "label_match"}, obj);
+  HyperNodeMember m;
+  m.src = r.ref(t.source());
+  if (!t.get("type")) r.fail(t.source(), obj, "missing 'type' (\"Node\" or \"HyperNode\")");
+  m.type = one_of<MemberType>(r, t, "type", obj,
+                              {{"Node", MemberType::Node}, {"HyperNode", MemberType::HyperNode}},
+                              MemberType::Node);
+  int selectors = 0;
+  if (auto e = r.opt_string(t, "exact_match", obj)) {
+    if (e->empty()) r.fail(t.get("exact_match")->source(), obj, "'exact_match' must not be empty");
+    m.exact = *e;
+    ++selectors;
+  }
+  if (auto re = r.opt_string(t, "regex_match", obj)) {
+    if (re->empty()) r.fail(t.get("regex_match")->source(), obj, "'regex_match' must not be empty");
+    m.regex = *re;
+    ++selectors;
+  }
+  if (const toml::table* lm = r.opt_table(t, "label_match", obj)) {
+    const std::string lobj = obj + " label_match";
+    r.check_keys(*lm, {"match_labels", "match_expressions"}, lobj);
+    m.has_labels = true;
+    m.match_labels = r.string_map(*lm, "match_labels", lobj);
+    if (const toml::node* me = lm->get("match_expressions")) {
+      const toml::array* arr = me->as_array();
+      if (!arr)
+        r.fail(me->source(), lobj, "'match_expressions' must be an array of tables");
+      for (size_t k = 0; k < arr->size(); ++k) {
+        const toml::node& el = *arr->get(k);
+        std::string eobj = fmt::format("{} match_expressions[{}]", lobj, k);
+        if (!el.is_table())
+          r.fail(el.source(), eobj, fmt::format("must be a table, got {}", type_name(el)));
+        const toml::table& et = *el.as_table();
+        r.check_keys(et, {"key", "operator", "values"}, eobj);
+        LabelRequirement req;
+        req.key = r.opt_string(et, "key", eobj).value_or("");
+        if (req.key.empty()) r.fail(et.source(), eobj, "missing 'key'");
+        if (!et.get("operator")) r.fail(et.source(), eobj, "missing 'operator'");
+        req.op = one_of<std::string>(r, et, "operator", eobj,
+                                     {{"In", "In"},
+                                      {"NotIn", "NotIn"},
+                                      {"Exists", "Exists"},
+                                      {"DoesNotExist", "DoesNotExist"}},
+                                     "");
+        if (const toml::node* v = et.get("values")) req.values = string_list(r, *v, "values", eobj);
+        // metav1.LabelSelectorRequirement validation: In / NotIn need values, the others none.
+        const bool set_op = req.op == "In" || req.op == "NotIn";
+        if (set_op && req.values.empty())
+          r.fail(et.source(), eobj, fmt::format("operator {} needs 'values'", req.op));
+        if (!set_op && !req.values.empty())
+          r.fail(et.get("values")->source(), eobj,
+                 fmt::format("operator {} takes no 'values'", req.op));
+        m.match_expressions.push_back(std::move(req));
+      }
+    }
+    if (m.match_labels.empty() && m.match_expressions.empty())
+      r.fail(lm->source(), lobj, "an empty label_match selects no node");
+    ++selectors;
+  }
+  if (selectors != 1)
+    r.fail(t.source(), obj,
+           selectors == 0 ? "give one of exact_match, regex_match, label_match"
+                          : "give only one of exact_match, regex_match, label_match");
+  if (m.type == MemberType::HyperNode && m.exact.empty())
+    r.fail(t.source(), obj, "a HyperNode member takes exact_match only (Volcano selects "
+                            "HyperNodes by name)");
+  return m;
+}
+
+// [[hypernodes]]: name, tier, members. Read after the nodes; members may name HyperNodes
+// declared further down. Then the whole tree is checked (host/model/hypernode_tree.hpp):
+// in a file every defect it finds is an error, pointing at the member (or the HyperNode).
+void load_hypernodes(const Reader& r, const toml::table& root, Cache& cache) {
+  std::map<std::string, std::string> labels;  // HyperNode name -> "hypernodes[i] (name)"
+  r.each_table(root, "hypernodes", [&](const toml::table& t, size_t i) {
+    std::string obj = label("hypernodes", i, peek(t, "name"));
+    r.check_keys(t, {"name", "tier", "members"}, obj);
+    HyperNodeSpec hn;
+    hn.name = r.name(t, "name", obj);
+    auto tier = r.opt_int(t, "tier", obj, 0, std::numeric_limits<int32_t>::max());
+    if (!tier) r.fail(t.source(), obj, "missing 'tier'");
+    hn.tier = static_cast<int32_t>(*tier);
+    const toml::node* mn = t.get("members");
+    if (!mn) r.fail(t.source(), obj, "missing 'members'");
+    const toml::array* arr = mn->as_array();
+    if (!arr)
+      r.fail(mn->source(), obj,
+             fmt::format("'members' must be an array of tables, got {}", type_name(*mn)));
+    for (size_t j = 0; j < arr->size(); ++j) {
+      const toml::node& el = *arr->get(j);
+      std::string mobj = fmt::format("{} members[{}]", obj, j);
+      if (!el.is_table())
+        r.fail(el.source(), mobj, fmt::format("must be a table, got {}", type_name(el)));
+      hn.members.push_back(load_member(r, *el.as_table(), mobj));
+    }
+    hn.src = r.ref(t.source());
+    if (cache.hypernodes().count(hn.name))
+      r.fail(t.source(), obj, fmt::format("duplicate HyperNode '{}'", hn.name));
+    labels[hn.name] = obj;
+    cache.upsert_hypernode(std::move(hn));
+  });
+  if (cache.hypernodes().empty()) return;
+
+  std::vector<HyperNodeProblem> problems;
+  (void)build_hypernode_tree(cache.hypernodes(), cache.nodes(), &problems);
+  if (problems.empty()) return;
+  // A cycle or a second parent first: they are what the other defects follow from.
+  const HyperNodeProblem* first = &problems.front();
+  for (const HyperNodeProblem& q : problems)
+    if (q.fatal) {
+      first = &q;
+      break;
+    }
+  const HyperNodeProblem& p = *first;
+  const HyperNodeSpec& hn = *cache.hypernodes().at(p.hypernode);
+  const SourceRef& at = p.member >= 0 ? hn.members[static_cast<size_t>(p.member)].src : hn.src;
+  std::string obj = labels[p.hypernode];
+  if (p.member >= 0) obj += fmt::format(" members[{}]", p.member);
+  throw InputError(fmt::format("{}: {}: {}", at.str(), obj, p.message));
+}
+
 // Volcano always has a "default" queue; a scenario may use it without declaring it.
 void ensure_default_queue(const Reader& r, Cache& cache) {
   if (cache.queues().count("default")) return;
@@ -471,7 +617,8 @@ void load_podgroups(const Reader& r, const toml::table& root, Cache& cache) {
     std::string nm = peek(t, "name");
     std::string obj = label("podgroups", i, nm.empty() ? "" : (ns.empty() ? "default" : ns) + "/" + nm);
     r.check_keys(t, {"name", "namespace", "queue", "min_member", "min_task_member",
-                     "min_resources", "phase", "priority_class", "created", "annotations"},
+                     "min_resources", "phase", "priority_class", "created", "annotations",
+                     "network_topology"},
                  obj);
     PodGroupSpec pg;
     pg.name = r.name(t, "name", obj);
@@ -507,6 +654,23 @@ void load_podgroups(const Reader& r, const toml::table& root, Cache& cache) {
     pg.created = r.opt_number(t, "created", obj).value_or(0);
     pg.phase_since = pg.created;
     pg.annotations = r.string_map(t, "annotations", obj);
+    if (const toml::table* nt = r.opt_table(t, "network_topology", obj)) {
+      // Volcano's spec.networkTopology: mode (default hard) and highestTierAllowed. A hard
+      // mode without a tier is a constraint Volcano silently drops (IsHardTopologyMode),
+      // so a file must give one.
+      const std::string nobj = obj + " network_topology";
+      r.check_keys(*nt, {"mode", "highest_tier_allowed"}, nobj);
+      NetworkTopology topo;
+      topo.mode = one_of<TopologyMode>(r, *nt, "mode", nobj,
+                                       {{"hard", TopologyMode::Hard}, {"soft", TopologyMode::Soft}},
+                                       TopologyMode::Hard);
+      auto tier = r.opt_int(*nt, "highest_tier_allowed", nobj, 0,
+                            std::numeric_limits<int32_t>::max());
+      if (topo.mode == TopologyMode::Hard && !tier)
+        r.fail(nt->source(), nobj, "mode \"hard\" needs 'highest_tier_allowed'");
+      topo.highest_tier_allowed = static_cast<int32_t>(tier.value_or(0));
+      pg.network_topology = topo;
+    }
     pg.src = r.ref(t.source());
     if (cache.podgroups().count(pg.key()))
       r.fail(t.source(), obj, fmt::format("duplicate podgroup '{}'", pg.key()));
@@ -699,6 +863,7 @@ void load_cluster_objects(const toml::table& tbl, const fs::path& file, Cache& c
   load_priority_classes(r, tbl, cache);
   load_queues(r, tbl, cache);
   load_nodes(r, tbl, cache);
+  load_hypernodes(r, tbl, cache);
   load_podgroups(r, tbl, cache);
   load_pods(r, tbl, cache);
 }
@@ -719,7 +884,8 @@ Scenario load_scenario(const fs::path& file, const std::vector<fs::path>& defaul
   Scenario sc;
   sc.file = file;
   r.check_keys(root, {"name", "description", "sessions", "config", "config_file",
-                      "priority_classes", "queues", "nodes", "podgroups", "pods", "expect"},
+                      "priority_classes", "queues", "nodes", "hypernodes", "podgroups", "pods",
+                      "expect"},
                "");
   sc.name = r.opt_string(root, "name", "").value_or(file.stem().string());
   (void)r.opt_string(root, "description", "");

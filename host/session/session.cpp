@@ -398,7 +398,6 @@ void Session::build(const Cache& cache) {
   }
 
   for (uint32_t i = 0; i < node_list_.size(); ++i) node_list_[i]->index = i;
-  nodes_to_find_ = policy_->config.node_search.nodes_to_find(node_list_.size());
 
   for (auto& j : jobs_) job_list_.push_back(j.get());
   std::sort(job_list_.begin(), job_list_.end(),
@@ -413,6 +412,7 @@ void Session::build(const Cache& cache) {
     }
   }
   for (const auto& [name, args] : policy_->action_args) action_args_[name] = *args;
+  hypernodes_.build(cache, node_list_, job_list_);
 }
 
 // ---------------------------------------------------------------------------------------

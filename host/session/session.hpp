@@ -17,6 +17,7 @@
 
 #include "host/plugins/plugin_set.hpp"
 #include "host/session/reasons.hpp"
+#include "host/session/hypernodes.hpp"
 #include "host/session/session_types.hpp"
 
 namespace caldera {
@@ -72,6 +73,9 @@ class Session {
   JobInfo* job(const std::string& uid) const;
   NodeInfo* node(const std::string& name) const;
   QueueInfo* queue(const std::string& name) const;
+  // The network topology (host/session/hypernodes.hpp).
+  const HyperNodes& hypernodes() const { return hypernodes_; }
+  HyperNodes& hypernodes() { return hypernodes_; }
 
   const Policy& policy() const { return *policy_; }
   // Validated arguments of an action ([actions.NAME]); empty when none were given.
@@ -120,11 +124,9 @@ class Session {
   ReasonTable& reasons() const { return reasons_; }
   int32_t insufficient_reason(size_t resource) const { return insufficient_ids_[resource]; }
   int32_t pods_reason() const { return pods_id_; }
-  // How many feasible nodes a predicate search looks for (NodeSearchConfig), and where the
-  // next search starts: it resumes where the last one stopped (Volcano's
-  // lastProcessedNodeIndex, kept here per session so that a session's decisions depend on
-  // its input only).
-  size_t nodes_to_find() const { return nodes_to_find_; }
+  // Where the next predicate search starts (actions/predicate_helper.hpp): it resumes where
+  // the last one stopped (Volcano's lastProcessedNodeIndex, kept here per session so that
+  // a session's decisions depend on its input only).
   size_t node_search_start() const { return node_search_start_; }
   void set_node_search_start(size_t i) { node_search_start_ = i; }
   // Plugins' predicates (scores) may run on several threads: every plugin taking part
@@ -186,6 +188,7 @@ class Session {
   std::unordered_map<std::string, NodeInfo*> node_by_name_;
   std::unordered_map<std::string, QueueInfo*> queue_by_name_;
   std::map<std::string, Args> action_args_;
+  HyperNodes hypernodes_;
 
   std::vector<std::vector<Instance>> tiers_;
   // The node-level chains in call order (tiers, then plugins), built once at open.
@@ -200,7 +203,6 @@ class Session {
   mutable ReasonTable reasons_;
   std::vector<int32_t> insufficient_ids_;
   int32_t pods_id_ = -1;
-  size_t nodes_to_find_ = 0;
   size_t node_search_start_ = 0;
   SessionResult result_;
   bool closing_ = false;  // inside close(): plugins' pending reasons mark jobs unschedulable

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <limits>
 
@@ -541,6 +542,37 @@ std::optional<PodGroupSpec> podgroup_from_json(const json& obj, Warnings& w) {
         pg.phase_since = *t;
   }
   if (const json* md = field(obj, "metadata")) pg.annotations = string_map(*md, "annotations", where, w);
+  if (const json* nt = field(*spec, "networkTopology")) {
+    // Volcano's NetworkTopologySpec: mode (default hard), highestTierAllowed. A hard mode
+    // without a tier is no constraint to Volcano (JobInfo.IsHardTopologyMode): dropped.
+    const std::string nwhere = where + ": networkTopology";
+    if (!nt->is_object()) {
+      w.push_back(fmt::format("{} is not an object; ignored", nwhere));
+    } else {
+      std::string mode = str_field(*nt, "mode", nwhere, w);
+      auto tier = int32_field(*nt, "highestTierAllowed", nwhere, w);
+      NetworkTopology topo;
+      if (mode == "soft") {
+        topo.mode = TopologyMode::Soft;
+        pg.network_topology = topo;
+      } else if (mode.empty() || mode == "hard") {
+        if (!tier) {
+          if (!str_field(*nt, "highestTierName", nwhere, w).empty())
+            w.push_back(fmt::format("{}: highestTierName is not supported (give "
+                                    "highestTierAllowed); no constraint",
+                                    nwhere));
+        } else if (*tier < 0) {
+          w.push_back(fmt::format("{}: highestTierAllowed {} is negative; no constraint", nwhere,
+                                  *tier));
+        } else {
+          topo.highest_tier_allowed = *tier;
+          pg.network_topology = topo;
+        }
+      } else {
+        w.push_back(fmt::format("{}: mode '{}' is not hard or soft; no constraint", nwhere, mode));
+      }
+    }
+  }
   return pg;
 }
 
@@ -598,6 +630,86 @@ std::optional<QueueSpec> queue_from_json(const json& obj, Warnings& w) {
     q.state = QueueState::Open;
   }
   return q;
+}
+
+std::optional<HyperNodeSpec> hypernode_from_json(const json& obj, Warnings& w) {
+  ObjectMeta m = read_meta(obj);
+  if (m.name.empty()) {
+    w.push_back("HyperNode without a name; skipped");
+    return std::nullopt;
+  }
+  std::string where = "HyperNode " + m.name;
+  HyperNodeSpec hn;
+  hn.name = m.name;
+  hn.src.file = "hypernodes/" + m.name;
+  static const json empty = json::object();
+  const json* spec = field(obj, "spec");
+  if (!spec) spec = &empty;
+  // v1alpha1 spec.tier is an integer (early v1alpha1 had a string: read that too).
+  std::optional<int32_t> tier;
+  if (const json* t = field(*spec, "tier"); t && t->is_string()) {
+    const std::string text = t->get<std::string>();
+    char* end = nullptr;
+    long v = std::strtol(text.c_str(), &end, 10);
+    if (!text.empty() && end && *end == '\0' && v >= 0 && v <= std::numeric_limits<int32_t>::max())
+      tier = static_cast<int32_t>(v);
+    else
+      w.push_back(fmt::format("{}: tier '{}' is not a number", where, text));
+  } else {
+    tier = int32_field(*spec, "tier", where, w);
+  }
+  if (!tier || *tier < 0) {
+    w.push_back(fmt::format("{}: no usable spec.tier; skipped", where));
+    return std::nullopt;
+  }
+  hn.tier = *tier;
+  const json* members = field(*spec, "members");
+  if (members && !members->is_array()) {
+    w.push_back(fmt::format("{}: spec.members is not a list; no members", where));
+    members = nullptr;
+  }
+  if (members) {
+    for (size_t j = 0; j < members->size(); ++j) {
+      const json& mj = (*members)[j];
+      std::string mwhere = fmt::format("{}: members[{}]", where, j);
+      HyperNodeMember mem;
+      mem.src.file = hn.src.file;
+      std::string type = str_field(mj, "type", mwhere, w);
+      if (type == "Node") {
+        mem.type = MemberType::Node;
+      } else if (type == "HyperNode") {
+        mem.type = MemberType::HyperNode;
+      } else {
+        w.push_back(fmt::format("{}: type '{}' is not Node or HyperNode; ignored", mwhere, type));
+        continue;
+      }
+      const json* sel = field(mj, "selector");
+      if (!sel || !sel->is_object()) {
+        w.push_back(fmt::format("{}: no selector; ignored", mwhere));
+        continue;
+      }
+      if (const json* e = field(*sel, "exactMatch")) mem.exact = str_field(*e, "name", mwhere, w);
+      if (const json* r = field(*sel, "regexMatch"))
+        mem.regex = str_field(*r, "pattern", mwhere, w);
+      if (const json* l = field(*sel, "labelMatch")) {
+        mem.has_labels = true;
+        mem.match_labels = string_map(*l, "matchLabels", mwhere + ": labelMatch", w);
+        if (const json* ex = field(*l, "matchExpressions"); ex && ex->is_array()) {
+          for (const json& e : *ex) {
+            LabelRequirement req;
+            req.key = str_field(e, "key", mwhere, w);
+            req.op = str_field(e, "operator", mwhere, w);
+            if (const json* vs = field(e, "values"); vs && vs->is_array())
+              for (const json& v : *vs)
+                if (v.is_string()) req.values.push_back(v.get<std::string>());
+            mem.match_expressions.push_back(std::move(req));
+          }
+        }
+      }
+      hn.members.push_back(std::move(mem));
+    }
+  }
+  return hn;
 }
 
 std::optional<PriorityClassSpec> priority_class_from_json(const json& obj, Warnings& w) {

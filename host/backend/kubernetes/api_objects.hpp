@@ -75,6 +75,10 @@ std::optional<PodSpec> pod_from_json(const json& obj, const std::vector<std::str
 std::optional<PodGroupSpec> podgroup_from_json(const json& obj, Warnings& w);
 std::optional<QueueSpec> queue_from_json(const json& obj, Warnings& w);
 std::optional<PriorityClassSpec> priority_class_from_json(const json& obj, Warnings& w);
+// Volcano's topology.volcano.sh/v1alpha1 HyperNode: spec.tier and spec.members (type Node or
+// HyperNode; selector exactMatch, regexMatch or labelMatch). Whether the members make a
+// tree is checked when sessions use it (host/model/hypernode_tree.hpp).
+std::optional<HyperNodeSpec> hypernode_from_json(const json& obj, Warnings& w);
 
 // The annotation naming a pod's PodGroup (Volcano's KubeGroupNameAnnotationKey).
 inline constexpr const char* kGroupNameAnnotation = "scheduling.k8s.io/group-name";

@@ -19,6 +19,7 @@ constexpr const char* kNodes = "nodes";
 constexpr const char* kPodGroups = "podgroups";
 constexpr const char* kQueues = "queues";
 constexpr const char* kPriorityClasses = "priorityclasses";
+constexpr const char* kHyperNodes = "hypernodes";
 constexpr size_t kMaxMessage = 1024;  // as the writer truncates
 
 double mono_now() {
@@ -84,10 +85,11 @@ KubeCluster::KubeCluster(uv_loop_t* loop, HttpClient& http, KubeOptions opts)
   };
   writer_ = std::make_unique<Writer>(loop_, http_, wo, std::move(hooks));
 
-  auto add = [&](const char* name, const char* path) {
+  auto add = [&](const char* name, const char* path, bool optional = false) {
     InformerOptions io;
     io.name = name;
     io.path = path;
+    io.optional = optional;
     io.page_size = opts_.page_size;
     io.max_backoff = 10;
     informers_.push_back(std::make_unique<Informer>(loop_, http_, io, *this));
@@ -99,6 +101,9 @@ KubeCluster::KubeCluster(uv_loop_t* loop, HttpClient& http, KubeOptions opts)
   add(kPodGroups, "/apis/scheduling.volcano.sh/v1beta1/podgroups");
   add(kNodes, "/api/v1/nodes");
   add(kPods, "/api/v1/pods");
+  // HyperNodes when the cluster serves them (Volcano's topology CRD is optional: without it
+  // a 404 counts as "none", and the list is tried again every minute).
+  add(kHyperNodes, "/apis/topology.volcano.sh/v1alpha1/hypernodes", true);
 }
 
 KubeCluster::~KubeCluster() = default;
@@ -173,6 +178,7 @@ void KubeCluster::list_end(const std::string& resource) {
   if (resource == kPodGroups) collect(cache_.podgroups());
   if (resource == kQueues) collect(cache_.queues());
   if (resource == kPriorityClasses) collect(cache_.priority_classes());
+  if (resource == kHyperNodes) collect(cache_.hypernodes());
   if (!gone.empty())
     spdlog::info("kubernetes: {}: {} object(s) vanished while not watched; removed", resource,
                  gone.size());
@@ -185,9 +191,10 @@ void KubeCluster::list_end(const std::string& resource) {
       stats_.first_sync_seconds = static_cast<double>(now_ms() - started_ms_) / 1000.0;
       spdlog::info(
           "kubernetes: initial sync done in {:.2f}s: {} nodes, {} pods, {} PodGroups, {} queues, "
-          "{} priority classes",
+          "{} priority classes, {} HyperNodes",
           stats_.first_sync_seconds, cache_.nodes().size(), cache_.pods().size(),
-          cache_.podgroups().size(), cache_.queues().size(), cache_.priority_classes().size());
+          cache_.podgroups().size(), cache_.queues().size(), cache_.priority_classes().size(),
+          cache_.hypernodes().size());
     }
   }
 }
@@ -255,6 +262,11 @@ std::string KubeCluster::upsert(const std::string& resource, const json& obj) {
       cache_.upsert_priority_class(std::move(*pc));
     else if (!key.empty())
       cache_.remove_priority_class(key);
+  } else if (resource == kHyperNodes) {
+    if (auto hn = hypernode_from_json(obj, w))
+      cache_.upsert_hypernode(std::move(*hn));
+    else if (!key.empty())
+      cache_.remove_hypernode(key);
   }
   warn(w);
   return key;
@@ -317,6 +329,8 @@ void KubeCluster::remove(const std::string& resource, const std::string& key) {
     queue_meta_.erase(key);
   } else if (resource == kPriorityClasses) {
     cache_.remove_priority_class(key);
+  } else if (resource == kHyperNodes) {
+    cache_.remove_hypernode(key);
   }
 }
 

@@ -1,5 +1,6 @@
 // The Kubernetes backend: informers keep the cache current (pods, nodes, PodGroups,
-// Queues, PriorityClasses), and a session's decisions go back through the writer.
+// Queues, PriorityClasses, and HyperNodes where the cluster serves them), and a session's
+// decisions go back through the writer.
 //
 // Between a decision and the API server's confirmation the cache holds what was decided,
 // as Volcano's and kube-scheduler's caches "assume" pods: a pod being bound shows on its

@@ -85,8 +85,8 @@ class Capacity {
 
   static sdk::Status check_args(const sdk::Args& a) {
     if (a.get_int(kAncestorReclaimLevel, 0) < 0)
-      return sdk::Status::error(std::string(kAncestorReclaimLevel) + " must be >= 0, got " +
-                                std::to_string(a.get_int(kAncestorReclaimLevel, 0)));
+      return sdk::Status::error({kAncestorReclaimLevel, " must be >= 0, got ",
+                                 std::to_string(a.get_int(kAncestorReclaimLevel, 0))});
     return sdk::Status::ok();
   }
 

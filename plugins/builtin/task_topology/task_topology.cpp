@@ -58,8 +58,8 @@ class TaskTopology {
 
   static sdk::Status check_args(const sdk::Args& a) {
     if (a.get_int(kWeight, 1) < 0)
-      return sdk::Status::error(std::string(kWeight) + " must be >= 0, got " +
-                                std::to_string(a.get_int(kWeight, 1)));
+      return sdk::Status::error(
+          {kWeight, " must be >= 0, got ", std::to_string(a.get_int(kWeight, 1))});
     return sdk::Status::ok();
   }
 

@@ -117,7 +117,7 @@ class Tdm {
     }
     const double period = a.get_double(kEvictPeriod, 60);
     if (!(period >= 0) || !std::isfinite(period))
-      return sdk::Status::error(std::string(kEvictPeriod) + " must be a duration >= 0");
+      return sdk::Status::error({kEvictPeriod, " must be a duration >= 0"});
     return sdk::Status::ok();
   }
 

@@ -20,8 +20,15 @@
  *   A minor release only ever appends: new fields at the end of a struct, new functions at
  *   the end of cal_host_api, new extension slots at the end of cal_plugin. Every struct that
  *   crosses the boundary starts with its own size (struct_size), so each side reads only the
- *   fields the other one knows. A plugin must check host->struct_size before calling a host
- *   function added after 1.0 (CAL_HOST_HAS(host, fn) does it).
+ *   fields the other one knows. A host never loads a plugin stamped with a newer minor
+ *   than its own, so a plugin may call every function of the minor it was built for; a
+ *   plugin that stamps an older minor (to load on older hosts too) checks host->struct_size
+ *   before calling anything newer (CAL_HOST_HAS(host, fn) does it).
+ *
+ *   1.0  the first version.
+ *   1.1  host: node_index, node_pod_requests, node_pod_requests_nonzero; the HyperNode
+ *        functions (hypernode_*, node_hypernode_*, job_network_topology,
+ *        job_allocated_hypernode). Plugin: the hyper_node_order slot.
  *
  * ------------------------------------------------------------------------------------------
  * OWNERSHIP AND LIFETIMES (the rules every function below follows unless it says otherwise)
@@ -90,6 +97,7 @@ typedef struct cal_job cal_job;         /* a job: one PodGroup and its tasks */
 typedef struct cal_task cal_task;       /* a task: one pod */
 typedef struct cal_node cal_node;       /* a node */
 typedef struct cal_queue cal_queue;     /* a queue */
+typedef struct cal_hypernode cal_hypernode; /* a HyperNode: a switch and the nodes behind it */
 typedef struct cal_args cal_args;       /* the validated arguments of one plugin instance */
 
 /* ---------------------------------------------------------------------------------------
@@ -151,6 +159,13 @@ typedef enum cal_queue_state {
   CAL_QUEUE_CLOSED = 1,
   CAL_QUEUE_CLOSING = 2
 } cal_queue_state;
+
+/* A job's network topology constraint (its PodGroup's spec.networkTopology.mode). */
+typedef enum cal_topology_mode {
+  CAL_TOPOLOGY_NONE = 0,
+  CAL_TOPOLOGY_HARD = 1, /* all inside one HyperNode of at most the highest tier allowed */
+  CAL_TOPOLOGY_SOFT = 2  /* preferably inside one HyperNode, the lower the tier the better */
+} cal_topology_mode;
 
 typedef enum cal_log_level {
   CAL_LOG_DEBUG = 0,
@@ -377,6 +392,34 @@ typedef struct cal_host_api {
    * requests no cpu / no memory (Kubernetes' NodeInfo.NonZeroRequested, which the least
    * and most allocated scores use). Other dimensions read as in node_pod_requests. */
   const double *(*node_pod_requests_nonzero)(const cal_node *n);
+
+  /* --- network topology: HyperNodes (Volcano's topology.volcano.sh HyperNode) --------- */
+  /* The session's HyperNodes, by tier, then name. There are none when the cluster declares
+   * none, or when its HyperNodes do not form a tree (a cycle, a HyperNode with two
+   * parents); the lower the tier, the closer the nodes behind it. */
+  size_t (*hypernode_count)(const cal_session *s);
+  cal_hypernode *(*hypernode_at)(const cal_session *s, size_t i);
+  const char *(*hypernode_name)(const cal_hypernode *h);
+  int32_t (*hypernode_tier)(const cal_hypernode *h);
+  cal_hypernode *(*hypernode_parent)(const cal_hypernode *h); /* NULL for a root */
+  /* Its real nodes (its own and those of every HyperNode below it) that are in the
+   * session, by name. */
+  size_t (*hypernode_node_count)(const cal_hypernode *h);
+  cal_node *(*hypernode_node_at)(const cal_hypernode *h, size_t i);
+  /* The HyperNodes holding node n, lowest tier first: index 0 is the node's own switch
+   * (Volcano's FindHyperNodeForNode). 0 for a node behind no HyperNode. */
+  size_t (*node_hypernode_count)(const cal_session *s, const cal_node *n);
+  cal_hypernode *(*node_hypernode_at)(const cal_session *s, const cal_node *n, size_t i);
+  /* The lowest HyperNode holding both (Volcano's GetLCAHyperNode); NULL when none does or
+   * either is NULL. */
+  cal_hypernode *(*hypernode_lca)(const cal_hypernode *a, const cal_hypernode *b);
+  /* The job's network topology; *highest_tier_allowed (when not NULL) receives the
+   * PodGroup's highestTierAllowed, 0 when the mode is not hard. */
+  cal_topology_mode (*job_network_topology)(const cal_job *j, int32_t *highest_tier_allowed);
+  /* The HyperNode the job is placed in so far (Volcano's volcano.sh/allocated-hyper-node):
+   * the lowest one holding the nodes of its placed tasks at the session's start, moved by
+   * the allocate action when it places the job in a HyperNode. NULL when it has none. */
+  cal_hypernode *(*job_allocated_hypernode)(const cal_job *j);
 } cal_host_api;
 
 /* True when the host's table is recent enough to hold `fn`. */
@@ -462,6 +505,17 @@ typedef cal_vote (*cal_job_vote_fn)(void *self, const cal_job *j);
  * code other than CAL_SUCCESS makes the job invalid for the session, with its reason. */
 typedef cal_code (*cal_job_valid_fn)(void *self, const cal_job *j, cal_status *st);
 
+/* HyperNode scores, for a job the allocate action could place in any of several HyperNodes
+ * of one tier: higher is better. The plugin ADDS each candidate's score to scores[i] (the
+ * array is the host's; do not keep it); hypernodes[i] are the candidates, by name.
+ * COMBINE (hyper_node_order): the scores of every plugin are summed; the action adds, for
+ * each candidate, the node_order scores of the nodes it chose for the job's tasks inside it,
+ * and places the job in the HyperNode with the highest total (among equal totals, the one
+ * first by name). Returning anything but CAL_SUCCESS is logged and counts as 0. */
+typedef cal_code (*cal_hyper_node_order_fn)(void *self, const cal_job *j,
+                                            const cal_hypernode *const *hypernodes, size_t n,
+                                            double *scores, cal_status *st);
+
 /* Notifications (no combination: every plugin that has the slot is told).
  * job_enqueued: the enqueue action moved j to Inqueue.
  * on_allocate: t was just allocated or pipelined to a node in this session.
@@ -528,12 +582,22 @@ typedef struct cal_plugin {
    * naming the argument ("overcommit-factor must be >= 1"). The host refuses the config
    * and reports the reason with the config file, line and plugin. NULL: types only. */
   cal_code (*check_args)(const cal_args *args, cal_status *st);
-  /* Reserved for slots of later minor versions (hyper_node_order comes here). Zero them. */
-  void *reserved[16];
+
+  /* Slots added after 1.0 (taken from the front of the reserved room, so the descriptor
+   * keeps its size). The host reads one only when struct_size covers it
+   * (CAL_PLUGIN_HAS below). */
+  cal_hyper_node_order_fn hyper_node_order;
+  /* Reserved for slots of later minor versions. Zero them. */
+  void *reserved[15];
 } cal_plugin;
 
-/* The smallest descriptor a 1.x host accepts. */
-#define CAL_PLUGIN_V1_0_SIZE (offsetof(cal_plugin, reserved))
+/* The smallest descriptor a 1.x host accepts: the slots of 1.0. */
+#define CAL_PLUGIN_V1_0_SIZE (offsetof(cal_plugin, hyper_node_order))
+
+/* True when the descriptor is recent enough to hold `slot` and sets it. */
+#define CAL_PLUGIN_HAS(plugin, slot)                                                        \
+  ((plugin)->struct_size >= offsetof(cal_plugin, slot) + sizeof((plugin)->slot) &&          \
+   (plugin)->slot)
 
 /* The entry point's type. It may be called more than once (each load of a copy of the
  * file); it returns the same descriptor each time, or NULL to refuse to load. */

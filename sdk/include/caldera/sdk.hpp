@@ -57,6 +57,7 @@ class Session;
 class Job;
 class Node;
 class Queue;
+class HyperNode;
 
 inline std::string_view sv(const char* s) { return s ? std::string_view(s) : std::string_view(); }
 
@@ -179,6 +180,30 @@ class Node {
   size_t n_ = 0;
 };
 
+// A HyperNode (a switch and the nodes behind it). Reads need a host with the network
+// topology functions; on an older host a HyperNode is never handed out.
+class HyperNode {
+ public:
+  HyperNode() = default;
+  HyperNode(const cal_hypernode* h, size_t nres) : h_(h), n_(nres) {}
+  const cal_hypernode* handle() const { return h_; }
+  explicit operator bool() const { return h_ != nullptr; }
+  bool operator==(const HyperNode& o) const { return h_ == o.h_; }
+  std::string_view name() const { return sv(host->hypernode_name(h_)); }
+  int32_t tier() const { return host->hypernode_tier(h_); }
+  HyperNode parent() const { return HyperNode(host->hypernode_parent(h_), n_); }
+  size_t node_count() const { return host->hypernode_node_count(h_); }
+  Node node(size_t i) const { return Node(host->hypernode_node_at(h_, i), n_); }
+  // The lowest HyperNode holding both this one and `o`; empty when none does.
+  HyperNode lca(const HyperNode& o) const {
+    return HyperNode(host->hypernode_lca(h_, o.h_), n_);
+  }
+
+ private:
+  const cal_hypernode* h_ = nullptr;
+  size_t n_ = 0;
+};
+
 class Job {
  public:
   Job() = default;
@@ -213,6 +238,18 @@ class Job {
   void set_pending_reason(const char* plugin, const std::string& reason) const {
     host->job_set_pending_reason(const_cast<cal_job*>(h_), plugin, reason.c_str());
   }
+  // The PodGroup's network topology; `highest_tier` (optional) gets highestTierAllowed.
+  cal_topology_mode network_topology(int32_t* highest_tier = nullptr) const {
+    if (!CAL_HOST_HAS(host, job_network_topology)) {
+      if (highest_tier) *highest_tier = 0;
+      return CAL_TOPOLOGY_NONE;
+    }
+    return host->job_network_topology(h_, highest_tier);
+  }
+  HyperNode allocated_hypernode() const {
+    if (!CAL_HOST_HAS(host, job_allocated_hypernode)) return HyperNode();
+    return HyperNode(host->job_allocated_hypernode(h_), n_);
+  }
 
  private:
   const cal_job* h_ = nullptr;
@@ -241,8 +278,22 @@ class Session {
   Queue queue_by_name(const char* name) const {
     return Queue(host->queue_by_name(h_, name), n_);
   }
+  // The HyperNodes, by tier then name (none on a host without them).
+  size_t hypernode_count() const {
+    return CAL_HOST_HAS(host, hypernode_count) ? host->hypernode_count(h_) : 0;
+  }
+  HyperNode hypernode(size_t i) const { return HyperNode(host->hypernode_at(h_, i), n_); }
+  // The HyperNodes holding a node, lowest tier first.
+  size_t node_hypernode_count(const Node& n) const {
+    return CAL_HOST_HAS(host, node_hypernode_count) ? host->node_hypernode_count(h_, n.handle())
+                                                    : 0;
+  }
+  HyperNode node_hypernode(const Node& n, size_t i) const {
+    return HyperNode(host->node_hypernode_at(h_, n.handle(), i), n_);
+  }
   // Wrap raw handles coming into callbacks.
   Job wrap(const cal_job* j) const { return Job(j, n_); }
+  HyperNode wrap(const cal_hypernode* h) const { return HyperNode(h, n_); }
   Task wrap(const cal_task* t) const { return Task(t, n_); }
   Node wrap(const cal_node* n) const { return Node(n, n_); }
   Queue wrap(const cal_queue* q) const { return Queue(q, n_); }
@@ -313,6 +364,7 @@ class Status {
     return {CAL_UNSCHEDULABLE_AND_UNRESOLVABLE, parts};
   }
   static Status error(std::string_view r) { return {CAL_ERROR, r}; }
+  static Status error(std::initializer_list<std::string_view> parts) { return {CAL_ERROR, parts}; }
 
   std::string_view reason() const { return {text_, len_}; }
   const char* c_str() const { return text_; }
@@ -321,7 +373,10 @@ class Status {
   void append(std::string_view p) {
     const size_t room = CAL_REASON_MAX - 1 - len_;
     const size_t n = p.size() < room ? p.size() : room;
-    std::memcpy(text_ + len_, p.data(), n);
+    // A plain loop: GCC 12 misreads an inlined memcpy from a short std::string as reading
+    // past its inline buffer (-Warray-bounds).
+    const char* src = p.data();
+    for (size_t i = 0; i < n; ++i) text_[len_ + i] = src[i];
     len_ = static_cast<uint16_t>(len_ + n);
     text_[len_] = '\0';
   }
@@ -528,6 +583,26 @@ const cal_plugin* descriptor() {
           std::memcpy(victims, v.data(), n);
           return r;
         });
+      };
+    if constexpr (requires(P& x, Job j, const std::vector<HyperNode>& c,
+                           std::vector<double>& v) { x.hyper_node_order(j, c, v); })
+      p.hyper_node_order = [](void* self, const cal_job* j, const cal_hypernode* const* hs,
+                              size_t n, double* scores, cal_status* st) -> cal_code {
+        try {
+          S s = ssn_of<P>(self);
+          std::vector<HyperNode> cand;
+          cand.reserve(n);
+          for (size_t i = 0; i < n; ++i) cand.push_back(s.wrap(hs[i]));
+          std::vector<double> v(n, 0.0);
+          self_of<P>(self).hyper_node_order(s.wrap(j), cand, v);
+          for (size_t i = 0; i < n; ++i) scores[i] += v[i];
+          return CAL_SUCCESS;
+        } catch (const std::exception& e) {
+          set_reason(st, e.what());
+        } catch (...) {
+          set_reason(st, "unknown exception in hyper_node_order");
+        }
+        return CAL_ERROR;
       };
     if constexpr (requires(P& x, const std::vector<Task>& c, std::vector<uint8_t>& v) {
                     x.victim_tasks(c, v);

@@ -63,6 +63,7 @@ func main() {
 		{"preempt-through-eviction-api", testPreempt},
 		{"apiserver-restart-resumes", testRestart},
 		{"leader-election", testLeader},
+		{"topology-hard-job-in-one-hypernode", testTopology},
 	}
 	passed, failed := 0, 0
 	for _, t := range tests {
@@ -95,7 +96,8 @@ func clusterSetup(e *Env) error {
 	if err := e.ApplyYAML(filepath.Join(deploy, "crds.yaml")); err != nil {
 		return err
 	}
-	for _, crd := range []string{"podgroups.scheduling.volcano.sh", "queues.scheduling.volcano.sh"} {
+	for _, crd := range []string{"podgroups.scheduling.volcano.sh", "queues.scheduling.volcano.sh",
+		"hypernodes.topology.volcano.sh"} {
 		err := WaitFor(30*time.Second, "CRD "+crd+" established", func() (bool, string) {
 			var c struct {
 				Status struct {

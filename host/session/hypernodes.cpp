@@ -1,0 +1,211 @@
+// The session's HyperNodes (see the header).
+#include "host/session/hypernodes.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <mutex>
+#include <set>
+
+#include "host/cache/cache.hpp"
+#include "host/model/hypernode_tree.hpp"
+#include "host/plugins/host_api.hpp"
+#include "host/session/session.hpp"
+
+namespace caldera {
+
+namespace {
+
+// Resolving selectors costs a regex search per node and member; the tree only changes when
+// a HyperNode changes or a node comes, goes or changes its labels, while sessions come
+// every second. So the last tree is kept with what it was built from and reused while
+// that is the same (records are immutable: the same pointer is the same content).
+struct TreeMemo {
+  std::vector<std::shared_ptr<const HyperNodeSpec>> hypernodes;
+  std::vector<std::shared_ptr<const NodeSpec>> nodes;
+  std::shared_ptr<const HyperNodeTree> tree;
+};
+
+bool same_inputs(const TreeMemo& m, const Cache& cache) {
+  if (m.hypernodes.size() != cache.hypernodes().size() || m.nodes.size() != cache.nodes().size())
+    return false;
+  size_t i = 0;
+  for (const auto& [_, hn] : cache.hypernodes())
+    if (m.hypernodes[i++] != hn) return false;
+  i = 0;
+  for (const auto& [_, n] : cache.nodes()) {
+    const auto& old = m.nodes[i++];
+    if (old == n) continue;
+    if (old->name != n->name || old->labels != n->labels) return false;
+  }
+  return true;
+}
+
+std::shared_ptr<const HyperNodeTree> tree_of(const Cache& cache) {
+  static std::mutex mu;
+  static TreeMemo memo;
+  std::lock_guard<std::mutex> lock(mu);
+  if (memo.tree && same_inputs(memo, cache)) {
+    // Keep the newest node records, so that the next comparison is by pointer again.
+    size_t i = 0;
+    for (const auto& [_, n] : cache.nodes()) memo.nodes[i++] = n;
+    return memo.tree;
+  }
+  std::vector<HyperNodeProblem> problems;
+  auto tree = std::make_shared<const HyperNodeTree>(
+      build_hypernode_tree(cache.hypernodes(), cache.nodes(), &problems));
+  // Said once per change of the tree, not once per session.
+  for (const HyperNodeProblem& p : problems)
+    spdlog::warn("HyperNode {}{}: {}{}", p.hypernode,
+                 p.member >= 0 ? " member " + std::to_string(p.member) : std::string(), p.message,
+                 p.fatal ? " (no job with a network topology is placed until it is fixed)" : "");
+  memo.hypernodes.clear();
+  for (const auto& [_, hn] : cache.hypernodes()) memo.hypernodes.push_back(hn);
+  memo.nodes.clear();
+  for (const auto& [_, n] : cache.nodes()) memo.nodes.push_back(n);
+  memo.tree = tree;
+  return tree;
+}
+
+const std::vector<HyperNodeInfo*>& no_hypernodes() {
+  static const std::vector<HyperNodeInfo*> v;
+  return v;
+}
+
+}  // namespace
+
+HyperNodes::HyperNodes() = default;
+HyperNodes::~HyperNodes() = default;
+
+void HyperNodes::build(const Cache& cache, const std::vector<NodeInfo*>& nodes,
+                       const std::vector<JobInfo*>& jobs) {
+  if (cache.hypernodes().empty()) return;
+  std::shared_ptr<const HyperNodeTree> tree = tree_of(cache);
+  if (!tree->usable) {
+    problem_ = tree->problem;
+    return;
+  }
+  std::unordered_map<std::string, NodeInfo*> node_by_name;
+  for (NodeInfo* n : nodes) node_by_name[n->name] = n;
+
+  for (const auto& e : tree->entries) {
+    auto h = std::make_unique<HyperNodeInfo>();
+    h->name = e.spec->name;
+    h->tier = e.spec->tier;
+    for (const std::string& name : e.nodes)
+      if (auto it = node_by_name.find(name); it != node_by_name.end())
+        h->nodes.push_back(it->second);
+    by_name_[h->name] = h.get();
+    owned_.push_back(std::move(h));
+  }
+  for (size_t i = 0; i < tree->entries.size(); ++i) {
+    const auto& e = tree->entries[i];
+    HyperNodeInfo* h = owned_[i].get();
+    if (e.parent >= 0) h->parent = owned_[static_cast<size_t>(e.parent)].get();
+    for (int c : e.children) h->children.push_back(owned_[static_cast<size_t>(c)].get());
+  }
+
+  for (auto& h : owned_) all_.push_back(h.get());
+  std::sort(all_.begin(), all_.end(), [](const HyperNodeInfo* a, const HyperNodeInfo* b) {
+    return a->tier != b->tier ? a->tier < b->tier : a->name < b->name;
+  });
+  for (HyperNodeInfo* h : all_) {
+    if (tiers_.empty() || tiers_.back() != h->tier) {
+      tiers_.push_back(h->tier);
+      by_tier_.emplace_back();
+    }
+    by_tier_.back().push_back(h);
+    for (NodeInfo* n : h->nodes) of_node_[n].push_back(h);  // all_ is by tier: lowest first
+  }
+
+  for (JobInfo* j : jobs)
+    if (HyperNodeInfo* h = derive_allocated(j)) allocated_[j] = h;
+}
+
+const std::vector<HyperNodeInfo*>& HyperNodes::at_tier(int32_t tier) const {
+  auto it = std::lower_bound(tiers_.begin(), tiers_.end(), tier);
+  if (it == tiers_.end() || *it != tier) return no_hypernodes();
+  return by_tier_[static_cast<size_t>(it - tiers_.begin())];
+}
+
+HyperNodeInfo* HyperNodes::find(const std::string& name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+const std::vector<HyperNodeInfo*>& HyperNodes::of_node(const NodeInfo* n) const {
+  auto it = of_node_.find(n);
+  return it == of_node_.end() ? no_hypernodes() : it->second;
+}
+
+bool HyperNodes::contains(const HyperNodeInfo* h, const NodeInfo* n) const {
+  const auto& v = of_node(n);
+  return std::find(v.begin(), v.end(), h) != v.end();
+}
+
+HyperNodeInfo* HyperNodes::lca(HyperNodeInfo* a, HyperNodeInfo* b) {
+  if (!a || !b) return nullptr;
+  std::set<const HyperNodeInfo*> up;
+  for (HyperNodeInfo* p = a; p; p = p->parent) up.insert(p);
+  for (HyperNodeInfo* p = b; p; p = p->parent)
+    if (up.count(p)) return p;
+  return nullptr;
+}
+
+HyperNodeInfo* HyperNodes::allocated(const JobInfo* j) const {
+  auto it = allocated_.find(j);
+  return it == allocated_.end() ? nullptr : it->second;
+}
+
+void HyperNodes::set_allocated(const JobInfo* j, HyperNodeInfo* h) {
+  if (h)
+    allocated_[j] = h;
+  else
+    allocated_.erase(j);
+}
+
+HyperNodeInfo* HyperNodes::derive_allocated(const JobInfo* j) const {
+  HyperNodeInfo* acc = nullptr;
+  bool any = false;
+  for (const TaskInfo* t : j->tasks) {
+    if (!t->node || t->status == CAL_TASK_RELEASING || !on_node_status(t->status)) continue;
+    const auto& hs = of_node(t->node);
+    if (hs.empty()) return nullptr;  // a task outside every HyperNode: no common one
+    acc = any ? lca(acc, hs.front()) : hs.front();
+    any = true;
+    if (!acc) return nullptr;
+  }
+  return acc;
+}
+
+const NetworkTopology* network_topology_of(const JobInfo* j) {
+  if (!j->podgroup || !j->podgroup->network_topology) return nullptr;
+  return &*j->podgroup->network_topology;
+}
+
+void hyper_node_scores(const Session& ssn, const JobInfo* job,
+                       const std::vector<HyperNodeInfo*>& candidates, std::vector<double>& scores) {
+  scores.assign(candidates.size(), 0.0);
+  if (candidates.empty()) return;
+  std::vector<const cal_hypernode*> handles(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) handles[i] = to_handle(candidates[i]);
+  std::vector<double> part(candidates.size());
+  for (const auto& tier : ssn.tiers())
+    for (const auto& in : tier) {
+      const cal_plugin* d = in.plugin->desc;
+      if (!in.plugin->points.has(Point::HyperNodeOrder) || !CAL_PLUGIN_HAS(d, hyper_node_order))
+        continue;
+      std::fill(part.begin(), part.end(), 0.0);
+      cal_status st{};
+      st.struct_size = sizeof st;
+      cal_code c = d->hyper_node_order(in.self, to_handle(job), handles.data(), handles.size(),
+                                       part.data(), &st);
+      if (c != CAL_SUCCESS) {
+        spdlog::error("plugin {}: hyper_node_order failed: {}", in.plugin->name, st.reason);
+        continue;
+      }
+      for (size_t i = 0; i < candidates.size(); ++i) scores[i] += part[i];
+    }
+}
+
+}  // namespace caldera

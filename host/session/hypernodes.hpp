@@ -1,0 +1,97 @@
+// The session's HyperNodes: Volcano's ssn.HyperNodes, HyperNodesSetByTier, RealNodesList
+// and the job's allocated HyperNode (pkg/scheduler/framework/session.go,
+// pkg/scheduler/api/hyper_node_info.go), built at open from the cache's HyperNode tree
+// (host/model/hypernode_tree.hpp) and the session's nodes.
+//
+// A HyperNode's nodes are the session's nodes among its real nodes (nodes that are not
+// ready are not in the session). An unusable tree (a cycle, a HyperNode with two parents)
+// gives an empty view and a problem() text: jobs with a hard network topology then wait,
+// with that text as their reason, as Volcano's HyperNodesReadyToSchedule = false makes
+// them wait.
+//
+// The job's allocated HyperNode is Volcano's volcano.sh/allocated-hyper-node PodGroup
+// annotation, which Caldera does not write: at open it is derived from where the job's
+// tasks are (the lowest common ancestor of the lowest HyperNode of each node holding one),
+// and the allocate action moves it when it places the job in a HyperNode (as Volcano
+// rewrites the annotation), so the next turn and the plugins see it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "host/model/objects.hpp"
+
+namespace caldera {
+
+class Cache;
+class Session;
+struct JobInfo;
+struct NodeInfo;
+
+struct HyperNodeInfo {
+  std::string name;
+  int32_t tier = 0;
+  HyperNodeInfo* parent = nullptr;
+  std::vector<HyperNodeInfo*> children;  // by name
+  std::vector<NodeInfo*> nodes;          // its real nodes in this session, by name
+};
+
+class HyperNodes {
+ public:
+  HyperNodes();
+  ~HyperNodes();
+  HyperNodes(const HyperNodes&) = delete;
+  HyperNodes& operator=(const HyperNodes&) = delete;
+
+  // `nodes`: the session's nodes, by name. `jobs`: every job, tasks on their nodes.
+  void build(const Cache& cache, const std::vector<NodeInfo*>& nodes,
+             const std::vector<JobInfo*>& jobs);
+
+  bool empty() const { return all_.empty(); }
+  // "" when the cache's HyperNodes form a usable tree (or there are none).
+  const std::string& problem() const { return problem_; }
+
+  const std::vector<HyperNodeInfo*>& all() const { return all_; }  // by tier, then name
+  const std::vector<int32_t>& tiers() const { return tiers_; }     // ascending, distinct
+  const std::vector<HyperNodeInfo*>& at_tier(int32_t tier) const;  // by name
+  HyperNodeInfo* find(const std::string& name) const;
+  // The HyperNodes that hold the node, lowest tier first (then by name). The first is
+  // Volcano's FindHyperNodeForNode.
+  const std::vector<HyperNodeInfo*>& of_node(const NodeInfo* n) const;
+  bool contains(const HyperNodeInfo* h, const NodeInfo* n) const;
+
+  // Volcano's GetLCAHyperNode: the lowest HyperNode holding both; nullptr when none does
+  // or either is null.
+  static HyperNodeInfo* lca(HyperNodeInfo* a, HyperNodeInfo* b);
+
+  // The job's allocated HyperNode (see above); nullptr when it has none.
+  HyperNodeInfo* allocated(const JobInfo* j) const;
+  void set_allocated(const JobInfo* j, HyperNodeInfo* h);
+  // The lowest common ancestor of the lowest HyperNode of every node holding one of the
+  // job's tasks (allocated, pipelined, binding, bound or running); nullptr when the job
+  // holds no node, or one of its nodes is in no HyperNode.
+  HyperNodeInfo* derive_allocated(const JobInfo* j) const;
+
+ private:
+  std::vector<std::unique_ptr<HyperNodeInfo>> owned_;
+  std::vector<HyperNodeInfo*> all_;
+  std::vector<int32_t> tiers_;
+  std::vector<std::vector<HyperNodeInfo*>> by_tier_;  // parallel to tiers_
+  std::unordered_map<std::string, HyperNodeInfo*> by_name_;
+  std::unordered_map<const NodeInfo*, std::vector<HyperNodeInfo*>> of_node_;
+  std::unordered_map<const JobInfo*, HyperNodeInfo*> allocated_;
+  std::string problem_;
+};
+
+// The job's network topology (its PodGroup's spec.networkTopology); nullptr when none.
+const NetworkTopology* network_topology_of(const JobInfo* j);
+
+// Sum of the hyper_node_order scores of every plugin that takes part, for each candidate
+// (scores.size() == candidates.size()); the rule is written in caldera/plugin.h.
+void hyper_node_scores(const Session& ssn, const JobInfo* job,
+                       const std::vector<HyperNodeInfo*>& candidates, std::vector<double>& scores);
+
+}  // namespace caldera
