@@ -18,23 +18,54 @@ constexpr size_t kMinParallelBatch = 256;
 constexpr size_t kMinChunk = 64;
 }  // namespace
 
-PredicateHelper::GroupErrors* PredicateHelper::group_of(const TaskInfo* t, bool create) {
+// Failure words: the top two bits say what the rest holds.
+//   kHostMask   bit d (d < kMaskDims) for each resource d the node lacks; kPodsBit when no
+//               pod fits; none at all for "didn't pass the predicates".
+//   kPluginId   a reason id of the session's table.
+//   kPoolEntry  the offset of an entry of pool_ (host failures with resources past the mask).
+namespace {
+constexpr uint64_t kKindShift = 62;
+constexpr uint64_t kHostMask = uint64_t{1} << kKindShift;
+constexpr uint64_t kPluginId = uint64_t{2} << kKindShift;
+constexpr uint64_t kPoolEntry = uint64_t{3} << kKindShift;
+constexpr uint64_t kPayload = (uint64_t{1} << kKindShift) - 1;
+constexpr size_t kMaskDims = 61;
+constexpr uint64_t kPodsBit = uint64_t{1} << kMaskDims;
+
+// Arrays of failure slots, all zero, kept for the next helper of this thread.
+thread_local std::vector<std::vector<uint64_t>> spare_slots;
+}  // namespace
+
+PredicateHelper::~PredicateHelper() {
+  for (auto& [key, g] : groups_) {
+    for (uint32_t i : g.written) g.slots[i] = 0;
+    if (spare_slots.size() < 16) spare_slots.push_back(std::move(g.slots));
+  }
+}
+
+PredicateHelper::Group* PredicateHelper::group_of(const TaskInfo* t, bool create) {
   // Volcano's taskGroupID: job and task spec; a pod without a task spec is its own group.
   std::string key = t->role.empty() ? "pod:" + t->uid
                                     : (t->job ? t->job->uid : std::string()) + "/" + t->role;
   auto it = groups_.find(key);
   if (it != groups_.end()) return &it->second;
   if (!create) return nullptr;
-  return &groups_.emplace(std::move(key), GroupErrors(ssn_.nodes().size(), 0)).first->second;
+  Group g;
+  if (!spare_slots.empty()) {
+    g.slots = std::move(spare_slots.back());
+    spare_slots.pop_back();
+  }
+  g.slots.resize(ssn_.nodes().size(), 0);  // a spare array is all zero already
+  return &groups_.emplace(std::move(key), std::move(g)).first->second;
 }
 
 void PredicateHelper::evaluate(const TaskInfo* t, const NodeInfo* n, const NodeFilter& filter,
-                               const GroupErrors* cached, Verdict& v) const {
+                               const Group* cached, Verdict& v) const {
   v.ok = false;
   v.cached = false;
   v.host_failed = false;
   v.plugin = nullptr;
-  if (cached != nullptr && (*cached)[n->index] != 0) {
+  if (cached != nullptr && cached->slots[n->index] != 0) {
     v.cached = true;
     return;
   }
@@ -52,40 +83,74 @@ void PredicateHelper::evaluate(const TaskInfo* t, const NodeInfo* n, const NodeF
   }
 }
 
-void PredicateHelper::record_failure(const TaskInfo* t, const NodeInfo* n,
-                                     const NodeFilter& filter, const Verdict& v,
-                                     GroupErrors*& group, FitErrors* fe) {
-  if (v.cached) {
-    const GroupErrors& g = *group;
-    const uint32_t at = g[n->index] - 1;
-    if (fe != nullptr)
-      for (int32_t k = 0; k < pool_[at]; ++k) fe->add(pool_[at + 1 + k]);
-    return;
-  }
-  ids_.clear();
+PredicateHelper::Failure PredicateHelper::failure_of(const TaskInfo* t, const NodeInfo* n,
+                                                     const NodeFilter& filter,
+                                                     const Verdict& v) {
   if (v.host_failed) {
-    if (filter.resources) {
-      const size_t dims = std::min(t->init_resreq.size(), n->future_idle.size());
+    const size_t dims =
+        filter.resources ? std::min(t->init_resreq.size(), n->future_idle.size()) : 0;
+    const bool pods = filter.pod_room && !placement::has_pod_room(n);
+    if (dims <= kMaskDims) {
+      uint64_t mask = 0;
       for (size_t d = 0; d < dims; ++d)
-        if (!placement::dim_fits(t->init_resreq, n->future_idle, d))
-          ids_.push_back(ssn_.insufficient_reason(d));
+        if (!placement::dim_fits(t->init_resreq, n->future_idle, d)) mask |= uint64_t{1} << d;
+      if (pods) mask |= kPodsBit;
+      return kHostMask | mask;
     }
-    if (filter.pod_room && !placement::has_pod_room(n)) ids_.push_back(ssn_.pods_reason());
-  } else if (v.plugin != nullptr) {
-    if (v.code == CAL_ERROR)
-      spdlog::error("plugin {}: error: {}", *v.plugin, v.st.reason[0] ? v.st.reason : "no reason");
-    ids_.push_back(v.st.reason[0] != '\0'
-                       ? ssn_.reasons().intern(v.st.reason)
-                       : ssn_.reasons().intern(
-                             fmt::format("node(s) didn't pass the {} predicate", *v.plugin)));
+    const auto at = static_cast<uint64_t>(pool_.size());
+    pool_.push_back(0);
+    for (size_t d = 0; d < dims; ++d)
+      if (!placement::dim_fits(t->init_resreq, n->future_idle, d))
+        pool_.push_back(ssn_.insufficient_reason(d));
+    if (pods) pool_.push_back(ssn_.pods_reason());
+    pool_[at] = static_cast<int32_t>(pool_.size() - at - 1);
+    return kPoolEntry | at;
   }
-  if (ids_.empty()) ids_.push_back(ssn_.reasons().intern("node(s) didn't pass the predicates"));
-  if (fe != nullptr)
-    for (int32_t id : ids_) fe->add(id);
+  if (v.code == CAL_ERROR)
+    spdlog::error("plugin {}: error: {}", *v.plugin, v.st.reason[0] ? v.st.reason : "no reason");
+  int32_t id;
+  if (v.st.reason[0] == '\0') {
+    id = ssn_.reasons().intern(fmt::format("node(s) didn't pass the {} predicate", *v.plugin));
+  } else if (last_reason_id_ >= 0 && last_reason_ == v.st.reason) {
+    id = last_reason_id_;  // the same words as the last refusal: no hashing
+  } else {
+    id = ssn_.reasons().intern(v.st.reason);
+    last_reason_ = v.st.reason;
+    last_reason_id_ = id;
+  }
+  return kPluginId | static_cast<uint64_t>(id);
+}
+
+void PredicateHelper::record(Group*& group, const TaskInfo* t, const NodeInfo* n, Failure f) {
   if (group == nullptr) group = group_of(t, true);
-  (*group)[n->index] = static_cast<uint32_t>(pool_.size()) + 1;
-  pool_.push_back(static_cast<int32_t>(ids_.size()));
-  pool_.insert(pool_.end(), ids_.begin(), ids_.end());
+  Failure& slot = group->slots[n->index];
+  if (slot == 0) group->written.push_back(n->index);
+  slot = f;
+}
+
+void PredicateHelper::add_reasons(Failure f, FitErrors& fe) const {
+  const uint64_t payload = f & kPayload;
+  switch (f & ~kPayload) {
+    case kHostMask:
+      if (payload == 0) {
+        fe.add("node(s) didn't pass the predicates");
+        return;
+      }
+      for (size_t d = 0; d < kMaskDims; ++d)
+        if (payload & (uint64_t{1} << d)) fe.add(ssn_.insufficient_reason(d));
+      if (payload & kPodsBit) fe.add(ssn_.pods_reason());
+      return;
+    case kPluginId:
+      fe.add(static_cast<int32_t>(payload));
+      return;
+    case kPoolEntry: {
+      const size_t at = static_cast<size_t>(payload);
+      for (int32_t k = 0; k < pool_[at]; ++k) fe.add(pool_[at + 1 + static_cast<size_t>(k)]);
+      return;
+    }
+    default:
+      return;
+  }
 }
 
 std::vector<NodeInfo*> PredicateHelper::predicate_nodes(const TaskInfo* t,
@@ -101,21 +166,21 @@ std::vector<NodeInfo*> PredicateHelper::predicate_nodes(const TaskInfo* t,
   const size_t start = ssn_.node_search_start() % all;
 
   // Volcano reads whether the group failed before once, before it walks the nodes:
-  // failures found in this walk only serve later calls.
-  GroupErrors* group = group_of(t, false);
-  const GroupErrors* cached = error_cache_ ? group : nullptr;
+  // failures found in this walk only serve later calls. It writes every failure.
+  Group* group = group_of(t, false);
+  const Group* cached = error_cache_ ? group : nullptr;
 
   size_t processed = 0;
   if (!ssn_.predicates_parallel()) {
     Verdict v;
-    for (; processed < all && found.size() < want; ++processed) {
-      NodeInfo* n = nodes[(start + processed) % all];
+    for (size_t at = start; processed < all && found.size() < want; ++processed) {
+      NodeInfo* n = nodes[at];
+      if (++at == all) at = 0;
       evaluate(t, n, filter, cached, v);
-      if (v.ok) {
+      if (v.ok)
         found.push_back(n);
-      } else {
-        record_failure(t, n, filter, v, group, fe);
-      }
+      else if (!v.cached)
+        record(group, t, n, failure_of(t, n, filter, v));
     }
   } else {
     // Batches evaluated on every thread, then read in walk order: the nodes found and
@@ -127,16 +192,17 @@ std::vector<NodeInfo*> PredicateHelper::predicate_nodes(const TaskInfo* t,
       if (verdicts_.size() < batch) verdicts_.resize(batch);
       const size_t base = start + processed;
       ssn_.workers().run(batch, kMinChunk, [&](size_t b, size_t e) {
-        for (size_t i = b; i < e; ++i) evaluate(t, nodes[(base + i) % all], filter, cached, verdicts_[i]);
+        for (size_t i = b; i < e; ++i)
+          evaluate(t, nodes[(base + i) % all], filter, cached, verdicts_[i]);
       });
       size_t i = 0;
       for (; i < batch && found.size() < want; ++i) {
         NodeInfo* n = nodes[(base + i) % all];
-        if (verdicts_[i].ok) {
+        const Verdict& v = verdicts_[i];
+        if (v.ok)
           found.push_back(n);
-        } else {
-          record_failure(t, n, filter, verdicts_[i], group, fe);
-        }
+        else if (!v.cached)
+          record(group, t, n, failure_of(t, n, filter, v));
       }
       processed += i;
     }
@@ -144,6 +210,11 @@ std::vector<NodeInfo*> PredicateHelper::predicate_nodes(const TaskInfo* t,
   // The next search starts after the last node this one looked at, counted on this list
   // (Volcano's lastProcessedNodeIndex = (last + processed) % len(nodes)).
   ssn_.set_node_search_start((start + processed) % all);
+
+  // No node: the walk saw every node and each failed, fresh or from the cache, so the
+  // group's slots hold every node's reasons.
+  if (found.empty() && fe != nullptr && group != nullptr)
+    for (const NodeInfo* n : nodes) add_reasons(group->slots[n->index], *fe);
   return found;
 }
 

@@ -549,7 +549,10 @@ void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes
   // node in call order at the end, so that the sums are the same however the per-node
   // calls were spread over threads.
   const size_t rows = scorers_.size() * 2;
-  thread_local std::vector<double> part;
+  // The scheduling thread's buffer, named by a reference: inside the lambda a thread_local
+  // would mean each worker's own.
+  thread_local std::vector<double> buffer;
+  std::vector<double>& part = buffer;
   part.assign(rows * count, 0.0);
   auto per_node = [&](size_t begin, size_t end) {
     for (size_t k = 0; k < scorers_.size(); ++k) {
