@@ -45,8 +45,13 @@ PredicateHelper::~PredicateHelper() {
 
 PredicateHelper::Group* PredicateHelper::group_of(const TaskInfo* t, bool create) {
   // Volcano's taskGroupID: job and task spec; a pod without a task spec is its own group.
-  std::string key = t->role.empty() ? "pod:" + t->uid
-                                    : (t->job ? t->job->uid : std::string()) + "/" + t->role;
+  std::string key;
+  if (t->role.empty()) {
+    key.append("pod:").append(t->uid);
+  } else {
+    if (t->job) key.append(t->job->uid);
+    key.append("/").append(t->role);
+  }
   auto it = groups_.find(key);
   if (it != groups_.end()) return &it->second;
   if (!create) return nullptr;

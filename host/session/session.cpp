@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include "host/cache/cache.hpp"
 #include "host/plugins/host_api.hpp"
@@ -16,43 +15,6 @@
 namespace caldera {
 
 namespace {
-
-// Volcano reads the preemptable flag from the annotation first, then the label; anything
-// that does not parse as a bool reads as false (GetPodPreemptable).
-bool parse_bool_or_false(const std::string& v) {
-  return v == "true" || v == "True" || v == "TRUE" || v == "1" || v == "t" || v == "T";
-}
-
-bool pod_preemptable(const PodSpec& p) {
-  static const std::string key = "volcano.sh/preemptable";
-  if (auto it = p.annotations.find(key); it != p.annotations.end())
-    return parse_bool_or_false(it->second);
-  if (auto it = p.labels.find(key); it != p.labels.end()) return parse_bool_or_false(it->second);
-  return false;
-}
-
-// Volcano's task role: the volcano.sh/task-spec annotation; scenario files often write it
-// as a label, so the label is read too.
-std::string pod_role(const PodSpec& p) {
-  static const std::string key = "volcano.sh/task-spec";
-  if (auto it = p.annotations.find(key); it != p.annotations.end()) return it->second;
-  if (auto it = p.labels.find(key); it != p.labels.end()) return it->second;
-  return "";
-}
-
-// The number after the last '-' of a pod name (SCENARIOS.md: task order fallback), or -1.
-int64_t name_index(const std::string& name) {
-  auto dash = name.rfind('-');
-  if (dash == std::string::npos || dash + 1 >= name.size()) return -1;
-  int64_t v = 0;
-  for (size_t i = dash + 1; i < name.size(); ++i) {
-    char c = name[i];
-    if (c < '0' || c > '9') return -1;
-    v = v * 10 + (c - '0');
-    if (v > (int64_t{1} << 50)) return -1;
-  }
-  return v;
-}
 
 TaskStatus status_of(const PodSpec& p) {
   switch (p.phase) {
@@ -154,11 +116,21 @@ Session::~Session() {
 
 void Session::build(const Cache& cache) {
   // Resource ids: cpu, memory, then every other name in use, sorted. "pods" is not a
-  // vector dimension (NodeInfo::max_pods / pods count it).
-  std::set<std::string> scalars;
+  // vector dimension (NodeInfo::max_pods / pods count it). A cluster uses a handful of
+  // names, so the names seen are kept in a short list that a pod's few entries are looked
+  // up in, cheaper than a tree insert per entry.
+  std::vector<const std::string*> seen;
   auto collect = [&](const ResourceList& rl) {
-    for (const auto& [name, v] : rl)
-      if (name != kCpu && name != kMemory && name != kPods) scalars.insert(name);
+    for (const auto& [name, v] : rl) {
+      if (name == kCpu || name == kMemory || name == kPods) continue;
+      bool known = false;
+      for (const std::string* s : seen)
+        if (*s == name) {
+          known = true;
+          break;
+        }
+      if (!known) seen.push_back(&name);
+    }
   };
   for (const auto& [_, n] : cache.nodes()) collect(n->allocatable);
   for (const auto& [_, p] : cache.pods()) {
@@ -172,17 +144,31 @@ void Session::build(const Cache& cache) {
     if (q->deserved) collect(*q->deserved);
     if (q->guarantee) collect(*q->guarantee);
   }
+  std::vector<std::string> scalars;
+  for (const std::string* s : seen) scalars.push_back(*s);
+  std::sort(scalars.begin(), scalars.end());
   resource_names_ = {kCpu, kMemory};
   resource_names_.insert(resource_names_.end(), scalars.begin(), scalars.end());
   for (size_t i = 0; i < resource_names_.size(); ++i)
     resource_ids_[resource_names_[i]] = static_cast<int>(i);
   const size_t R = resource_names_.size();
+  // A name's id: cpu and memory first, then a search of the short list (a map for the rare
+  // cluster with many resource names).
+  auto id_of = [&](const std::string& name) -> int {
+    if (name == kCpu) return 0;
+    if (name == kMemory) return 1;
+    if (R > 16) {
+      auto it = resource_ids_.find(name);
+      return it == resource_ids_.end() ? -1 : it->second;
+    }
+    for (size_t i = 2; i < R; ++i)
+      if (resource_names_[i] == name) return static_cast<int>(i);
+    return -1;
+  };
   auto vec = [&](const ResourceList& rl, double fill = 0.0) {
     ResVec v(R, fill);
-    for (const auto& [name, amount] : rl) {
-      auto it = resource_ids_.find(name);
-      if (it != resource_ids_.end()) v[it->second] = amount;
-    }
+    for (const auto& [name, amount] : rl)
+      if (int id = id_of(name); id >= 0) v[static_cast<size_t>(id)] = amount;
     return v;
   };
 
@@ -297,7 +283,8 @@ void Session::build(const Cache& cache) {
     j->podgroup = pg;
   }
 
-  // Tasks.
+  // Tasks, in one block: reserved for every pod, so that the pointers to them stay put.
+  tasks_.reserve(cache.pods().size());
   for (const auto& [key, pod] : cache.pods()) {
     if (!pod->schedulable) {
       // Placed by another scheduler: it uses its node's resources, and is nobody's job.
@@ -332,7 +319,7 @@ void Session::build(const Cache& cache) {
         if (auto it = pc_value.find(pod->priority_class); it != pc_value.end())
           j->priority = it->second;
     } else {
-      auto it = job_by_uid_.find(pod->ns + "/" + pod->podgroup);
+      auto it = job_by_uid_.find(pod->digest.job_key);
       if (it == job_by_uid_.end()) {
         spdlog::debug("pod {}: PodGroup {}/{} not in the session; left out", key, pod->ns,
                       pod->podgroup);
@@ -340,8 +327,9 @@ void Session::build(const Cache& cache) {
       }
       j = it->second;
     }
-    auto t = std::make_unique<TaskInfo>();
-    t->uid = key;
+    TaskInfo* t = &tasks_.emplace_back();
+    const PodDigest& d = pod->digest;
+    t->uid = d.key;
     t->name = pod->name;
     t->ns = pod->ns;
     t->job = j;
@@ -357,15 +345,14 @@ void Session::build(const Cache& cache) {
     } else {
       t->priority = 1;  // Volcano's TaskInfo default when spec.priority is unset
     }
-    t->preemptable = pod_preemptable(*pod);
+    t->preemptable = d.preemptable;
     t->best_effort = t->init_resreq.is_empty();
     t->preempt_never = pod->preempt_never;
-    t->role = pod_role(*pod);
+    t->role = d.role;
     t->created = pod->created;
-    t->name_index = name_index(pod->name);
+    t->name_index = d.name_index;
     t->pod = pod;
-    j->tasks.push_back(t.get());
-    tasks_.push_back(std::move(t));
+    j->tasks.push_back(t);
   }
 
   // Per job: roles, counts, sums; tasks on nodes.
@@ -374,7 +361,7 @@ void Session::build(const Cache& cache) {
     for (TaskInfo* t : j->tasks) {
       bool known = std::any_of(j->roles.begin(), j->roles.end(),
                                [&](const RoleInfo& r) { return r.name == t->role; });
-      if (!known) j->roles.push_back({t->role, 0});
+      if (!known) j->roles.push_back({std::string(t->role), 0});
     }
     std::sort(j->roles.begin(), j->roles.end(),
               [](const RoleInfo& a, const RoleInfo& b) { return a.name < b.name; });
@@ -873,10 +860,10 @@ void Session::commit_bind(TaskInfo* t) {
   t->job->update_task_status(t, CAL_TASK_BINDING);
   t->node_status = CAL_TASK_BINDING;  // same accounting branch as Allocated
   result_.binds.emplace_back(t->uid, t->node ? t->node->name : std::string());
-  if (!t->new_annotations.empty()) result_.bind_annotations[t->uid] = t->new_annotations;
+  if (!t->new_annotations.empty()) result_.bind_annotations[std::string(t->uid)] = t->new_annotations;
 }
 
-void Session::commit_evict(TaskInfo* t) { result_.evictions.push_back(t->uid); }
+void Session::commit_evict(TaskInfo* t) { result_.evictions.emplace_back(t->uid); }
 
 void Session::set_job_phase(JobInfo* j, JobPhase p) { j->phase = p; }
 
@@ -935,7 +922,7 @@ SessionResult Session::close() {
       if (why.empty() && j->phase == JobPhase::Pending)
         why = "PodGroup " + j->uid + " is Pending: not admitted by enqueue yet";
       if (why.empty()) why = "not scheduled in this session";
-      result_.pending[t->uid] = why;
+      result_.pending[std::string(t->uid)] = why;
     }
   }
   return std::move(result_);

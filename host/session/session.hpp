@@ -177,7 +177,7 @@ class Session {
   std::unordered_map<std::string, int> resource_ids_;
   ResVec total_;
 
-  std::vector<std::unique_ptr<TaskInfo>> tasks_;
+  std::vector<TaskInfo> tasks_;  // reserved at build: never reallocated
   std::vector<std::unique_ptr<JobInfo>> jobs_;
   std::vector<std::unique_ptr<NodeInfo>> nodes_;
   std::vector<std::unique_ptr<QueueInfo>> queues_;
