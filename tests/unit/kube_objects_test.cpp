@@ -199,6 +199,43 @@ TEST(KubeNodes, AllocatablePodsAndReadiness) {
   EXPECT_FALSE(not_ready->ready);
 }
 
+// Values at Kubernetes' own limits are normal, not hostile: a 253-character prefix and a
+// 63-character name in a label key, a 63-character value, a 200 kB annotation. Amounts past
+// what a double holds, and a pod limit past any node, are.
+TEST(KubeNodes, LimitsAndEnormousValues) {
+  const std::string key = std::string(63, 'a') + "." + std::string(63, 'b') + "." +
+                          std::string(63, 'c') + "." + std::string(61, 'd') + "/" +
+                          std::string(63, 'n');
+  ASSERT_EQ(key.size(), 253u + 1 + 63);
+  const std::string value(63, 'v');
+  json node = {{"metadata", {{"name", "n1"}, {"labels", {{key, value}}},
+                             {"annotations", {{"example.com/blob", std::string(200 * 1024, 'x')}}}}},
+               {"status",
+                {{"allocatable",
+                  {{"cpu", "1e400"}, {"memory", "16Gi"}, {"pods", "1e12"}, {"example.com/huge", "1e30"}}},
+                 {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+  Warnings w;
+  auto n = node_from_json(node, w);
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->labels.at(key), value);
+  EXPECT_DOUBLE_EQ(n->allocatable.at("cpu"), 1e18);       // past a double: capped
+  EXPECT_DOUBLE_EQ(n->allocatable.at("memory"), 16.0 * (1 << 30));
+  EXPECT_DOUBLE_EQ(n->allocatable.at("example.com/huge"), 1e18);  // capped
+  EXPECT_EQ(n->max_pods, 1000000);
+  EXPECT_TRUE(mentions(w, "node n1: allocatable: cpu: '1e400' is beyond any real amount"));
+  EXPECT_TRUE(mentions(w, "node n1: allocatable: example.com/huge: '1e30' is beyond any real amount"));
+  EXPECT_TRUE(mentions(w, "node n1: allocatable: pods: 1000000000000 is beyond any real node"));
+  EXPECT_EQ(w.size(), 3u);  // nothing about the labels or the annotation
+
+  Warnings w2;
+  json p = {{"metadata", {{"name", "p"}, {"namespace", "t"}, {"labels", {{key, value}}}}},
+            {"spec", {{"schedulerName", "volcano"}}}};
+  auto pod = pod_from_json(p, {"volcano"}, w2);
+  ASSERT_TRUE(pod);
+  EXPECT_EQ(pod->labels.at(key), value);
+  EXPECT_TRUE(w2.empty());
+}
+
 TEST(KubePodGroups, FieldsAndBadValues) {
   Warnings w;
   auto pg = podgroup_from_json(json::parse(R"({"metadata": {"name": "g", "namespace": "t",
