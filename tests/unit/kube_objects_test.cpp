@@ -405,6 +405,60 @@ TEST(Kubeconfig, InClusterNeedsTheServiceEnvironment) {
   unsetenv("KUBERNETES_SERVICE_PORT");
 }
 
+// Which credentials win: --kubeconfig, else $KUBECONFIG (several files merged), else the
+// pod's service account when KUBERNETES_SERVICE_HOST is set, else ~/.kube/config.
+TEST(Kubeconfig, LoadingOrder) {
+  TempDir d;
+  std::string opt = d.write("opt", R"(current-context: c
+clusters: [{name: k, cluster: {server: "https://option"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: c, context: {cluster: k, user: u}}, {name: other, context: {cluster: k2, user: u}}]
+)");
+  std::string env1 = d.write("env1", R"(current-context: c
+clusters: [{name: k, cluster: {server: "https://env"}}]
+)");
+  std::string env2 = d.write("env2", R"(users: [{name: u, user: {token: from-env2}}]
+contexts: [{name: c, context: {cluster: k, user: u}}]
+)");
+  setenv("KUBECONFIG", (env1 + ":" + env2).c_str(), 1);
+  unsetenv("KUBERNETES_SERVICE_HOST");
+  EXPECT_EQ(resolve_access(opt, "").server, "https://option");
+  ClusterAccess env = resolve_access("", "");
+  EXPECT_EQ(env.server, "https://env");
+  EXPECT_EQ(env.token, "from-env2");  // merged from the second file
+  try {
+    resolve_access(opt, "other");  // --context: a context the file names, with a missing cluster
+    FAIL() << "context 'other' accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("names cluster 'k2'"), std::string::npos) << e.what();
+  }
+  unsetenv("KUBECONFIG");
+  setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
+  setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+  if (!std::filesystem::exists("/var/run/secrets/kubernetes.io/serviceaccount/token")) {
+    try {
+      resolve_access("", "");
+      FAIL() << "in-cluster access without a service account token";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("in-cluster: "), std::string::npos) << e.what();
+    }
+  }
+  unsetenv("KUBERNETES_SERVICE_HOST");
+  unsetenv("KUBERNETES_SERVICE_PORT");
+  const char* home = std::getenv("HOME");
+  std::string saved = home ? home : "";
+  std::filesystem::create_directories(d.path / ".kube");
+  d.write(".kube/config", R"(current-context: c
+clusters: [{name: k, cluster: {server: "https://home"}}]
+contexts: [{name: c, context: {cluster: k}}]
+)");
+  setenv("HOME", d.path.c_str(), 1);
+  EXPECT_EQ(resolve_access("", "").server, "https://home");
+  std::filesystem::remove(d.path / ".kube" / "config");
+  EXPECT_THROW(resolve_access("", ""), InputError);
+  setenv("HOME", saved.c_str(), 1);
+}
+
 TEST(Kubeconfig, Base64) {
   std::string out;
   EXPECT_TRUE(base64_decode("aGVsbG8=", out));

@@ -343,6 +343,27 @@ func testPreempt(e *Env) error {
 			return errorf("high2-0 bound to %s, but there is no room", p.Spec.NodeName)
 		}
 	}
+	// The same with --evict-mode delete: a plain delete does not ask the budget, so one
+	// protected pod goes and high2-0 takes its place.
+	c.Stop()
+	d, err := e.StartCaldera("preempt-delete", e.Kubeconfig("preempt-delete", false, 0), "--evict-mode", "delete")
+	if err != nil {
+		return err
+	}
+	defer d.Stop()
+	if _, err := waitBound(e, ns, "high2-", 1, 30*time.Second); err != nil {
+		return errorf("%v\ncaldera:\n%s", err, tail(d.Output(), 15))
+	}
+	pods, _ = e.Pods(ns)
+	mids := 0
+	for _, p := range pods {
+		if strings.HasPrefix(p.Metadata.Name, "mid-") && p.Metadata.DeletionTimestamp == nil {
+			mids++
+		}
+	}
+	if mids != 1 {
+		return errorf("%d protected pods left after a preemption by delete, want 1", mids)
+	}
 	return nil
 }
 
