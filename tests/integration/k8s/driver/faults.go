@@ -158,6 +158,10 @@ func testFaults(e *Env) error {
 	if n := p.Drop("/api/v1/nodes"); n < 1 {
 		return errorf("no nodes watch to cut")
 	}
+	// Caldera knows it is cut off before anything changes.
+	if err := waitCount(c, "nodes: watch ended: transport error", 1); err != nil {
+		return err
+	}
 	if err := e.Delete("/api/v1/nodes/f-n3"); err != nil {
 		return err
 	}
@@ -208,6 +212,9 @@ func testFaults(e *Env) error {
 	black = p.AddRule(Rule{Method: "GET", Path: "/api/v1/pods", Watch: 1, Times: -1, Status: 503})
 	cut = time.Now()
 	p.Drop("/api/v1/pods")
+	if err := waitCount(c, "pods: watch ended: transport error", 2); err != nil { // the bookmark's cut was the first
+		return err
+	}
 	if err := e.Delete("/api/v1/namespaces/" + ns + "/pods/f-pre-0"); err != nil {
 		return err
 	}
@@ -373,6 +380,14 @@ func testFaults(e *Env) error {
 	}
 	fmt.Printf("    %d bind conflicts re-read and found done or retried\n", conflicts)
 	return nil
+}
+
+// waitCount waits until Caldera's log holds s at least n times.
+func waitCount(c *Caldera, s string, n int) error {
+	return WaitFor(10*time.Second, fmt.Sprintf("%q %d times in %s's log", s, n, c.Name), func() (bool, string) {
+		k := strings.Count(c.Output(), s)
+		return k >= n, fmt.Sprint(k, " times")
+	})
 }
 
 // waitRunning waits until n pods of ns whose name starts with prefix are Running.
