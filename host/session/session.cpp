@@ -261,7 +261,9 @@ void Session::build(const Cache& cache) {
     QueueInfo* q = pg->queue == "default" ? default_queue() : queue(pg->queue);
     if (!q) {
       // Volcano's snapshot skips a job whose queue does not exist.
-      spdlog::warn("podgroup {}: queue '{}' not found; left out of the session", key, pg->queue);
+      // Said once per PodGroup by the backend that feeds the cache (a Warning event on
+      // the PodGroup on Kubernetes; an error when a file is loaded), not every session.
+      spdlog::debug("podgroup {}: queue '{}' not found; left out of the session", key, pg->queue);
       continue;
     }
     JobInfo* j = new_job(key, pg->ns, pg->name);
@@ -283,26 +285,32 @@ void Session::build(const Cache& cache) {
     j->podgroup = pg;
   }
 
+  // A pod that holds a node but is no task of the session still uses the node's
+  // resources: Volcano's cache adds every pod with a node name to its node
+  // (cache/event_handlers.go addTask), whether or not the pod's job makes it into the
+  // snapshot.
+  auto hold_node = [&](const PodSpec& pod) {
+    if (pod.node.empty() || terminated(status_of(pod))) return;
+    NodeInfo* n = node(pod.node);
+    if (!n) return;
+    ResVec req = vec(pod.requests);
+    n->idle.sub(req);
+    n->used.add(req);
+    ++n->pods;
+    n->refresh_future_idle();
+    // Volcano's cache puts such a pod in its node's task list, so the Kubernetes view of
+    // the node (pod_requests) has it too.
+    TaskInfo outside;
+    outside.init_resreq = pod.init_requests.empty() ? req : vec(pod.init_requests);
+    count_pod(&outside, n, +1);
+  };
+
   // Tasks, in one block: reserved for every pod, so that the pointers to them stay put.
   tasks_.reserve(cache.pods().size());
   for (const auto& [key, pod] : cache.pods()) {
     if (!pod->schedulable) {
       // Placed by another scheduler: it uses its node's resources, and is nobody's job.
-      TaskStatus st = status_of(*pod);
-      if (!pod->node.empty() && !terminated(st)) {
-        if (NodeInfo* n = node(pod->node)) {
-          ResVec req = vec(pod->requests);
-          n->idle.sub(req);
-          n->used.add(req);
-          ++n->pods;
-          n->refresh_future_idle();
-          // Volcano's cache puts such a pod in its node's task list, so the Kubernetes
-          // view of the node (pod_requests) has it too.
-          TaskInfo foreign;
-          foreign.init_resreq = pod->init_requests.empty() ? req : vec(pod->init_requests);
-          count_pod(&foreign, n, +1);
-        }
-      }
+      hold_node(*pod);
       continue;
     }
     JobInfo* j = nullptr;
@@ -321,8 +329,12 @@ void Session::build(const Cache& cache) {
     } else {
       auto it = job_by_uid_.find(pod->digest.job_key);
       if (it == job_by_uid_.end()) {
+        // The PodGroup does not exist (or its queue does not): the pod is nobody's task,
+        // as in Volcano, but if it runs somewhere it still fills that node. The backend
+        // tells the pod's owner why it waits.
         spdlog::debug("pod {}: PodGroup {}/{} not in the session; left out", key, pod->ns,
                       pod->podgroup);
+        hold_node(*pod);
         continue;
       }
       j = it->second;
@@ -916,6 +928,8 @@ SessionResult Session::close() {
     for (TaskInfo* t : j->tasks) {
       if (t->status == CAL_TASK_PIPELINED)
         result_.pipelined.emplace_back(t->uid, t->node ? t->node->name : std::string());
+      if (t->status == CAL_TASK_ALLOCATED)
+        result_.allocated.emplace_back(t->uid, t->node ? t->node->name : std::string());
       if (t->status != CAL_TASK_PENDING) continue;
       std::string why = t->pending_reason;
       if (why.empty()) why = job_reason;

@@ -38,6 +38,9 @@ struct SessionResult {
   std::vector<std::pair<std::string, std::string>> binds;  // task uid -> node
   std::vector<std::string> evictions;                      // task uids
   std::vector<std::pair<std::string, std::string>> pipelined;  // task uid -> node, at close
+  // Tasks still Allocated at close, not bound: placed by a statement that was kept, not
+  // committed (a job pipelined but not ready). Task uid -> node.
+  std::vector<std::pair<std::string, std::string>> allocated;
   std::map<std::string, JobPhase> podgroup_phases;  // every job of the session, at close
   std::map<std::string, std::string> pending;       // task uid -> why it stays pending
   std::map<std::string, std::string> job_pending;   // job uid -> job-level reasons
