@@ -145,18 +145,19 @@ std::mutex& history_mutex() {
 // task's name and status. A session takes the kept state when the fingerprint matches and
 // rebuilds the node otherwise. Entries of nodes not seen for a while are dropped.
 
-uint64_t fnv(uint64_t h, const void* data, size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= 1099511628211ull;
-  }
-  return h;
+// Word-wise hashing (the fingerprint is taken for every node a session reads): a 64-bit
+// value folded in with splitmix64's mixer, a string by its std::hash first.
+uint64_t fold(uint64_t h, uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ull;
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+  return h ^ (h >> 31);
 }
-uint64_t fnv(uint64_t h, const char* s) { return s ? fnv(h, s, std::strlen(s) + 1) : fnv(h, "", 1); }
-template <class T>
-uint64_t fnv_value(uint64_t h, T v) {
-  return fnv(h, &v, sizeof v);
+uint64_t fold(uint64_t h, std::string_view s) { return fold(fold(h, s.size()), std::hash<std::string_view>()(s)); }
+uint64_t fold(uint64_t h, double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return fold(h, bits);
 }
 
 struct StringHash {
@@ -632,20 +633,19 @@ class DeviceShare {
   }
 
   uint64_t fingerprint(sdk::Node n, const char* model) const {
-    uint64_t h = 1469598103934665603ull;
-    h = fnv(h, n.name().data(), n.name().size());
-    h = fnv_value(h, res(n.allocatable(), gpu_id_));
-    h = fnv_value(h, res(n.allocatable(), number_id_));
-    h = fnv_value(h, res(n.allocatable(), memory_id_));
-    h = fnv(h, model);
+    uint64_t h = fold(0, n.name());
+    h = fold(h, res(n.allocatable(), gpu_id_));
+    h = fold(h, res(n.allocatable(), number_id_));
+    h = fold(h, res(n.allocatable(), memory_id_));
+    h = model ? fold(h, std::string_view(model)) : fold(h, uint64_t{0x6E6F6E65});  // no label
     const sdk::Res idle = n.future_idle();
-    h = fnv(h, idle.data(), idle.size() * sizeof(double));
+    for (size_t i = 0; i < idle.size(); ++i) h = fold(h, idle[i]);
     const size_t tasks = n.task_count();
-    h = fnv_value(h, tasks);
+    h = fold(h, static_cast<uint64_t>(tasks));
     for (size_t k = 0; k < tasks; ++k) {
       sdk::Task t = n.task(k);
-      h = fnv(h, t.name().data(), t.name().size());
-      h = fnv_value(h, static_cast<int>(t.status()));
+      h = fold(h, t.name());
+      h = fold(h, static_cast<uint64_t>(t.status()));
     }
     return h;
   }
@@ -845,7 +845,7 @@ class DeviceShare {
   int64_t max_capacity_ = 0;
   std::unordered_map<const cal_task*, ds::Request> requests_;
   std::unordered_map<const cal_task*, Held> held_;
-  std::vector<ds::Shape> mix_;
+  ds::Mix mix_;
   bool weigh_memory_ = false;
 };
 
