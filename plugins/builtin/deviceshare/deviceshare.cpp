@@ -529,21 +529,28 @@ class DeviceShare {
     return "no GPU card can hold " + what;
   }
 
-  // Empty when some node of the session could hold the request once idle.
+  // Empty when some node of the session could hold the request once idle. The walk stops at
+  // the first such node (usually the first node with GPU); only a request that can never
+  // be met walks every node, and reads the model labels only when it names models.
   std::string never_fits(const ds::Request& r) {
-    const std::vector<NodeKind>& kinds = summary();
-    std::string models = r.models.empty() ? "" : " of model ";
-    for (size_t i = 0; i < r.models.size(); ++i) models += (i ? "|" : "") + r.models[i];
     bool model_seen = false;
-    for (const NodeKind& k : kinds) {
-      if (!ds::model_allowed(r.models, k.model)) continue;
+    for (const cal_node* h : handles_) {
+      sdk::Node n = ssn_.wrap(h);
+      const double cards = cards_of_node(n);
+      if (cards < 1) continue;
+      if (!r.models.empty()) {
+        const char* model = n.label(kModelLabel);
+        if (!ds::model_allowed(r.models, model ? model : "")) continue;
+      }
       model_seen = true;
       if (r.whole > 0) {
-        if (k.cards >= static_cast<size_t>(r.whole)) return "";
-      } else if (r.memory <= 0 || k.mem_per_card >= r.memory) {
+        if (cards >= static_cast<double>(r.whole)) return "";
+      } else if (r.memory <= 0 || res(n.allocatable(), memory_id_) / kUnits / cards >= r.memory) {
         return "";
       }
     }
+    std::string models = r.models.empty() ? "" : " of model ";
+    for (size_t i = 0; i < r.models.size(); ++i) models += (i ? "|" : "") + r.models[i];
     if (!model_seen) return "GPU request can never be met: no node has a GPU" + models;
     if (r.whole > 0)
       return "GPU request can never be met: no node has " + std::to_string(r.whole) + " GPU cards" +
@@ -567,13 +574,6 @@ class DeviceShare {
     const ds::NodeCards* view = nullptr;  // nullptr: no GPU
     std::shared_ptr<const ds::NodeCards> kept;
     std::unique_ptr<ds::NodeCards> own;
-  };
-
-  // The static facts of the nodes with GPU, for never_fits and the score scale.
-  struct NodeKind {
-    std::string model;
-    size_t cards = 0;
-    double mem_per_card = 0;
   };
 
   void index_nodes() {
@@ -704,27 +704,19 @@ class DeviceShare {
     return c;
   }
 
-  // Static facts of every GPU node of the session (models, cards, memory per card).
-  const std::vector<NodeKind>& summary() {
-    if (summary_built_) return kinds_;
-    std::map<std::pair<std::string, double>, size_t> most;  // (model, mem) -> most cards
-    for (const cal_node* h : handles_) {
-      sdk::Node n = ssn_.wrap(h);
-      const double cards = cards_of_node(n);
-      if (cards < 1) continue;
-      const char* model = n.label(kModelLabel);
-      const double mem = res(n.allocatable(), memory_id_) / kUnits / cards;
-      size_t& m = most[{model ? model : "", mem}];
-      m = std::max(m, static_cast<size_t>(cards));
-      max_capacity_ = std::max<int64_t>(max_capacity_, static_cast<int64_t>(cards) * ds::kMilliPerCard);
-    }
-    for (const auto& [k, cards] : most) kinds_.push_back({k.first, cards, k.second});
-    summary_built_ = true;
-    return kinds_;
-  }
+  // The largest node's capacity in the session (cards x 1000), the scale of the binpack and
+  // spread scores; found at the first call.
   int64_t max_capacity() const {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!summary_built_) const_cast<DeviceShare*>(this)->summary();
+    if (max_capacity_ < 0) {
+      max_capacity_ = 0;
+      for (const cal_node* h : handles_) {
+        const double cards = cards_of_node(ssn_.wrap(h));
+        if (cards >= 1)
+          max_capacity_ =
+              std::max<int64_t>(max_capacity_, static_cast<int64_t>(cards) * ds::kMilliPerCard);
+      }
+    }
     return max_capacity_;
   }
 
@@ -840,9 +832,7 @@ class DeviceShare {
   mutable std::vector<Slot> slots_;
   mutable std::mutex mu_;
   uint64_t session_no_ = 0;
-  bool summary_built_ = false;
-  std::vector<NodeKind> kinds_;
-  int64_t max_capacity_ = 0;
+  mutable int64_t max_capacity_ = -1;  // -1: not found yet
   std::unordered_map<const cal_task*, ds::Request> requests_;
   std::unordered_map<const cal_task*, Held> held_;
   ds::Mix mix_;
