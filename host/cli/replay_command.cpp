@@ -173,7 +173,8 @@ int replay_openb(const Common& c, const ReplayOptions& o) {
              r.gpu_capacity_milli / replay::kMilliPerGpu, o.seed, o.tune);
   fmt::print("config {}: {} placed, {} failed, {:.1f} s\n", o.config.string(), r.placed,
              r.failed, r.seconds);
-  fmt::print("sessions: {:.1f} nodes on average; open {:.1f} s, actions {:.1f} s, close {:.1f} s\n\n",
+  fmt::print("sessions: {:.1f} nodes on average; open {:.1f} s, actions {:.1f} s, close {:.1f} "
+             "s\n\n",
              r.pods > 0 ? static_cast<double>(r.session_nodes) / static_cast<double>(r.pods) : 0.0,
              r.open_seconds, r.action_seconds, r.close_seconds);
   fmt::print("  arrived  allocated\n");

@@ -202,7 +202,8 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
     s.whole_free = n.gpus;
     s.merged_key = std::string(kPlacedNamespace) + "/" + n.name;
     index[n.name] = i;
-    s.kind = kinds.emplace(std::make_tuple(n.cpu_milli, n.memory_mib, n.gpus, n.model), kinds.size())
+    s.kind = kinds.emplace(std::make_tuple(n.cpu_milli, n.memory_mib, n.gpus, n.model),
+                           kinds.size())
                  .first->second;
     s.hash = state_hash(s);
     if (!prefilter) {
@@ -248,8 +249,8 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
   auto same_state = [](const NodeState& a, const NodeState& b) {
     return a.kind == b.kind && a.own.empty() && b.own.empty() && a.cpu_free == b.cpu_free &&
            a.memory_free_mib == b.memory_free_mib && a.milli_free == b.milli_free &&
-           a.whole_free == b.whole_free && (a.merged_record != nullptr) == (b.merged_record != nullptr) &&
-           a.cards == b.cards;
+           a.whole_free == b.whole_free &&
+           (a.merged_record != nullptr) == (b.merged_record != nullptr) && a.cards == b.cards;
   };
   std::unordered_multimap<uint64_t, size_t> first_of_state;  // state hash -> node shown
   first_of_state.reserve(state.size());
