@@ -171,6 +171,7 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
     std::string merged_key;
     std::vector<std::shared_ptr<const PodSpec>> own;   // pods kept as records of their own
     bool in_cache = false;
+    bool carded = false, uncarded = false;  // merged GPU pods with / without cards
     size_t kind = 0;  // nodes of the same kind have the same record but for the name
     uint64_t hash = 0;  // of the state, for RunOptions::one_node_per_state
   };
@@ -342,7 +343,11 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
       ns.milli_free -= gpu_request;
       ns.whole_free -= whole;
       cache.remove_pod(uid);
-      if (o.merge_placed && cards_known) {
+      // Pods with cards and pods without never share a merged record (RunOptions).
+      const bool merge = o.merge_placed && (gpu_request == 0 || (cards_known ? !ns.uncarded
+                                                                             : !ns.carded));
+      if (gpu_request > 0 && merge) (cards_known ? ns.carded : ns.uncarded) = true;
+      if (merge) {
         // The fast path: the pod joins its node's merged record.
         for (const auto& [k, v] : rec.requests) ns.merged[k] += v;
         auto merged = std::make_shared<PodSpec>();

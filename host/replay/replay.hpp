@@ -115,9 +115,12 @@ struct RunOptions {
   // plugin chose cards, the use of each card (volcano.sh/gpu-index "0;2",
   // caldera.sh/gpu-milli-per-card "1000;440"). A session then copies at most one record per
   // node instead of every pod placed so far; the nodes' used resources and cards are the
-  // same, so the decisions are too (tests/unit/openb_replay_test.cpp checks it). A GPU pod
-  // placed with no card assignment (no device plugin in the config) stays a record of its
-  // own. false: every placed pod stays its own record (slow: each session copies them all).
+  // same, so the decisions are too (tests/unit/openb_replay_test.cpp checks it). GPU pods
+  // placed with no card assignment (no device plugin in the config) are merged too, in a
+  // record without card annotations, on a node where no pod has cards; on a node whose
+  // record lists cards such a pod stays a record of its own (a device plugin would give it
+  // cards of its own; this only happens when one leaves a pod without cards). false: every
+  // placed pod stays its own record (slow: each session copies them all).
   bool merge_placed = true;
   // With merge_placed: the session of a pod holds only the nodes the pod fits by the host's
   // own resource arithmetic (cpu, memory, caldera.sh/gpu-milli and nvidia.com/gpu free) and,

@@ -39,10 +39,12 @@ std::string error_of(const std::function<void()>& f) {
   return "";
 }
 
+// conf/openb/NAME.toml, or the config without a device plugin of the tiny data.
 std::shared_ptr<const caldera::Policy> policy(const std::string& name) {
-  caldera::SchedulerConfig c =
-      caldera::load_config(fs::path(CALDERA_SOURCE_ROOT) / "conf" / "openb" / (name + ".toml"),
-                           {CALDERA_BUILTIN_PLUGIN_DIR});
+  const fs::path file = name == "no-device-plugin"
+                            ? data() / "no-device-plugin.toml"
+                            : fs::path(CALDERA_SOURCE_ROOT) / "conf" / "openb" / (name + ".toml");
+  caldera::SchedulerConfig c = caldera::load_config(file, {CALDERA_BUILTIN_PLUGIN_DIR});
   return caldera::build_policy(c, caldera::PluginCatalog::scan(c.plugin_dirs), "");
 }
 
@@ -284,7 +286,7 @@ TEST(OpenbReplay, SpreadAndFragmentationSharesNeverExceedOneCard) {
 
 // The fast path (one merged record per node) decides exactly as keeping every placed pod.
 TEST(OpenbReplay, MergedRecordsDecideAsEveryPod) {
-  for (const char* config : {"binpack", "fragmentation"}) {
+  for (const char* config : {"binpack", "fragmentation", "no-device-plugin"}) {
     for (uint64_t seed : {42u, 7u}) {
       Replayed merged = replay_tiny(config, seed, true);
       Replayed kept = replay_tiny(config, seed, false);
@@ -296,6 +298,10 @@ TEST(OpenbReplay, MergedRecordsDecideAsEveryPod) {
         EXPECT_EQ(a.gpus, b.gpus) << config << " seed " << seed << " pod " << a.pod;
       }
       EXPECT_EQ(merged.result.gpu_allocated_milli, kept.result.gpu_allocated_milli);
+      EXPECT_EQ(merged.result.placed_without_cards, kept.result.placed_without_cards);
+      if (std::string(config) == "no-device-plugin") {
+        EXPECT_GT(merged.result.placed_without_cards, 0u) << "seed " << seed;
+      }
     }
   }
 }
@@ -321,7 +327,7 @@ TEST(OpenbReplay, MergedRecordsDecideAsEveryPodOnTheRealTrace) {
     total += p.gpu_request_milli();
     head.push_back(p);
   }
-  for (const char* config : {"binpack", "spread", "fragmentation"}) {
+  for (const char* config : {"binpack", "spread", "fragmentation", "no-device-plugin"}) {
     rp::RunOptions merged, kept, every_state;
     kept.merge_placed = false;
     every_state.one_node_per_state = false;
