@@ -222,7 +222,8 @@ TEST(DeviceShareMath, PreparedMixMatchesTheDefinition) {
       shapes.push_back(s);
     }
     double want = 0;
-    for (const ds::Shape& s : shapes) want += s.weight * static_cast<double>(ds::shape_fragmentation(n, s));
+    for (const ds::Shape& s : shapes)
+      want += s.weight * static_cast<double>(ds::shape_fragmentation(n, s));
     const ds::Mix mix(shapes);
     EXPECT_NEAR(ds::node_fragmentation_after(n, mix, nullptr, 0, 0, 0), want, 1e-9) << "case " << c;
     EXPECT_NEAR(ds::node_fragmentation(n, mix), want, 1e-9) << "case " << c;

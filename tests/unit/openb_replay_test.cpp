@@ -340,7 +340,8 @@ TEST(OpenbReplay, MergedRecordsDecideAsEveryPodOnTheRealTrace) {
     for (size_t i = 0; i < a.placements.size(); ++i) {
       if (a.placements[i].node != b.placements[i].node || a.placements[i].gpus != b.placements[i].gpus)
         ++differ;
-      if (a.placements[i].node != c.placements[i].node || a.placements[i].gpus != c.placements[i].gpus)
+      if (a.placements[i].node != c.placements[i].node ||
+          a.placements[i].gpus != c.placements[i].gpus)
         ++differ_state;
     }
     EXPECT_EQ(differ, 0u) << config;

@@ -153,7 +153,9 @@ uint64_t fold(uint64_t h, uint64_t v) {
   h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
   return h ^ (h >> 31);
 }
-uint64_t fold(uint64_t h, std::string_view s) { return fold(fold(h, s.size()), std::hash<std::string_view>()(s)); }
+uint64_t fold(uint64_t h, std::string_view s) {
+  return fold(fold(h, s.size()), std::hash<std::string_view>()(s));
+}
 uint64_t fold(uint64_t h, double v) {
   uint64_t bits;
   std::memcpy(&bits, &v, sizeof bits);

@@ -152,6 +152,21 @@ inline int64_t shape_fragmentation(const NodeCards& n, const Shape& s) {
   return hosts >= s.count ? frag : total;
 }
 
+// A small array on the stack, on the heap when larger (nodes of more than 64 cards, mixes of
+// more than 64 per-card amounts): the scoring loop allocates nothing.
+template <class T>
+class SmallBuffer {
+ public:
+  explicit SmallBuffer(size_t n) {
+    if (n > 64) heap_.resize(n);
+  }
+  T* data() { return heap_.empty() ? local_ : heap_.data(); }
+
+ private:
+  T local_[64];
+  std::vector<T> heap_;
+};
+
 // The expected mix prepared for the scoring loop, which weighs it for every node and
 // candidate card. A shape's fragmentation depends on the node's cards only through two
 // numbers at the shape's per-card amount t: how many cards have t free, and how much free
@@ -182,13 +197,13 @@ class Mix {
     int64_t total = 0;
     for (size_t i = 0; i < count; ++i) total += free[i];
     if (total == 0 || shapes_.empty()) return 0;
-    Buffer<int64_t> sorted(count);
+    SmallBuffer<int64_t> sorted(count);
     std::copy(free, free + count, sorted.data());
     std::sort(sorted.data(), sorted.data() + count);
     // For each amount t: hosts[t] = cards with >= t free; below[t] = free on the others.
     const size_t m = amounts_.size();
-    Buffer<int64_t> below(m);
-    Buffer<size_t> hosts(m);
+    SmallBuffer<int64_t> below(m);
+    SmallBuffer<size_t> hosts(m);
     size_t j = 0;
     int64_t sum = 0;
     for (size_t k = 0; k < m; ++k) {
@@ -210,20 +225,6 @@ class Mix {
   }
 
  private:
-  // A small array on the stack, on the heap when larger (nodes of more than 64 cards).
-  template <class T>
-  class Buffer {
-   public:
-    explicit Buffer(size_t n) {
-      if (n > 64) heap_.resize(n);
-    }
-    T* data() { return heap_.empty() ? local_ : heap_.data(); }
-
-   private:
-    T local_[64];
-    std::vector<T> heap_;
-  };
-
   std::vector<Shape> shapes_;
   std::vector<int64_t> amounts_;  // the distinct per-card amounts of the shapes, ascending
   std::vector<uint32_t> at_;      // per shape: its amount's index in amounts_
@@ -233,7 +234,8 @@ class Mix {
 // The node's fragmentation against a mix of shapes: sum of frequency x fragmentation.
 inline double node_fragmentation(const NodeCards& n, const Mix& mix) {
   double f = 0;
-  for (const Shape& s : mix.shapes()) f += s.weight * static_cast<double>(shape_fragmentation(n, s));
+  for (const Shape& s : mix.shapes())
+    f += s.weight * static_cast<double>(shape_fragmentation(n, s));
   return f;
 }
 
@@ -243,13 +245,8 @@ inline double node_fragmentation(const NodeCards& n, const Mix& mix) {
 inline double node_fragmentation_after(const NodeCards& n, const Mix& mix, const size_t* cards,
                                        size_t k, int64_t extra, Take take) {
   const size_t count = n.count();
-  int64_t local[64];
-  std::vector<int64_t> heap;
-  int64_t* free = local;
-  if (count > 64) {
-    heap.resize(count);
-    free = heap.data();
-  }
+  SmallBuffer<int64_t> buffer(count);
+  int64_t* free = buffer.data();
   for (size_t i = 0; i < count; ++i) free[i] = n.free_milli(i);
   for (size_t j = 0; j < k; ++j) free[cards[j]] -= extra;
   return mix.fragmentation(free, count, n.model, n.cpu_free - take.cpu, n.mem_free - take.memory);
