@@ -124,8 +124,9 @@ int main(int argc, char** argv) {
                   "keep every placed pod as its own cache record instead of one merged record "
                   "per node (same decisions, much slower; for checking)");
   openb->add_flag("--all-nodes", replay_opts.all_nodes,
-                  "put every node in every session, not only those the pod fits by resources "
-                  "(needed by plugins that weigh cluster totals: drf, proportion, capacity)");
+                  "put every node in every session, not only those the pod fits by resources, "
+                  "one per state (needed by plugins that weigh cluster totals: drf, proportion, "
+                  "capacity, or that tell nodes apart by name)");
 
   CLI11_PARSE(app, argc, argv);
   setup_logging(common.verbosity);
