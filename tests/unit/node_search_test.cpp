@@ -116,4 +116,48 @@ TEST(NodeSearch, TwoThreadsDecideAsOne) {
   EXPECT_EQ(b.pending["c1/blocked-0"], kBlocked);
 }
 
+// The predicates plugin keeps the answers of its static checks per node as one byte, with
+// room for a node's first 251 taints; a taint past those still blocks and is named.
+TEST(NodeSearch, ATaintPastTheFirstFewHundredIsNamed) {
+  std::string text = R"(
+[[queues]]
+name = "q"
+[[podgroups]]
+name = "pg"
+namespace = "c1"
+queue = "q"
+min_member = 1
+phase = "Inqueue"
+[[pods]]
+name = "p-0"
+namespace = "c1"
+podgroup = "pg"
+requests = { cpu = "1" }
+tolerations = [{ key = "ok", operator = "Exists" }]
+[[pods]]
+name = "p-1"
+namespace = "c1"
+podgroup = "pg"
+requests = { cpu = "1" }
+tolerations = [{ key = "ok", operator = "Exists" }]
+[[nodes]]
+name = "far"
+allocatable = { cpu = "4", memory = "8Gi" }
+taints = [)";
+  // 300 taints: "ok" 0..299 tolerated by key, but taint 280 is keyed "far".
+  for (int i = 0; i < 300; ++i)
+    text += fmt::format("{}{{ key = \"{}\", value = \"v{}\", effect = \"NoSchedule\" }}",
+                        i == 0 ? "" : ", ", i == 280 ? "far" : "ok", i);
+  text += "]\n";
+  Cache cache;
+  const toml::table t = toml::parse(std::string_view(text), std::string_view("far.toml"));
+  load_cluster_objects(t, "far.toml", cache);
+  SessionResult r = run_session(cache, policy(1), 0);
+  EXPECT_TRUE(r.binds.empty());
+  // Both pods: the first from a fresh check, the second from the kept answer.
+  const std::string why = "0/1 nodes are available: 1 node(s) had untolerated taint {far: v280}";
+  EXPECT_EQ(r.pending["c1/p-0"], why);
+  EXPECT_EQ(r.pending["c1/p-1"], why);
+}
+
 }  // namespace
