@@ -589,9 +589,27 @@ const cal_plugin* descriptor() {
         *score = 0;
         return CAL_ERROR;
       };
-    // The many-node form of a per-node score: a node whose score throws scores 0, as
-    // node_order's error answer does, and the others keep theirs.
-    if constexpr (requires(P& x, Task t, Node n) { x.node_order(t, n); })
+    // The many-node form of node_order: the plugin's own node_order_many (which writes
+    // scores[i] for nodes[i], each from its own node only) when it has one, so that what a
+    // task needs is worked out once per call; otherwise node_order in a loop, where a node
+    // whose score throws scores 0, as node_order's error answer does.
+    if constexpr (requires(P& x, Task t, const cal_node* const* ns, size_t n, double* sc) {
+                    x.node_order_many(t, ns, n, sc);
+                  })
+      p.node_order_many = [](void* self, const cal_task* t, const cal_node* const* nodes,
+                             size_t count, double* scores, cal_status* st) -> cal_code {
+        try {
+          S s = ssn_of<P>(self);
+          self_of<P>(self).node_order_many(s.wrap(t), nodes, count, scores);
+          return CAL_SUCCESS;
+        } catch (const std::exception& e) {
+          set_reason(st, e.what());
+        } catch (...) {
+          set_reason(st, "unknown exception in node_order_many");
+        }
+        return CAL_ERROR;
+      };
+    else if constexpr (requires(P& x, Task t, Node n) { x.node_order(t, n); })
       p.node_order_many = [](void* self, const cal_task* t, const cal_node* const* nodes,
                              size_t count, double* scores, cal_status*) -> cal_code {
         auto& in = *static_cast<Instance<P>*>(self);
