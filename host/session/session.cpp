@@ -613,7 +613,10 @@ void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes
   // would mean each worker's own.
   thread_local std::vector<double> buffer;
   std::vector<double>& part = buffer;
-  part.assign(rows * count, 0.0);
+  // Not cleared: a per-node row is written whole, a batch row is zeroed before its call,
+  // and a row with no slot is never read (zeroing every row was a memset per task placed
+  // as large as the rows).
+  if (part.size() < rows * count) part.resize(rows * count);
   auto per_node = [&](size_t begin, size_t end) {
     for (size_t k = 0; k < scorers_.size(); ++k) {
       const Call& c = scorers_[k];
@@ -657,6 +660,7 @@ void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes
     st.struct_size = sizeof st;
     st.reason[0] = '\0';
     double* row = &part[(2 * k + 1) * count];
+    std::fill(row, row + count, 0.0);  // batch_node_order adds to its scores
     if (c.desc->batch_node_order(c.self, to_handle(t), handles, count, row, &st) != CAL_SUCCESS) {
       spdlog::error("plugin {}: batch_node_order failed: {}", *c.name, st.reason);
       std::fill(row, row + count, 0.0);
