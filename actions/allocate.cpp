@@ -293,7 +293,7 @@ class AllocateRun {
     return it != failed_roles_.end() && it->second.count(task->role) != 0;
   }
 
-  static int32_t role_min(const JobInfo* job, const std::string& role) {
+  static int32_t role_min(const JobInfo* job, std::string_view role) {
     for (const RoleInfo& r : job->roles)
       if (r.name == role) return r.min;
     return 0;
@@ -304,9 +304,9 @@ class AllocateRun {
   bool need_continue_allocating(JobInfo* job) const {
     // Every task must run: one that cannot means the job cannot be ready.
     if (job->min_available == static_cast<int32_t>(job->tasks.size())) return false;
-    static const std::set<std::string> kNone;
+    static const std::set<std::string_view> kNone;
     auto fit = failed_roles_.find(job);
-    const std::set<std::string>& failed = fit == failed_roles_.end() ? kNone : fit->second;
+    const std::set<std::string_view>& failed = fit == failed_roles_.end() ? kNone : fit->second;
 
     int32_t role_min_total = 0;
     for (const RoleInfo& r : job->roles) role_min_total += r.min;
@@ -320,13 +320,13 @@ class AllocateRun {
     }
 
     // 2. Each failed role with its own minimum must have reached it already.
-    std::map<std::string, int32_t> allocated;
+    std::map<std::string_view, int32_t> allocated;
     for (const TaskInfo* t : job->tasks) {
       if (allocated_status(t->status) || t->status == CAL_TASK_SUCCEEDED ||
           (t->status == CAL_TASK_PENDING && t->init_resreq.is_empty()))
         ++allocated[t->role];
     }
-    for (const std::string& role : failed) {
+    for (std::string_view role : failed) {
       int32_t min = role_min(job, role);
       if (min == 0) continue;
       if (allocated[role] < min) return false;
@@ -342,7 +342,7 @@ class AllocateRun {
   std::map<JobInfo*, TaskQueue> pending_tasks_;
   // Volcano's job.NodesFitErrors, reduced to what the action reads: the roles of the tasks
   // that found no node (FitFailedRoles), "" for tasks without a role.
-  std::map<JobInfo*, std::set<std::string>> failed_roles_;
+  std::map<JobInfo*, std::set<std::string_view>> failed_roles_;  // views of task roles
   std::vector<NodeInfo*> idle_fit_, future_fit_;  // scratch of prioritize_nodes
 };
 

@@ -18,74 +18,176 @@ constexpr size_t kMinParallelBatch = 256;
 constexpr size_t kMinChunk = 64;
 }  // namespace
 
-PredicateHelper::GroupErrors* PredicateHelper::group_of(const TaskInfo* t, bool create) {
+// Failure words: the top two bits say what the rest holds.
+//   kHostMask   bit d (d < kMaskDims) for each resource d the node lacks; kPodsBit when no
+//               pod fits; none at all for "didn't pass the predicates".
+//   kPluginId   a reason id of the session's table.
+//   kPoolEntry  the offset of an entry of pool_ (host failures with resources past the mask).
+namespace {
+constexpr uint64_t kKindShift = 62;
+constexpr uint64_t kHostMask = uint64_t{1} << kKindShift;
+constexpr uint64_t kPluginId = uint64_t{2} << kKindShift;
+constexpr uint64_t kPoolEntry = uint64_t{3} << kKindShift;
+constexpr uint64_t kPayload = (uint64_t{1} << kKindShift) - 1;
+constexpr size_t kMaskDims = 61;
+constexpr uint64_t kPodsBit = uint64_t{1} << kMaskDims;
+
+// Arrays of failure slots, all zero, kept for the next helper of this thread.
+thread_local std::vector<std::vector<uint64_t>> spare_slots;
+}  // namespace
+
+PredicateHelper::~PredicateHelper() {
+  for (auto& [key, g] : groups_) {
+    for (uint32_t i : g.written) g.slots[i] = 0;
+    if (spare_slots.size() < 16) spare_slots.push_back(std::move(g.slots));
+  }
+}
+
+PredicateHelper::Group* PredicateHelper::group_of(const TaskInfo* t, bool create) {
   // Volcano's taskGroupID: job and task spec; a pod without a task spec is its own group.
-  std::string key = t->role.empty() ? "pod:" + t->uid
-                                    : (t->job ? t->job->uid : std::string()) + "/" + t->role;
+  std::string key;
+  if (t->role.empty()) {
+    key.append("pod:").append(t->uid);
+  } else {
+    if (t->job) key.append(t->job->uid);
+    key.append("/").append(t->role);
+  }
   auto it = groups_.find(key);
   if (it != groups_.end()) return &it->second;
   if (!create) return nullptr;
-  return &groups_.emplace(std::move(key), GroupErrors(ssn_.nodes().size(), 0)).first->second;
+  Group g;
+  if (!spare_slots.empty()) {
+    g.slots = std::move(spare_slots.back());
+    spare_slots.pop_back();
+  }
+  g.slots.resize(ssn_.nodes().size(), 0);  // a spare array is all zero already
+  return &groups_.emplace(std::move(key), std::move(g)).first->second;
 }
 
-void PredicateHelper::evaluate(const TaskInfo* t, const NodeInfo* n, const NodeFilter& filter,
-                               const GroupErrors* cached, Verdict& v) const {
-  v.ok = false;
-  v.cached = false;
-  v.host_failed = false;
-  v.plugin = nullptr;
-  if (cached != nullptr && (*cached)[n->index] != 0) {
-    v.cached = true;
-    return;
-  }
-  // The action's own checks come first and, when they fail, the plugins are not asked
-  // (Volcano returns the insufficient-resource fit error at once).
-  if ((filter.resources && !placement::fits(t->init_resreq, n->future_idle)) ||
-      (filter.pod_room && !placement::has_pod_room(n))) {
-    v.host_failed = true;
-    return;
-  }
-  v.code = ssn_.predicate_code(t, n, v.st, &v.plugin);
-  if (v.code == CAL_SUCCESS || (filter.unschedulable_passes && v.code == CAL_UNSCHEDULABLE)) {
-    v.ok = true;
+void PredicateHelper::evaluate(const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
+                               size_t first, size_t count, size_t at, const NodeFilter& filter,
+                               const Group* cached) {
+  thread_local std::vector<const NodeInfo*> run_buf;
+  thread_local std::vector<size_t> slot_buf;
+  thread_local std::vector<cal_code> code_buf;
+  thread_local std::vector<const std::string*> plugin_buf;
+  thread_local std::vector<const char*> reason_buf;
+  std::vector<const NodeInfo*>& run = run_buf;
+  std::vector<size_t>& slot = slot_buf;
+  run.clear();
+  slot.clear();
+  const size_t all = nodes.size();
+  size_t i = first % all;
+  for (size_t k = 0; k < count; ++k) {
+    const NodeInfo* n = nodes[i];
+    if (++i == all) i = 0;
+    Verdict& v = verdicts_[at + k];
+    v.ok = false;
+    v.cached = false;
+    v.host_failed = false;
     v.plugin = nullptr;
+    v.reason = nullptr;
+    if (cached != nullptr && cached->slots[n->index] != 0) {
+      v.cached = true;
+      continue;
+    }
+    // The action's own checks come first and, when they fail, the plugins are not asked
+    // (Volcano returns the insufficient-resource fit error at once).
+    if ((filter.resources && !placement::fits(t->init_resreq, n->future_idle)) ||
+        (filter.pod_room && !placement::has_pod_room(n))) {
+      v.host_failed = true;
+      continue;
+    }
+    run.push_back(n);
+    slot.push_back(at + k);
+  }
+  if (run.empty()) return;
+  code_buf.resize(run.size());
+  plugin_buf.resize(run.size());
+  reason_buf.resize(run.size());
+  ssn_.predicate_codes(t, run.data(), run.size(), code_buf.data(), plugin_buf.data(),
+                       reason_buf.data(), statuses_.data() + slot.front());
+  for (size_t k = 0; k < run.size(); ++k) {
+    Verdict& v = verdicts_[slot[k]];
+    v.code = code_buf[k];
+    if (v.code == CAL_SUCCESS || (filter.unschedulable_passes && v.code == CAL_UNSCHEDULABLE)) {
+      v.ok = true;
+    } else {
+      v.plugin = plugin_buf[k];
+      v.reason = reason_buf[k];
+    }
   }
 }
 
-void PredicateHelper::record_failure(const TaskInfo* t, const NodeInfo* n,
-                                     const NodeFilter& filter, const Verdict& v,
-                                     GroupErrors*& group, FitErrors* fe) {
-  if (v.cached) {
-    const GroupErrors& g = *group;
-    const uint32_t at = g[n->index] - 1;
-    if (fe != nullptr)
-      for (int32_t k = 0; k < pool_[at]; ++k) fe->add(pool_[at + 1 + k]);
-    return;
-  }
-  ids_.clear();
+PredicateHelper::Failure PredicateHelper::failure_of(const TaskInfo* t, const NodeInfo* n,
+                                                     const NodeFilter& filter,
+                                                     const Verdict& v) {
   if (v.host_failed) {
-    if (filter.resources) {
-      const size_t dims = std::min(t->init_resreq.size(), n->future_idle.size());
+    const size_t dims =
+        filter.resources ? std::min(t->init_resreq.size(), n->future_idle.size()) : 0;
+    const bool pods = filter.pod_room && !placement::has_pod_room(n);
+    if (dims <= kMaskDims) {
+      uint64_t mask = 0;
       for (size_t d = 0; d < dims; ++d)
-        if (!placement::dim_fits(t->init_resreq, n->future_idle, d))
-          ids_.push_back(ssn_.insufficient_reason(d));
+        if (!placement::dim_fits(t->init_resreq, n->future_idle, d)) mask |= uint64_t{1} << d;
+      if (pods) mask |= kPodsBit;
+      return kHostMask | mask;
     }
-    if (filter.pod_room && !placement::has_pod_room(n)) ids_.push_back(ssn_.pods_reason());
-  } else if (v.plugin != nullptr) {
-    if (v.code == CAL_ERROR)
-      spdlog::error("plugin {}: error: {}", *v.plugin, v.st.reason[0] ? v.st.reason : "no reason");
-    ids_.push_back(v.st.reason[0] != '\0'
-                       ? ssn_.reasons().intern(v.st.reason)
-                       : ssn_.reasons().intern(
-                             fmt::format("node(s) didn't pass the {} predicate", *v.plugin)));
+    const auto at = static_cast<uint64_t>(pool_.size());
+    pool_.push_back(0);
+    for (size_t d = 0; d < dims; ++d)
+      if (!placement::dim_fits(t->init_resreq, n->future_idle, d))
+        pool_.push_back(ssn_.insufficient_reason(d));
+    if (pods) pool_.push_back(ssn_.pods_reason());
+    pool_[at] = static_cast<int32_t>(pool_.size() - at - 1);
+    return kPoolEntry | at;
   }
-  if (ids_.empty()) ids_.push_back(ssn_.reasons().intern("node(s) didn't pass the predicates"));
-  if (fe != nullptr)
-    for (int32_t id : ids_) fe->add(id);
+  const bool worded = v.reason != nullptr && v.reason[0] != '\0';
+  if (v.code == CAL_ERROR)
+    spdlog::error("plugin {}: error: {}", *v.plugin, worded ? v.reason : "no reason");
+  int32_t id;
+  if (!worded) {
+    id = ssn_.reasons().intern(fmt::format("node(s) didn't pass the {} predicate", *v.plugin));
+  } else if (last_reason_id_ >= 0 && last_reason_ == v.reason) {
+    id = last_reason_id_;  // the same words as the last refusal: no hashing
+  } else {
+    id = ssn_.reasons().intern(v.reason);
+    last_reason_ = v.reason;
+    last_reason_id_ = id;
+  }
+  return kPluginId | static_cast<uint64_t>(id);
+}
+
+void PredicateHelper::record(Group*& group, const TaskInfo* t, const NodeInfo* n, Failure f) {
   if (group == nullptr) group = group_of(t, true);
-  (*group)[n->index] = static_cast<uint32_t>(pool_.size()) + 1;
-  pool_.push_back(static_cast<int32_t>(ids_.size()));
-  pool_.insert(pool_.end(), ids_.begin(), ids_.end());
+  Failure& slot = group->slots[n->index];
+  if (slot == 0) group->written.push_back(n->index);
+  slot = f;
+}
+
+void PredicateHelper::add_reasons(Failure f, FitErrors& fe) const {
+  const uint64_t payload = f & kPayload;
+  switch (f & ~kPayload) {
+    case kHostMask:
+      if (payload == 0) {
+        fe.add("node(s) didn't pass the predicates");
+        return;
+      }
+      for (size_t d = 0; d < kMaskDims; ++d)
+        if (payload & (uint64_t{1} << d)) fe.add(ssn_.insufficient_reason(d));
+      if (payload & kPodsBit) fe.add(ssn_.pods_reason());
+      return;
+    case kPluginId:
+      fe.add(static_cast<int32_t>(payload));
+      return;
+    case kPoolEntry: {
+      const size_t at = static_cast<size_t>(payload);
+      for (int32_t k = 0; k < pool_[at]; ++k) fe.add(pool_[at + 1 + static_cast<size_t>(k)]);
+      return;
+    }
+    default:
+      return;
+  }
 }
 
 std::vector<NodeInfo*> PredicateHelper::predicate_nodes(const TaskInfo* t,
@@ -101,49 +203,53 @@ std::vector<NodeInfo*> PredicateHelper::predicate_nodes(const TaskInfo* t,
   const size_t start = ssn_.node_search_start() % all;
 
   // Volcano reads whether the group failed before once, before it walks the nodes:
-  // failures found in this walk only serve later calls.
-  GroupErrors* group = group_of(t, false);
-  const GroupErrors* cached = error_cache_ ? group : nullptr;
+  // failures found in this walk only serve later calls. It writes every failure.
+  Group* group = group_of(t, false);
+  const Group* cached = error_cache_ ? group : nullptr;
 
+  // Runs of nodes are answered at once (one plugin call per run, on every thread when the
+  // plugins allow), then read in walk order: the nodes found and the failures recorded
+  // are those a node-by-node walk would give. A run asks for no more nodes than are still
+  // wanted, so a one-thread walk answers no node past the last one needed; a parallel
+  // batch may answer a few more, whose answers are dropped.
+  const bool parallel = ssn_.predicates_parallel();
   size_t processed = 0;
-  if (!ssn_.predicates_parallel()) {
-    Verdict v;
-    for (; processed < all && found.size() < want; ++processed) {
-      NodeInfo* n = nodes[(start + processed) % all];
-      evaluate(t, n, filter, cached, v);
-      if (v.ok) {
-        found.push_back(n);
-      } else {
-        record_failure(t, n, filter, v, group, fe);
-      }
+  while (processed < all && found.size() < want) {
+    const size_t needed = want - found.size();
+    const size_t batch = std::min(
+        all - processed, parallel ? std::max(kMinParallelBatch, 2 * needed) : std::max<size_t>(needed, 8));
+    if (verdicts_.size() < batch) {
+      verdicts_.resize(batch);
+      statuses_.resize(batch);
     }
-  } else {
-    // Batches evaluated on every thread, then read in walk order: the nodes found and
-    // the failures recorded are those a one-thread walk would give; a batch may look at
-    // a few nodes past the last one needed, whose answers are dropped.
-    while (processed < all && found.size() < want) {
-      const size_t batch =
-          std::min(all - processed, std::max(kMinParallelBatch, 2 * (want - found.size())));
-      if (verdicts_.size() < batch) verdicts_.resize(batch);
-      const size_t base = start + processed;
+    const size_t base = start + processed;
+    if (parallel && batch >= kMinParallelBatch) {
       ssn_.workers().run(batch, kMinChunk, [&](size_t b, size_t e) {
-        for (size_t i = b; i < e; ++i) evaluate(t, nodes[(base + i) % all], filter, cached, verdicts_[i]);
+        evaluate(t, nodes, base + b, e - b, b, filter, cached);
       });
-      size_t i = 0;
-      for (; i < batch && found.size() < want; ++i) {
-        NodeInfo* n = nodes[(base + i) % all];
-        if (verdicts_[i].ok) {
-          found.push_back(n);
-        } else {
-          record_failure(t, n, filter, verdicts_[i], group, fe);
-        }
-      }
-      processed += i;
+    } else {
+      evaluate(t, nodes, base, batch, 0, filter, cached);
     }
+    size_t i = 0;
+    for (size_t at = base % all; i < batch && found.size() < want; ++i) {
+      NodeInfo* n = nodes[at];
+      if (++at == all) at = 0;
+      const Verdict& v = verdicts_[i];
+      if (v.ok)
+        found.push_back(n);
+      else if (!v.cached)
+        record(group, t, n, failure_of(t, n, filter, v));
+    }
+    processed += i;
   }
   // The next search starts after the last node this one looked at, counted on this list
   // (Volcano's lastProcessedNodeIndex = (last + processed) % len(nodes)).
   ssn_.set_node_search_start((start + processed) % all);
+
+  // No node: the walk saw every node and each failed, fresh or from the cache, so the
+  // group's slots hold every node's reasons.
+  if (found.empty() && fe != nullptr && group != nullptr)
+    for (const NodeInfo* n : nodes) add_reasons(group->slots[n->index], *fe);
   return found;
 }
 

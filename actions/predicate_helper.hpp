@@ -44,10 +44,14 @@ inline constexpr NodeFilter kPreemptFilter{false, false, true};
 class PredicateHelper {
  public:
   PredicateHelper(Session& ssn, bool error_cache) : ssn_(ssn), error_cache_(error_cache) {}
+  ~PredicateHelper();
+  PredicateHelper(const PredicateHelper&) = delete;
+  PredicateHelper& operator=(const PredicateHelper&) = delete;
 
   // The feasible nodes for t among `nodes` (the session's, or a HyperNode's), in walk
-  // order. Each node that fails adds its reasons to `fe` (when given; Volcano records
-  // every node it looked at).
+  // order. When none is found and `fe` is given, fe gets the reasons of every node
+  // (Volcano records every node it looked at; the reasons only matter for a task that
+  // found no node, so they are spelled out only then).
   std::vector<NodeInfo*> predicate_nodes(const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
                                          const NodeFilter& filter, FitErrors* fe);
   std::vector<NodeInfo*> predicate_nodes(const TaskInfo* t, const NodeFilter& filter,
@@ -56,34 +60,48 @@ class PredicateHelper {
   }
 
  private:
-  // One node's answer, written by whichever thread evaluated the node. The host's own
-  // reasons are derived again when the failure is recorded (the node does not change
-  // during a search); a plugin's reason text is kept here and interned on one thread.
+  // One node's answer, written by whichever thread evaluated the node; a plugin's reason
+  // text is kept here and interned later, on one thread.
   struct Verdict {
     bool ok = false;
     bool cached = false;       // failed before for this task group: reasons from the cache
     bool host_failed = false;  // the filter's resource or pod check failed
     cal_code code = CAL_SUCCESS;
     const std::string* plugin = nullptr;  // the plugin that refused, if one did
-    cal_status st;
+    const char* reason = nullptr;         // its words (the plugin's, or in statuses_)
   };
-  // The failures of one task group: per node index, 0 when none, else 1 + the start in
-  // pool_ of [count, id, id, ...].
-  using GroupErrors = std::vector<uint32_t>;
 
-  void evaluate(const TaskInfo* t, const NodeInfo* n, const NodeFilter& filter,
-                const GroupErrors* cached, Verdict& v) const;
-  // Records a failed node's reasons in fe and, for a fresh failure, in the group's cache.
-  void record_failure(const TaskInfo* t, const NodeInfo* n, const NodeFilter& filter,
-                      const Verdict& v, GroupErrors*& group, FitErrors* fe);
-  GroupErrors* group_of(const TaskInfo* t, bool create);
+  // A failure as one word, so that recording one costs a store (slot kinds in the .cpp):
+  // the short resources of a host check as a bit mask, a plugin's reason id, or (for
+  // sessions with more resources than a mask holds) an entry of pool_.
+  using Failure = uint64_t;
+  // The failures of one task group by node index (0: none). The arrays are recycled from
+  // helper to helper, so only the slots written are cleared, never the whole array.
+  struct Group {
+    std::vector<Failure> slots;
+    std::vector<uint32_t> written;
+  };
+
+  // Answers for the run nodes[first], nodes[first + 1], ... (count of them, wrapping
+  // around the list) into verdicts_[at ...]: the host's checks node by node, then the
+  // plugins' chain over the nodes that passed them, a run at a time.
+  void evaluate(const TaskInfo* t, const std::vector<NodeInfo*>& nodes, size_t first,
+                size_t count, size_t at, const NodeFilter& filter, const Group* cached);
+  // The failure word of a node that did not pass (not for a cached one).
+  Failure failure_of(const TaskInfo* t, const NodeInfo* n, const NodeFilter& filter,
+                     const Verdict& v);
+  void record(Group*& group, const TaskInfo* t, const NodeInfo* n, Failure f);
+  void add_reasons(Failure f, FitErrors& fe) const;
+  Group* group_of(const TaskInfo* t, bool create);
 
   Session& ssn_;
   bool error_cache_;
-  std::map<std::string, GroupErrors> groups_;  // by task group
-  std::vector<int32_t> pool_;
-  std::vector<int32_t> ids_;       // scratch: one node's reason ids
-  std::vector<Verdict> verdicts_;  // scratch: one batch of nodes
+  std::map<std::string, Group> groups_;  // by task group
+  std::vector<int32_t> pool_;            // entries: [count, reason id, reason id, ...]
+  std::string last_reason_;              // the last plugin refusal's words and their id
+  int32_t last_reason_id_ = -1;
+  std::vector<Verdict> verdicts_;        // scratch: one batch of nodes
+  std::vector<cal_status> statuses_;     // scratch: reasons of plugins answering per node
 };
 
 }  // namespace caldera

@@ -26,6 +26,16 @@
 //     does not change decisions); ties between candidates go to the first found.
 // Not modelled: scheduling gates, nominated nodes, the allocate action's cache of
 // unresolvable nodes (the preemption predicate rules out the same nodes again).
+// Network topology (HyperNodes) plays no part here, as in Volcano v1.12, whose preempt
+// action has no HyperNode path: a preemptor of a job with a hard network topology may
+// evict, and be pipelined, outside the HyperNodes that could hold its job. Nothing is
+// bound by it; the allocate action of a later session places the job by its topology.
+//
+// A preemptor may be pipelined without victims: Volcano v1.12's util.ValidateVictims
+// accepts none ("Victims should not be judged to be empty here") when the node's future
+// idle already fits it, and phase 2 commits its statement whether or not the job is
+// pipelined. So a gang that cannot run keeps one task pipelined on free room (the
+// Kubernetes integration test gang-whole-or-nothing shows it).
 #include <algorithm>
 #include <climits>
 #include <cstdint>

@@ -65,6 +65,10 @@ int main(int argc, char** argv) {
   run->add_option("--leader-elect-retry-period", run_opts.retry_period,
                   "seconds between attempts to acquire or renew");
   run->add_option("--identity", run_opts.identity, "this replica's name (default: hostname_pid)");
+  run->add_option("--list-page-size", run_opts.list_page_size,
+                  "objects per page when listing from the API server (limit/continue; default "
+                  "500, as client-go)")
+      ->check(CLI::Range(1, 100000));
 
   // plugins
   auto* plugins = app.add_subcommand("plugins", "inspect the plugins in the plugin dirs");
@@ -120,8 +124,9 @@ int main(int argc, char** argv) {
                   "keep every placed pod as its own cache record instead of one merged record "
                   "per node (same decisions, much slower; for checking)");
   openb->add_flag("--all-nodes", replay_opts.all_nodes,
-                  "put every node in every session, not only those the pod fits by resources "
-                  "(needed by plugins that weigh cluster totals: drf, proportion, capacity)");
+                  "put every node in every session, not only those the pod fits by resources, "
+                  "one per state (needed by plugins that weigh cluster totals: drf, proportion, "
+                  "capacity, or that tell nodes apart by name)");
 
   CLI11_PARSE(app, argc, argv);
   setup_logging(common.verbosity);

@@ -8,10 +8,11 @@ void Cache::upsert_node(NodeSpec n) {
   ++generation_;
 }
 void Cache::remove_node(const std::string& name) { generation_ += nodes_.erase(name); }
-void Cache::upsert_pod(PodSpec p) {
-  std::string k = p.key();
-  pods_[k] = std::make_shared<const PodSpec>(std::move(p));
-  ++generation_;
+void Cache::upsert_pod(PodSpec p) { upsert_pod_record(make_pod_record(std::move(p))); }
+
+std::shared_ptr<const PodSpec> Cache::make_pod_record(PodSpec p) {
+  digest_pod(p);
+  return std::make_shared<const PodSpec>(std::move(p));
 }
 void Cache::remove_pod(const std::string& key) { generation_ += pods_.erase(key); }
 void Cache::upsert_podgroup(PodGroupSpec pg) {
@@ -44,7 +45,8 @@ void Cache::upsert_node_record(std::shared_ptr<const NodeSpec> n) {
   ++generation_;
 }
 void Cache::upsert_pod_record(std::shared_ptr<const PodSpec> p) {
-  std::string k = p->key();
+  if (!p->digest.ready) p = make_pod_record(*p);  // built without make_pod_record: digest it
+  std::string k = p->digest.key;
   pods_[k] = std::move(p);
   ++generation_;
 }

@@ -34,9 +34,13 @@ class Cache {
   void upsert_hypernode(HyperNodeSpec hn);
   void remove_hypernode(const std::string& name);
   // The same for a record already built (shared, not copied): a front end that keeps its
-  // records can put them back without copying them (the openb replay's fast path).
+  // records can put them back without copying them (the openb replay's fast path). A pod
+  // record should come from make_pod_record, which fills its digest; one that does not is
+  // copied and digested here.
   void upsert_node_record(std::shared_ptr<const NodeSpec> n);
   void upsert_pod_record(std::shared_ptr<const PodSpec> p);
+  // A pod record ready for the cache: p with its digest (objects.hpp PodDigest).
+  static std::shared_ptr<const PodSpec> make_pod_record(PodSpec p);
 
   const RecordMap<NodeSpec>& nodes() const { return nodes_; }
   const RecordMap<PodSpec>& pods() const { return pods_; }

@@ -42,6 +42,7 @@ struct RunOptions {
   std::string lease_namespace = "kube-system";
   double lease_duration = 15, renew_deadline = 10, retry_period = 2;  // seconds
   std::string identity;                        // this replica (default: hostname_pid)
+  int list_page_size = 500;                    // objects per list page (client-go's default)
 };
 int run(const Common& c, const RunOptions& o);
 // `caldera run --backend kubernetes`: schedules the pods of a Kubernetes cluster.

@@ -135,6 +135,11 @@ int replay_openb(const Common& c, const ReplayOptions& o) {
     j["placed"] = r.placed;
     j["failed"] = r.failed;
     j["gpu_allocated_milli"] = r.gpu_allocated_milli;
+    j["session_nodes_mean"] =
+        r.pods > 0 ? std::round(static_cast<double>(r.session_nodes) / r.pods * 10) / 10 : 0.0;
+    j["session_seconds"] = {{"open", std::round(r.open_seconds * 1000) / 1000},
+                            {"actions", std::round(r.action_seconds * 1000) / 1000},
+                            {"close", std::round(r.close_seconds * 1000) / 1000}};
     j["seed"] = o.seed;
     j["tune"] = o.tune;
     fmt::print("{}\n", j.dump());
@@ -145,8 +150,12 @@ int replay_openb(const Common& c, const ReplayOptions& o) {
              "tune {}\n",
              r.pods, trace.size(), r.pods >= trace.size() ? r.pods - trace.size() : 0, r.nodes,
              r.gpu_capacity_milli / replay::kMilliPerGpu, o.seed, o.tune);
-  fmt::print("config {}: {} placed, {} failed, {:.1f} s\n\n", o.config.string(), r.placed,
+  fmt::print("config {}: {} placed, {} failed, {:.1f} s\n", o.config.string(), r.placed,
              r.failed, r.seconds);
+  fmt::print("sessions: {:.1f} nodes on average; open {:.1f} s, actions {:.1f} s, close {:.1f} "
+             "s\n\n",
+             r.pods > 0 ? static_cast<double>(r.session_nodes) / static_cast<double>(r.pods) : 0.0,
+             r.open_seconds, r.action_seconds, r.close_seconds);
   fmt::print("  arrived  allocated\n");
   for (const auto& p : r.points)
     fmt::print("  {:6.1f}%  {:8.2f}%\n", p.arrived * 100, p.allocated * 100);

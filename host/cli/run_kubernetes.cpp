@@ -107,6 +107,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
                                                  : o.scheduler_names;
   ko.evict_mode = o.evict_mode == "delete" ? k8s::EvictMode::Delete : k8s::EvictMode::Eviction;
   ko.identity = o.identity;
+  ko.page_size = o.list_page_size;
 
   std::string names;
   for (const auto& n : ko.scheduler_names) names += (names.empty() ? "" : ", ") + n;
@@ -229,9 +230,10 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
   const auto& ws = cluster.writer().stats();
   spdlog::info(
       "summary: {} sessions; binds {} ok, {} failed ({} conflicts); evictions {} ok, {} refused, "
-      "{} failed; {} status writes, {} pod conditions, {} events",
+      "{} failed; {} status writes ({} conflicts), {} pod conditions, {} events; {} retries",
       sessions, ws.binds_ok, ws.binds_failed, ws.binds_conflict, ws.evictions_ok,
-      ws.evictions_refused, ws.evictions_failed, ws.status_writes, ws.conditions, ws.events);
+      ws.evictions_refused, ws.evictions_failed, ws.status_writes, ws.status_conflicts,
+      ws.conditions, ws.events, ws.retries);
   return code;
 }
 

@@ -21,6 +21,50 @@ const char* to_string(PodPhase p) {
   return "Unknown";
 }
 
+namespace {
+
+// Volcano reads the preemptable flag from the annotation first, then the label; anything
+// that does not parse as a bool reads as false (GetPodPreemptable).
+bool parse_bool_or_false(const std::string& v) {
+  return v == "true" || v == "True" || v == "TRUE" || v == "1" || v == "t" || v == "T";
+}
+
+const std::string* annotation_or_label(const PodSpec& p, std::string_view key) {
+  if (auto it = p.annotations.find(key); it != p.annotations.end()) return &it->second;
+  if (auto it = p.labels.find(key); it != p.labels.end()) return &it->second;
+  return nullptr;
+}
+
+// The number after the last '-' of a pod name (SCENARIOS.md: task order fallback), or -1.
+int64_t name_index(const std::string& name) {
+  auto dash = name.rfind('-');
+  if (dash == std::string::npos || dash + 1 >= name.size()) return -1;
+  int64_t v = 0;
+  for (size_t i = dash + 1; i < name.size(); ++i) {
+    char c = name[i];
+    if (c < '0' || c > '9') return -1;
+    v = v * 10 + (c - '0');
+    if (v > (int64_t{1} << 50)) return -1;
+  }
+  return v;
+}
+
+}  // namespace
+
+void digest_pod(PodSpec& p) {
+  PodDigest& d = p.digest;
+  d.key = p.ns + "/" + p.name;
+  d.job_key = p.podgroup.empty() ? std::string() : p.ns + "/" + p.podgroup;
+  // Volcano's task role is the volcano.sh/task-spec annotation; scenario files often write
+  // it as a label, so the label is read too.
+  const std::string* role = annotation_or_label(p, "volcano.sh/task-spec");
+  d.role = role ? *role : std::string();
+  const std::string* preemptable = annotation_or_label(p, "volcano.sh/preemptable");
+  d.preemptable = preemptable && parse_bool_or_false(*preemptable);
+  d.name_index = name_index(p.name);
+  d.ready = true;
+}
+
 const char* to_string(JobPhase p) {
   switch (p) {
     case JobPhase::Pending: return "Pending";

@@ -142,7 +142,7 @@ void h_job_set_pending_reason(cal_job* j, const char* plugin, const char* reason
 }
 
 // ---- tasks ------------------------------------------------------------------------------
-const char* h_task_name(const cal_task* t) { return T(t)->uid.c_str(); }
+const char* h_task_name(const cal_task* t) { return T(t)->pod->digest.key.c_str(); }
 cal_job* h_task_job(const cal_task* t) { return to_handle(T(t)->job); }
 cal_node* h_task_node(const cal_task* t) { return T(t)->node ? to_handle(T(t)->node) : nullptr; }
 cal_task_status h_task_status(const cal_task* t) { return T(t)->status; }
@@ -152,7 +152,7 @@ int32_t h_task_priority(const cal_task* t) { return T(t)->priority; }
 int h_task_preemptable(const cal_task* t) { return T(t)->preemptable; }
 int h_task_best_effort(const cal_task* t) { return T(t)->best_effort; }
 int h_task_preempt_never(const cal_task* t) { return T(t)->preempt_never; }
-const char* h_task_role(const cal_task* t) { return T(t)->role.c_str(); }
+const char* h_task_role(const cal_task* t) { return T(t)->pod->digest.role.c_str(); }
 double h_task_created(const cal_task* t) { return T(t)->created; }
 const char* h_task_label(const cal_task* t, const char* k) { return find_in(T(t)->pod->labels, k); }
 const char* h_task_annotation(const cal_task* t, const char* k) {
@@ -317,6 +317,10 @@ cal_hypernode* h_job_allocated_hypernode(const cal_job* j) {
   return h ? to_handle(h) : nullptr;
 }
 
+const double* h_node_table(const cal_session* s, cal_node_field f) {
+  return S(s)->node_table(f);
+}
+
 cal_host_api make_table() {
   cal_host_api h;
   std::memset(&h, 0, sizeof h);
@@ -439,6 +443,7 @@ cal_host_api make_table() {
   h.hypernode_lca = h_hypernode_lca;
   h.job_network_topology = h_job_network_topology;
   h.job_allocated_hypernode = h_job_allocated_hypernode;
+  h.node_table = h_node_table;
   return h;
 }
 

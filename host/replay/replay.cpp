@@ -17,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 
 #include "host/config/config.hpp"
@@ -170,9 +171,25 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
     std::string merged_key;
     std::vector<std::shared_ptr<const PodSpec>> own;   // pods kept as records of their own
     bool in_cache = false;
+    bool carded = false, uncarded = false;  // merged GPU pods with / without cards
+    size_t kind = 0;  // nodes of the same kind have the same record but for the name
+    uint64_t hash = 0;  // of the state, for RunOptions::one_node_per_state
+  };
+  // Hash of the state of a node for RunOptions::one_node_per_state (see below).
+  auto state_hash = [](const NodeState& s) {
+    uint64_t h = s.kind * 0x9E3779B97F4A7C15ull;
+    auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001B3ull + (h >> 29); };
+    mix(static_cast<uint64_t>(s.cpu_free));
+    mix(static_cast<uint64_t>(s.memory_free_mib));
+    mix(static_cast<uint64_t>(s.milli_free));
+    mix(static_cast<uint64_t>(s.whole_free));
+    mix(s.merged_record ? 1 : 0);
+    for (int64_t c : s.cards) mix(static_cast<uint64_t>(c));
+    return h;
   };
   std::vector<NodeState> state(nodes.size());
   std::unordered_map<std::string, size_t> index;
+  std::map<std::tuple<int64_t, int64_t, int32_t, std::string>, size_t> kinds;
   Cache cache;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const OpenbNode& n = nodes[i];
@@ -186,6 +203,10 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
     s.whole_free = n.gpus;
     s.merged_key = std::string(kPlacedNamespace) + "/" + n.name;
     index[n.name] = i;
+    s.kind = kinds.emplace(std::make_tuple(n.cpu_milli, n.memory_mib, n.gpus, n.model),
+                           kinds.size())
+                 .first->second;
+    s.hash = state_hash(s);
     if (!prefilter) {
       cache.upsert_node_record(s.spec);
       s.in_cache = true;
@@ -201,9 +222,11 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
     pg.min_member = 1;
     cache.upsert_podgroup(std::move(pg));
   }
+  size_t in_cache = prefilter ? 0 : state.size();
   auto put = [&](NodeState& s, bool in) {
     if (s.in_cache == in) return;
     s.in_cache = in;
+    in_cache += in ? 1 : -1;
     if (in) {
       cache.upsert_node_record(s.spec);
       if (s.merged_record) cache.upsert_pod_record(s.merged_record);
@@ -214,6 +237,24 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
       for (const auto& p : s.own) cache.remove_pod(p->key());
     }
   };
+
+  // RunOptions::one_node_per_state: two nodes are in the same state when they are of the
+  // same kind and hold the same: resources in use (the merged record's requests follow from
+  // these) and each card's use (its annotations follow from that). A node with records of
+  // its own is in a state of its own.
+  const bool one_per_state = prefilter && o.one_node_per_state;
+  std::vector<size_t> by_name(state.size());
+  for (size_t i = 0; i < by_name.size(); ++i) by_name[i] = i;
+  std::sort(by_name.begin(), by_name.end(),
+            [&](size_t a, size_t b) { return nodes[a].name < nodes[b].name; });
+  auto same_state = [](const NodeState& a, const NodeState& b) {
+    return a.kind == b.kind && a.own.empty() && b.own.empty() && a.cpu_free == b.cpu_free &&
+           a.memory_free_mib == b.memory_free_mib && a.milli_free == b.milli_free &&
+           a.whole_free == b.whole_free &&
+           (a.merged_record != nullptr) == (b.merged_record != nullptr) && a.cards == b.cards;
+  };
+  std::unordered_multimap<uint64_t, size_t> first_of_state;  // state hash -> node shown
+  first_of_state.reserve(state.size());
 
   const int last_point = o.step > 0 ? static_cast<int>(std::floor(o.until / o.step + 1e-9)) : 0;
   int next_point = 1;
@@ -229,18 +270,33 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
       // The fast path's session holds only the nodes the pod fits by the host's own
       // resource arithmetic (the allocate action's first check), and of an allowed model:
       // every other node would be refused before any plugin is asked.
-      for (NodeState& s : state) {
+      first_of_state.clear();
+      for (size_t k : by_name) {
+        NodeState& s = state[k];
         bool fits = s.cpu_free >= p.cpu_milli && s.memory_free_mib >= p.memory_mib &&
                     s.milli_free >= gpu_request && s.whole_free >= whole;
         if (fits && gpu_request > 0 && !p.models.empty())
           fits = std::find(p.models.begin(), p.models.end(), s.model) != p.models.end();
+        if (fits && one_per_state && s.own.empty()) {
+          const uint64_t h = s.hash;
+          auto [b, e] = first_of_state.equal_range(h);
+          if (std::any_of(b, e, [&](const auto& kv) { return same_state(state[kv.second], s); }))
+            fits = false;  // a node before it by name is in the same state
+          else
+            first_of_state.emplace(h, k);
+        }
         put(s, fits);
       }
     }
     PodSpec rec = pod_record(p, static_cast<double>(i));
     const std::string uid = rec.key();
     cache.upsert_pod(rec);
-    SessionResult r = run_session(cache, policy, static_cast<double>(i));
+    res.session_nodes += in_cache;
+    SessionTimings timings;
+    SessionResult r = run_session(cache, policy, static_cast<double>(i), &timings);
+    res.open_seconds += timings.open_seconds;
+    for (const auto& [action, secs] : timings.action_seconds) res.action_seconds += secs;
+    res.close_seconds += timings.close_seconds;
 
     ReplayPlacement pl;
     pl.pod = p.name;
@@ -287,7 +343,11 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
       ns.milli_free -= gpu_request;
       ns.whole_free -= whole;
       cache.remove_pod(uid);
-      if (o.merge_placed && cards_known) {
+      // Pods with cards and pods without never share a merged record (RunOptions).
+      const bool merge = o.merge_placed && (gpu_request == 0 || (cards_known ? !ns.uncarded
+                                                                             : !ns.carded));
+      if (gpu_request > 0 && merge) (cards_known ? ns.carded : ns.uncarded) = true;
+      if (merge) {
         // The fast path: the pod joins its node's merged record.
         for (const auto& [k, v] : rec.requests) ns.merged[k] += v;
         auto merged = std::make_shared<PodSpec>();
@@ -312,6 +372,7 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
         ns.own.push_back(std::make_shared<const PodSpec>(std::move(rec)));
         if (ns.in_cache) cache.upsert_pod_record(ns.own.back());
       }
+      ns.hash = state_hash(ns);
       res.gpu_allocated_milli += gpu_request;
       ++res.placed;
     } else {

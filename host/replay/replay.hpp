@@ -93,6 +93,11 @@ struct ReplayResult {
   // Pods asking GPUs that were placed without a card assignment (no device plugin in the
   // config): their cards are unknown, the placements file leaves gpus empty.
   size_t placed_without_cards = 0;
+  size_t session_nodes = 0;  // nodes in the sessions, summed over the sessions
+  // Where the time went, summed over the sessions: opening them (the snapshot of the cache
+  // and the plugins' open), their actions, closing them. The rest of `seconds` is the
+  // replay's own work (the cache, the prefilter, the report).
+  double open_seconds = 0, action_seconds = 0, close_seconds = 0;
   double seconds = 0;
   std::vector<ReplayPoint> points;
   std::vector<ReplayPlacement> placements;  // one per submitted pod, in order
@@ -110,9 +115,12 @@ struct RunOptions {
   // plugin chose cards, the use of each card (volcano.sh/gpu-index "0;2",
   // caldera.sh/gpu-milli-per-card "1000;440"). A session then copies at most one record per
   // node instead of every pod placed so far; the nodes' used resources and cards are the
-  // same, so the decisions are too (tests/unit/openb_replay_test.cpp checks it). A GPU pod
-  // placed with no card assignment (no device plugin in the config) stays a record of its
-  // own. false: every placed pod stays its own record (slow: each session copies them all).
+  // same, so the decisions are too (tests/unit/openb_replay_test.cpp checks it). GPU pods
+  // placed with no card assignment (no device plugin in the config) are merged too, in a
+  // record without card annotations, on a node where no pod has cards; on a node whose
+  // record lists cards such a pod stays a record of its own (a device plugin would give it
+  // cards of its own; this only happens when one leaves a pod without cards). false: every
+  // placed pod stays its own record (slow: each session copies them all).
   bool merge_placed = true;
   // With merge_placed: the session of a pod holds only the nodes the pod fits by the host's
   // own resource arithmetic (cpu, memory, caldera.sh/gpu-milli and nvidia.com/gpu free) and,
@@ -122,6 +130,16 @@ struct RunOptions {
   // (cluster totals, the pending reason's "0/N nodes"): plugins that weigh cluster totals
   // (drf, proportion, capacity) need prefilter false (`--all-nodes`).
   bool prefilter = true;
+  // With prefilter: of the nodes in the same state (same node record but for the name, same
+  // resources in use, the same use of each card) only the first by name is in the session.
+  // The others would score exactly as it does (a plugin sees a node's record and its pods,
+  // and these are the same), and among equal scores the first node by name wins, so they
+  // could never be chosen. Early in a replay most of the cluster is idle nodes of a few
+  // kinds: this keeps one of each kind. Same decisions (tested) for plugins that judge a
+  // node by its record and pods, not by its name (a best_node slot that picks by name, or a
+  // score hashed from it, needs prefilter false); the pending reason's "0/N nodes" counts
+  // the nodes of the session.
+  bool one_node_per_state = true;
   ProgressFn progress;
 };
 

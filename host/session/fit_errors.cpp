@@ -17,14 +17,6 @@ int32_t ReasonTable::intern(std::string_view text) {
   return id;
 }
 
-void FitErrors::add(int32_t reason_id, size_t times) {
-  if (times == 0) return;
-  const auto i = static_cast<size_t>(reason_id);
-  if (i >= counts_.size()) counts_.resize(i + 1, 0);
-  if (counts_[i] == 0) ++distinct_;
-  counts_[i] += static_cast<uint32_t>(times);
-}
-
 std::string FitErrors::str() const {
   std::vector<std::string> parts;
   parts.reserve(distinct_);

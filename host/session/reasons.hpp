@@ -31,7 +31,12 @@ class FitErrors {
  public:
   explicit FitErrors(ReasonTable& table) : table_(&table) {}
   // Counts `times` more nodes that gave the reason.
-  void add(int32_t reason_id, size_t times = 1);
+  void add(int32_t reason_id, size_t times = 1) {
+    const auto i = static_cast<size_t>(reason_id);
+    if (i >= counts_.size()) counts_.resize(i + 1, 0);
+    if (counts_[i] == 0 && times != 0) ++distinct_;
+    counts_[i] += static_cast<uint32_t>(times);
+  }
   void add(std::string_view reason, size_t times = 1) { add(table_->intern(reason), times); }
   void set_nodes(size_t n) { nodes_ = n; }
   bool empty() const { return distinct_ == 0; }

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
+#include <cstdio>
 
 #include "host/cache/cache.hpp"
 #include "host/plugins/host_api.hpp"
@@ -16,43 +16,6 @@
 namespace caldera {
 
 namespace {
-
-// Volcano reads the preemptable flag from the annotation first, then the label; anything
-// that does not parse as a bool reads as false (GetPodPreemptable).
-bool parse_bool_or_false(const std::string& v) {
-  return v == "true" || v == "True" || v == "TRUE" || v == "1" || v == "t" || v == "T";
-}
-
-bool pod_preemptable(const PodSpec& p) {
-  static const std::string key = "volcano.sh/preemptable";
-  if (auto it = p.annotations.find(key); it != p.annotations.end())
-    return parse_bool_or_false(it->second);
-  if (auto it = p.labels.find(key); it != p.labels.end()) return parse_bool_or_false(it->second);
-  return false;
-}
-
-// Volcano's task role: the volcano.sh/task-spec annotation; scenario files often write it
-// as a label, so the label is read too.
-std::string pod_role(const PodSpec& p) {
-  static const std::string key = "volcano.sh/task-spec";
-  if (auto it = p.annotations.find(key); it != p.annotations.end()) return it->second;
-  if (auto it = p.labels.find(key); it != p.labels.end()) return it->second;
-  return "";
-}
-
-// The number after the last '-' of a pod name (SCENARIOS.md: task order fallback), or -1.
-int64_t name_index(const std::string& name) {
-  auto dash = name.rfind('-');
-  if (dash == std::string::npos || dash + 1 >= name.size()) return -1;
-  int64_t v = 0;
-  for (size_t i = dash + 1; i < name.size(); ++i) {
-    char c = name[i];
-    if (c < '0' || c > '9') return -1;
-    v = v * 10 + (c - '0');
-    if (v > (int64_t{1} << 50)) return -1;
-  }
-  return v;
-}
 
 TaskStatus status_of(const PodSpec& p) {
   switch (p.phase) {
@@ -124,17 +87,20 @@ void Session::flatten_chains() {
     for (const auto& in : tier) {
       const cal_plugin* d = in.plugin->desc;
       const bool parallel = (d->capabilities & CAL_CAP_NODE_PARALLEL) != 0;
-      const Call call{d, in.self, &in.plugin->name};
+      const Call call{d, in.self, &in.plugin->name,
+                      CAL_PLUGIN_HAS(d, predicate_many) ? d->predicate_many : nullptr,
+                      CAL_PLUGIN_HAS(d, node_order_many) ? d->node_order_many : nullptr};
       if (in.plugin->points.has(Point::Predicate)) {
         if (d->pre_predicate) pre_predicates_.push_back(call);
-        if (d->predicate) {
+        if (d->predicate || call.predicate_many) {
           predicates_.push_back(call);
           parallel_predicates = parallel_predicates && parallel;
         }
       }
-      if (in.plugin->points.has(Point::NodeOrder) && (d->node_order || d->batch_node_order)) {
+      if (in.plugin->points.has(Point::NodeOrder) &&
+          (d->node_order || call.node_order_many || d->batch_node_order)) {
         scorers_.push_back(call);
-        if (d->node_order) parallel_scores = parallel_scores && parallel;
+        if (d->node_order || call.node_order_many) parallel_scores = parallel_scores && parallel;
       }
     }
   workers_ = &WorkerPool::shared(static_cast<size_t>(std::max(0, policy_->config.threads)));
@@ -154,11 +120,21 @@ Session::~Session() {
 
 void Session::build(const Cache& cache) {
   // Resource ids: cpu, memory, then every other name in use, sorted. "pods" is not a
-  // vector dimension (NodeInfo::max_pods / pods count it).
-  std::set<std::string> scalars;
+  // vector dimension (NodeInfo::max_pods / pods count it). A cluster uses a handful of
+  // names, so the names seen are kept in a short list that a pod's few entries are looked
+  // up in, cheaper than a tree insert per entry.
+  std::vector<const std::string*> seen;
   auto collect = [&](const ResourceList& rl) {
-    for (const auto& [name, v] : rl)
-      if (name != kCpu && name != kMemory && name != kPods) scalars.insert(name);
+    for (const auto& [name, v] : rl) {
+      if (name == kCpu || name == kMemory || name == kPods) continue;
+      bool known = false;
+      for (const std::string* s : seen)
+        if (*s == name) {
+          known = true;
+          break;
+        }
+      if (!known) seen.push_back(&name);
+    }
   };
   for (const auto& [_, n] : cache.nodes()) collect(n->allocatable);
   for (const auto& [_, p] : cache.pods()) {
@@ -172,17 +148,31 @@ void Session::build(const Cache& cache) {
     if (q->deserved) collect(*q->deserved);
     if (q->guarantee) collect(*q->guarantee);
   }
+  std::vector<std::string> scalars;
+  for (const std::string* s : seen) scalars.push_back(*s);
+  std::sort(scalars.begin(), scalars.end());
   resource_names_ = {kCpu, kMemory};
   resource_names_.insert(resource_names_.end(), scalars.begin(), scalars.end());
   for (size_t i = 0; i < resource_names_.size(); ++i)
     resource_ids_[resource_names_[i]] = static_cast<int>(i);
   const size_t R = resource_names_.size();
+  // A name's id: cpu and memory first, then a search of the short list (a map for the rare
+  // cluster with many resource names).
+  auto id_of = [&](const std::string& name) -> int {
+    if (name == kCpu) return 0;
+    if (name == kMemory) return 1;
+    if (R > 16) {
+      auto it = resource_ids_.find(name);
+      return it == resource_ids_.end() ? -1 : it->second;
+    }
+    for (size_t i = 2; i < R; ++i)
+      if (resource_names_[i] == name) return static_cast<int>(i);
+    return -1;
+  };
   auto vec = [&](const ResourceList& rl, double fill = 0.0) {
     ResVec v(R, fill);
-    for (const auto& [name, amount] : rl) {
-      auto it = resource_ids_.find(name);
-      if (it != resource_ids_.end()) v[it->second] = amount;
-    }
+    for (const auto& [name, amount] : rl)
+      if (int id = id_of(name); id >= 0) v[static_cast<size_t>(id)] = amount;
     return v;
   };
 
@@ -275,7 +265,9 @@ void Session::build(const Cache& cache) {
     QueueInfo* q = pg->queue == "default" ? default_queue() : queue(pg->queue);
     if (!q) {
       // Volcano's snapshot skips a job whose queue does not exist.
-      spdlog::warn("podgroup {}: queue '{}' not found; left out of the session", key, pg->queue);
+      // Said once per PodGroup by the backend that feeds the cache (a Warning event on
+      // the PodGroup on Kubernetes; an error when a file is loaded), not every session.
+      spdlog::debug("podgroup {}: queue '{}' not found; left out of the session", key, pg->queue);
       continue;
     }
     JobInfo* j = new_job(key, pg->ns, pg->name);
@@ -297,25 +289,32 @@ void Session::build(const Cache& cache) {
     j->podgroup = pg;
   }
 
-  // Tasks.
+  // A pod that holds a node but is no task of the session still uses the node's
+  // resources: Volcano's cache adds every pod with a node name to its node
+  // (cache/event_handlers.go addTask), whether or not the pod's job makes it into the
+  // snapshot.
+  auto hold_node = [&](const PodSpec& pod) {
+    if (pod.node.empty() || terminated(status_of(pod))) return;
+    NodeInfo* n = node(pod.node);
+    if (!n) return;
+    ResVec req = vec(pod.requests);
+    n->idle.sub(req);
+    n->used.add(req);
+    ++n->pods;
+    n->refresh_future_idle();
+    // Volcano's cache puts such a pod in its node's task list, so the Kubernetes view of
+    // the node (pod_requests) has it too.
+    TaskInfo outside;
+    outside.init_resreq = pod.init_requests.empty() ? req : vec(pod.init_requests);
+    count_pod(&outside, n, +1);
+  };
+
+  // Tasks, in one block: reserved for every pod, so that the pointers to them stay put.
+  tasks_.reserve(cache.pods().size());
   for (const auto& [key, pod] : cache.pods()) {
     if (!pod->schedulable) {
       // Placed by another scheduler: it uses its node's resources, and is nobody's job.
-      TaskStatus st = status_of(*pod);
-      if (!pod->node.empty() && !terminated(st)) {
-        if (NodeInfo* n = node(pod->node)) {
-          ResVec req = vec(pod->requests);
-          n->idle.sub(req);
-          n->used.add(req);
-          ++n->pods;
-          n->refresh_future_idle();
-          // Volcano's cache puts such a pod in its node's task list, so the Kubernetes
-          // view of the node (pod_requests) has it too.
-          TaskInfo foreign;
-          foreign.init_resreq = pod->init_requests.empty() ? req : vec(pod->init_requests);
-          count_pod(&foreign, n, +1);
-        }
-      }
+      hold_node(*pod);
       continue;
     }
     JobInfo* j = nullptr;
@@ -332,16 +331,21 @@ void Session::build(const Cache& cache) {
         if (auto it = pc_value.find(pod->priority_class); it != pc_value.end())
           j->priority = it->second;
     } else {
-      auto it = job_by_uid_.find(pod->ns + "/" + pod->podgroup);
+      auto it = job_by_uid_.find(pod->digest.job_key);
       if (it == job_by_uid_.end()) {
+        // The PodGroup does not exist (or its queue does not): the pod is nobody's task,
+        // as in Volcano, but if it runs somewhere it still fills that node. The backend
+        // tells the pod's owner why it waits.
         spdlog::debug("pod {}: PodGroup {}/{} not in the session; left out", key, pod->ns,
                       pod->podgroup);
+        hold_node(*pod);
         continue;
       }
       j = it->second;
     }
-    auto t = std::make_unique<TaskInfo>();
-    t->uid = key;
+    TaskInfo* t = &tasks_.emplace_back();
+    const PodDigest& d = pod->digest;
+    t->uid = d.key;
     t->name = pod->name;
     t->ns = pod->ns;
     t->job = j;
@@ -357,15 +361,14 @@ void Session::build(const Cache& cache) {
     } else {
       t->priority = 1;  // Volcano's TaskInfo default when spec.priority is unset
     }
-    t->preemptable = pod_preemptable(*pod);
+    t->preemptable = d.preemptable;
     t->best_effort = t->init_resreq.is_empty();
     t->preempt_never = pod->preempt_never;
-    t->role = pod_role(*pod);
+    t->role = d.role;
     t->created = pod->created;
-    t->name_index = name_index(pod->name);
+    t->name_index = d.name_index;
     t->pod = pod;
-    j->tasks.push_back(t.get());
-    tasks_.push_back(std::move(t));
+    j->tasks.push_back(t);
   }
 
   // Per job: roles, counts, sums; tasks on nodes.
@@ -374,7 +377,7 @@ void Session::build(const Cache& cache) {
     for (TaskInfo* t : j->tasks) {
       bool known = std::any_of(j->roles.begin(), j->roles.end(),
                                [&](const RoleInfo& r) { return r.name == t->role; });
-      if (!known) j->roles.push_back({t->role, 0});
+      if (!known) j->roles.push_back({std::string(t->role), 0});
     }
     std::sort(j->roles.begin(), j->roles.end(),
               [](const RoleInfo& a, const RoleInfo& b) { return a.name < b.name; });
@@ -398,6 +401,8 @@ void Session::build(const Cache& cache) {
   }
 
   for (uint32_t i = 0; i < node_list_.size(); ++i) node_list_[i]->index = i;
+  for (auto& table : node_tables_) table.assign(node_list_.size() * R, 0.0);
+  for (const NodeInfo* n : node_list_) sync_node(n);
 
   for (auto& j : jobs_) job_list_.push_back(j.get());
   std::sort(job_list_.begin(), job_list_.end(),
@@ -517,26 +522,81 @@ PointStatus Session::pre_predicate(const TaskInfo* t) const {
   return {};
 }
 
-cal_code Session::predicate_code(const TaskInfo* t, const NodeInfo* n, cal_status& st,
-                                 const std::string** plugin) const {
+void Session::predicate_codes(const TaskInfo* t, const NodeInfo* const* nodes, size_t count,
+                              cal_code* codes, const std::string** plugins, const char** reasons,
+                              cal_status* statuses) const {
+  for (size_t i = 0; i < count; ++i) {
+    codes[i] = CAL_SUCCESS;
+    plugins[i] = nullptr;
+    reasons[i] = nullptr;
+  }
+  // The nodes still passing, in order; each plugin of the chain sees only those (the first
+  // failure stops a node's chain).
+  thread_local std::vector<const cal_node*> alive_buf;
+  thread_local std::vector<size_t> where_buf;
+  thread_local std::vector<cal_code> code_buf;
+  thread_local std::vector<const char*> reason_buf;
+  std::vector<const cal_node*>& alive = alive_buf;
+  std::vector<size_t>& where = where_buf;
+  alive.resize(count);
+  where.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    alive[i] = to_handle(nodes[i]);
+    where[i] = i;
+  }
+  size_t live = count;
   for (const Call& c : predicates_) {
-    st.struct_size = sizeof st;
-    st.reason[0] = '\0';
-    cal_code code = c.desc->predicate(c.self, to_handle(t), to_handle(n), &st);
-    if (code != CAL_SUCCESS && code != CAL_SKIP) {
-      *plugin = c.name;
-      return code;
+    if (live == 0) break;
+    if (c.predicate_many) {
+      code_buf.resize(live);
+      reason_buf.resize(live);
+      std::vector<cal_code>& cs = code_buf;
+      std::vector<const char*>& rs = reason_buf;
+      c.predicate_many(c.self, to_handle(t), alive.data(), live, cs.data(), rs.data());
+      size_t kept = 0;
+      for (size_t k = 0; k < live; ++k) {
+        if (cs[k] == CAL_SUCCESS || cs[k] == CAL_SKIP) {
+          alive[kept] = alive[k];
+          where[kept++] = where[k];
+          continue;
+        }
+        codes[where[k]] = cs[k];
+        plugins[where[k]] = c.name;
+        reasons[where[k]] = rs[k];
+      }
+      live = kept;
+    } else {
+      size_t kept = 0;
+      for (size_t k = 0; k < live; ++k) {
+        cal_status& st = statuses[where[k]];
+        st.struct_size = sizeof st;
+        st.reason[0] = '\0';
+        const cal_code code = c.desc->predicate(c.self, to_handle(t), alive[k], &st);
+        if (code == CAL_SUCCESS || code == CAL_SKIP) {
+          alive[kept] = alive[k];
+          where[kept++] = where[k];
+          continue;
+        }
+        codes[where[k]] = code;
+        plugins[where[k]] = c.name;
+        reasons[where[k]] = st.reason[0] != '\0' ? st.reason : nullptr;
+      }
+      live = kept;
     }
   }
-  return CAL_SUCCESS;
 }
 
 PointStatus Session::predicate(const TaskInfo* t, const NodeInfo* n) const {
-  cal_status st;
+  cal_code code;
   const std::string* plugin = nullptr;
-  cal_code code = predicate_code(t, n, st, &plugin);
+  const char* reason = nullptr;
+  cal_status st;
+  predicate_codes(t, &n, 1, &code, &plugin, &reason, &st);
   if (code == CAL_SUCCESS) return {};
-  return failed(code, st, *plugin);
+  cal_status out;
+  out.struct_size = sizeof out;
+  std::snprintf(out.reason, sizeof out.reason, "%s", reason ? reason : "");
+  return failed(code, out, *plugin);
 }
 
 void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
@@ -549,13 +609,27 @@ void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes
   // node in call order at the end, so that the sums are the same however the per-node
   // calls were spread over threads.
   const size_t rows = scorers_.size() * 2;
-  thread_local std::vector<double> part;
+  // The scheduling thread's buffer, named by a reference: inside the lambda a thread_local
+  // would mean each worker's own.
+  thread_local std::vector<double> buffer;
+  std::vector<double>& part = buffer;
   part.assign(rows * count, 0.0);
   auto per_node = [&](size_t begin, size_t end) {
     for (size_t k = 0; k < scorers_.size(); ++k) {
       const Call& c = scorers_[k];
-      if (!c.desc->node_order) continue;
       double* row = &part[(2 * k) * count];
+      if (c.node_order_many) {
+        cal_status st;
+        st.struct_size = sizeof st;
+        st.reason[0] = '\0';
+        if (c.node_order_many(c.self, to_handle(t), handles + begin, end - begin, row + begin,
+                              &st) != CAL_SUCCESS) {
+          spdlog::error("plugin {}: node_order failed: {}", *c.name, st.reason);
+          std::fill(row + begin, row + end, 0.0);
+        }
+        continue;
+      }
+      if (!c.desc->node_order) continue;
       for (size_t i = begin; i < end; ++i) {
         cal_status st;
         st.struct_size = sizeof st;
@@ -590,7 +664,8 @@ void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes
   }
   for (size_t r = 0; r < rows; ++r) {
     const Call& c = scorers_[r / 2];
-    if (r % 2 == 0 ? !c.desc->node_order : !c.desc->batch_node_order) continue;
+    if (r % 2 == 0 ? !(c.desc->node_order || c.node_order_many) : !c.desc->batch_node_order)
+      continue;
     const double* row = &part[r * count];
     for (size_t i = 0; i < count; ++i) scores[i] += row[i];
   }
@@ -820,10 +895,25 @@ void Session::count_pod(TaskInfo* t, NodeInfo* n, int sign) {
   }
 }
 
+const double* Session::node_table(cal_node_field f) const {
+  const auto i = static_cast<size_t>(f);
+  return i < CAL_NODE_FIELD_COUNT ? node_tables_[i].data() : nullptr;
+}
+
+void Session::sync_node(const NodeInfo* n) {
+  const size_t R = resource_names_.size();
+  const ResVec* fields[CAL_NODE_FIELD_COUNT] = {&n->allocatable, &n->idle,       &n->used,
+                                                &n->releasing,   &n->pipelined,  &n->future_idle,
+                                                &n->pod_requests, &n->pod_requests_nonzero};
+  for (size_t f = 0; f < CAL_NODE_FIELD_COUNT; ++f)
+    std::copy(fields[f]->data(), fields[f]->data() + R, node_tables_[f].data() + n->index * R);
+}
+
 void Session::allocate_task(TaskInfo* t, NodeInfo* n) {
   t->job->update_task_status(t, CAL_TASK_ALLOCATED);
   n->add_task(t);
   count_pod(t, n, +1);
+  sync_node(n);
   fire_allocate(t);
 }
 
@@ -831,6 +921,7 @@ void Session::pipeline_task(TaskInfo* t, NodeInfo* n) {
   t->job->update_task_status(t, CAL_TASK_PIPELINED);
   n->add_task(t);
   count_pod(t, n, +1);
+  sync_node(n);
   fire_allocate(t);
 }
 
@@ -842,6 +933,7 @@ void Session::evict_task(TaskInfo* t) {
     n->add_task(t);
     // Volcano's predicates plugin drops an evicted pod from its Kubernetes node view.
     count_pod(t, n, -1);
+    sync_node(n);
   }
   fire_deallocate(t);
 }
@@ -851,6 +943,7 @@ void Session::unallocate_task(TaskInfo* t) {
   if (NodeInfo* n = t->node) {
     count_pod(t, n, -1);
     n->remove_task(t);
+    sync_node(n);
   }
   fire_deallocate(t);
   t->new_annotations.clear();  // after the event, so plugins can still read them
@@ -862,6 +955,7 @@ void Session::unevict_task(TaskInfo* t) {
     n->remove_task(t);
     n->add_task(t);
     count_pod(t, n, +1);
+    sync_node(n);
   }
   fire_allocate(t);
 }
@@ -870,10 +964,10 @@ void Session::commit_bind(TaskInfo* t) {
   t->job->update_task_status(t, CAL_TASK_BINDING);
   t->node_status = CAL_TASK_BINDING;  // same accounting branch as Allocated
   result_.binds.emplace_back(t->uid, t->node ? t->node->name : std::string());
-  if (!t->new_annotations.empty()) result_.bind_annotations[t->uid] = t->new_annotations;
+  if (!t->new_annotations.empty()) result_.bind_annotations[std::string(t->uid)] = t->new_annotations;
 }
 
-void Session::commit_evict(TaskInfo* t) { result_.evictions.push_back(t->uid); }
+void Session::commit_evict(TaskInfo* t) { result_.evictions.emplace_back(t->uid); }
 
 void Session::set_job_phase(JobInfo* j, JobPhase p) { j->phase = p; }
 
@@ -926,13 +1020,15 @@ SessionResult Session::close() {
     for (TaskInfo* t : j->tasks) {
       if (t->status == CAL_TASK_PIPELINED)
         result_.pipelined.emplace_back(t->uid, t->node ? t->node->name : std::string());
+      if (t->status == CAL_TASK_ALLOCATED)
+        result_.allocated.emplace_back(t->uid, t->node ? t->node->name : std::string());
       if (t->status != CAL_TASK_PENDING) continue;
       std::string why = t->pending_reason;
       if (why.empty()) why = job_reason;
       if (why.empty() && j->phase == JobPhase::Pending)
         why = "PodGroup " + j->uid + " is Pending: not admitted by enqueue yet";
       if (why.empty()) why = "not scheduled in this session";
-      result_.pending[t->uid] = why;
+      result_.pending[std::string(t->uid)] = why;
     }
   }
   return std::move(result_);

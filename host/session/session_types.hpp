@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "caldera/plugin.h"
@@ -45,9 +46,11 @@ inline bool preemptable_status(TaskStatus s) {
 }
 
 struct TaskInfo {
-  std::string uid;  // "namespace/name"
-  std::string name;
-  std::string ns;
+  // Views of the pod record's strings (`pod` below keeps it alive for the session): a
+  // snapshot copies no string per pod.
+  std::string_view uid;  // "namespace/name"
+  std::string_view name;
+  std::string_view ns;
   JobInfo* job = nullptr;
   NodeInfo* node = nullptr;  // set while the task is on a node in this session
   TaskStatus status = CAL_TASK_PENDING;
@@ -58,7 +61,7 @@ struct TaskInfo {
   bool preemptable = false;
   bool best_effort = false;
   bool preempt_never = false;
-  std::string role;   // volcano.sh/task-spec
+  std::string_view role;   // volcano.sh/task-spec
   double created = 0;
   int64_t name_index = -1;  // the number after the last '-' of the name, -1 if none
   std::shared_ptr<const PodSpec> pod;  // the cache record (labels, selector, tolerations...)

@@ -103,6 +103,33 @@ TEST(DeviceRequests, RequestsNoNodeCanMeetAreLoadErrors) {
             "more than one card (1000); ask whole cards with nvidia.com/gpu");
 }
 
+// A scenario file whose pod asks a GPU model no node has fails to run, naming the file, the
+// line of the pod's table and the pod.
+TEST(DeviceRequests, ScenarioWithAModelNoNodeHasFails) {
+  const fs::path f = fs::temp_directory_path() / "caldera-deviceshare-bad-model.toml";
+  {
+    std::ofstream out(f);
+    out << "name = \"a model no node has\"\n"                                 // 1
+           "[config]\n[config.scheduler]\nactions = [\"allocate\"]\n"           // 2-4
+           "[[config.tiers]]\n[[config.tiers.plugins]]\nname = \"deviceshare\"\n"  // 5-7
+           "[[nodes]]\nname = \"n1\"\n"                                          // 8-9
+           "allocatable = { cpu = \"8\", memory = \"8Gi\", \"nvidia.com/gpu\" = 1, "
+           "\"caldera.sh/gpu-milli\" = 1000 }\n"                                 // 10
+           "labels = { \"nvidia.com/gpu.product\" = \"T4\" }\n"                   // 11
+           "[[pods]]\nname = \"p1\"\n"                                           // 12-13
+           "requests = { cpu = \"1\", \"caldera.sh/gpu-milli\" = 500 }\n"
+           "annotations = { \"caldera.sh/gpu-models\" = \"A100\" }\n";
+  }
+  Scenario sc = load_scenario(f, {CALDERA_BUILTIN_PLUGIN_DIR});
+  std::string err = error_of([&] { run_scenario(sc); });
+  EXPECT_EQ(err.rfind(f.string() + ":1", 0), 0u) << err;  // the [[pods]] table, line 12 or 13
+  EXPECT_NE(err.find("pod default/p1: no node has a GPU of model A100: the pod can never be "
+                     "placed"),
+            std::string::npos)
+      << err;
+  fs::remove(f);
+}
+
 // A scenario file with such a pod fails to run, naming the file, line and pod.
 TEST(DeviceRequests, ScenarioWithAShareAboveOneCardFails) {
   const fs::path f = fs::temp_directory_path() / "caldera-deviceshare-bad.toml";
@@ -144,8 +171,15 @@ TEST(DeviceSharePlugin, ImpossibleRequestsAreRefusedEverySession) {
   c.upsert_pod(gpu_pod("three", "nvidia.com/gpu", 3));
   auto policy = binpack_policy();
   for (int session = 0; session < 2; ++session) {
+    // A pod that fits, created after them, is still placed in the same session.
+    PodSpec ok = gpu_pod("ok-" + std::to_string(session), "caldera.sh/gpu-milli", 300);
+    ok.created = 10 + session;
+    c.upsert_pod(ok);
     SessionResult r = run_session(c, policy, session);
-    EXPECT_TRUE(r.binds.empty());
+    ASSERT_EQ(r.binds.size(), 1u);
+    EXPECT_EQ(r.binds[0].first, "default/" + ok.name);
+    EXPECT_EQ(r.binds[0].second, "n1");
+    c.remove_pod("default/" + ok.name);
     EXPECT_EQ(r.pending["default/big"],
               "0/1 nodes are available: 1 caldera.sh/gpu-milli 1500 is more than one card (1000); "
               "ask whole cards with nvidia.com/gpu");

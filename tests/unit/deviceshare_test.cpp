@@ -3,6 +3,7 @@
 // shapes, and the decayed shape history. Each expectation is computed by hand above it.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -196,6 +197,37 @@ TEST(DeviceShareMath, OneShareStrandsAnEightCardNode) {
   EXPECT_EQ(p.cards, (std::vector<size_t>{0}));
   EXPECT_DOUBLE_EQ(p.score, 0);
   EXPECT_DOUBLE_EQ(ds::node_fragmentation_after(n, mix, p.cards.data(), 1, 100, 0), 7900);
+}
+
+// Mix::fragmentation (one walk over the node's sorted free amounts for every per-card amount
+// of the mix) against the definition (shape_fragmentation, a pass over the cards per shape),
+// on nodes of 1 to 8 cards with random use, cpu and models, and random mixes of 1 to 12
+// shapes (amounts repeat, some shapes limited to models). Fixed seed: the same cases each run.
+TEST(DeviceShareMath, PreparedMixMatchesTheDefinition) {
+  std::mt19937_64 rng(7);
+  auto pick = [&](int64_t n) { return static_cast<int64_t>(rng() % static_cast<uint64_t>(n)); };
+  const std::vector<int64_t> amounts = {100, 250, 500, 810, 1000};
+  const std::vector<std::string> models = {"T4", "G2", "V100M32"};
+  for (int c = 0; c < 500; ++c) {
+    std::vector<int64_t> used;
+    for (int64_t k = 0, cards = 1 + pick(8); k < cards; ++k)
+      used.push_back(pick(3) == 0 ? 0 : pick(11) * 100);
+    ds::NodeCards n = node(used, 1000.0 * pick(16), models[static_cast<size_t>(pick(3))]);
+    std::vector<ds::Shape> shapes;
+    for (int64_t k = 0, m = 1 + pick(12); k < m; ++k) {
+      const bool whole = pick(3) == 0;
+      ds::Shape s = shape(1000 * pick(12), whole ? static_cast<int32_t>(1 + pick(4)) : 1,
+                          whole ? 1000 : amounts[static_cast<size_t>(pick(4))], 1.0 / m);
+      if (pick(4) == 0) s.models = {models[static_cast<size_t>(pick(3))]};
+      shapes.push_back(s);
+    }
+    double want = 0;
+    for (const ds::Shape& s : shapes)
+      want += s.weight * static_cast<double>(ds::shape_fragmentation(n, s));
+    const ds::Mix mix(shapes);
+    EXPECT_NEAR(ds::node_fragmentation_after(n, mix, nullptr, 0, 0, 0), want, 1e-9) << "case " << c;
+    EXPECT_NEAR(ds::node_fragmentation(n, mix), want, 1e-9) << "case " << c;
+  }
 }
 
 // ---- history ---------------------------------------------------------------------------

@@ -199,6 +199,43 @@ TEST(KubeNodes, AllocatablePodsAndReadiness) {
   EXPECT_FALSE(not_ready->ready);
 }
 
+// Values at Kubernetes' own limits are normal, not hostile: a 253-character prefix and a
+// 63-character name in a label key, a 63-character value, a 200 kB annotation. Amounts past
+// what a double holds, and a pod limit past any node, are.
+TEST(KubeNodes, LimitsAndEnormousValues) {
+  const std::string key = std::string(63, 'a') + "." + std::string(63, 'b') + "." +
+                          std::string(63, 'c') + "." + std::string(61, 'd') + "/" +
+                          std::string(63, 'n');
+  ASSERT_EQ(key.size(), 253u + 1 + 63);
+  const std::string value(63, 'v');
+  json node = {{"metadata", {{"name", "n1"}, {"labels", {{key, value}}},
+                             {"annotations", {{"example.com/blob", std::string(200 * 1024, 'x')}}}}},
+               {"status",
+                {{"allocatable",
+                  {{"cpu", "1e400"}, {"memory", "16Gi"}, {"pods", "1e12"}, {"example.com/huge", "1e30"}}},
+                 {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+  Warnings w;
+  auto n = node_from_json(node, w);
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->labels.at(key), value);
+  EXPECT_DOUBLE_EQ(n->allocatable.at("cpu"), 1e18);       // past a double: capped
+  EXPECT_DOUBLE_EQ(n->allocatable.at("memory"), 16.0 * (1 << 30));
+  EXPECT_DOUBLE_EQ(n->allocatable.at("example.com/huge"), 1e18);  // capped
+  EXPECT_EQ(n->max_pods, 1000000);
+  EXPECT_TRUE(mentions(w, "node n1: allocatable: cpu: '1e400' is beyond any real amount"));
+  EXPECT_TRUE(mentions(w, "node n1: allocatable: example.com/huge: '1e30' is beyond any real amount"));
+  EXPECT_TRUE(mentions(w, "node n1: allocatable: pods: 1000000000000 is beyond any real node"));
+  EXPECT_EQ(w.size(), 3u);  // nothing about the labels or the annotation
+
+  Warnings w2;
+  json p = {{"metadata", {{"name", "p"}, {"namespace", "t"}, {"labels", {{key, value}}}}},
+            {"spec", {{"schedulerName", "volcano"}}}};
+  auto pod = pod_from_json(p, {"volcano"}, w2);
+  ASSERT_TRUE(pod);
+  EXPECT_EQ(pod->labels.at(key), value);
+  EXPECT_TRUE(w2.empty());
+}
+
 TEST(KubePodGroups, FieldsAndBadValues) {
   Warnings w;
   auto pg = podgroup_from_json(json::parse(R"({"metadata": {"name": "g", "namespace": "t",
@@ -366,6 +403,60 @@ TEST(Kubeconfig, InClusterNeedsTheServiceEnvironment) {
   EXPECT_EQ(a.ns, "caldera-system");
   unsetenv("KUBERNETES_SERVICE_HOST");
   unsetenv("KUBERNETES_SERVICE_PORT");
+}
+
+// Which credentials win: --kubeconfig, else $KUBECONFIG (several files merged), else the
+// pod's service account when KUBERNETES_SERVICE_HOST is set, else ~/.kube/config.
+TEST(Kubeconfig, LoadingOrder) {
+  TempDir d;
+  std::string opt = d.write("opt", R"(current-context: c
+clusters: [{name: k, cluster: {server: "https://option"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: c, context: {cluster: k, user: u}}, {name: other, context: {cluster: k2, user: u}}]
+)");
+  std::string env1 = d.write("env1", R"(current-context: c
+clusters: [{name: k, cluster: {server: "https://env"}}]
+)");
+  std::string env2 = d.write("env2", R"(users: [{name: u, user: {token: from-env2}}]
+contexts: [{name: c, context: {cluster: k, user: u}}]
+)");
+  setenv("KUBECONFIG", (env1 + ":" + env2).c_str(), 1);
+  unsetenv("KUBERNETES_SERVICE_HOST");
+  EXPECT_EQ(resolve_access(opt, "").server, "https://option");
+  ClusterAccess env = resolve_access("", "");
+  EXPECT_EQ(env.server, "https://env");
+  EXPECT_EQ(env.token, "from-env2");  // merged from the second file
+  try {
+    resolve_access(opt, "other");  // --context: a context the file names, with a missing cluster
+    FAIL() << "context 'other' accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("names cluster 'k2'"), std::string::npos) << e.what();
+  }
+  unsetenv("KUBECONFIG");
+  setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
+  setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+  if (!std::filesystem::exists("/var/run/secrets/kubernetes.io/serviceaccount/token")) {
+    try {
+      resolve_access("", "");
+      FAIL() << "in-cluster access without a service account token";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("in-cluster: "), std::string::npos) << e.what();
+    }
+  }
+  unsetenv("KUBERNETES_SERVICE_HOST");
+  unsetenv("KUBERNETES_SERVICE_PORT");
+  const char* home = std::getenv("HOME");
+  std::string saved = home ? home : "";
+  std::filesystem::create_directories(d.path / ".kube");
+  d.write(".kube/config", R"(current-context: c
+clusters: [{name: k, cluster: {server: "https://home"}}]
+contexts: [{name: c, context: {cluster: k}}]
+)");
+  setenv("HOME", d.path.c_str(), 1);
+  EXPECT_EQ(resolve_access("", "").server, "https://home");
+  std::filesystem::remove(d.path / ".kube" / "config");
+  EXPECT_THROW(resolve_access("", ""), InputError);
+  setenv("HOME", saved.c_str(), 1);
 }
 
 TEST(Kubeconfig, Base64) {

@@ -39,10 +39,12 @@ std::string error_of(const std::function<void()>& f) {
   return "";
 }
 
+// conf/openb/NAME.toml, or the config without a device plugin of the tiny data.
 std::shared_ptr<const caldera::Policy> policy(const std::string& name) {
-  caldera::SchedulerConfig c =
-      caldera::load_config(fs::path(CALDERA_SOURCE_ROOT) / "conf" / "openb" / (name + ".toml"),
-                           {CALDERA_BUILTIN_PLUGIN_DIR});
+  const fs::path file = name == "no-device-plugin"
+                            ? data() / "no-device-plugin.toml"
+                            : fs::path(CALDERA_SOURCE_ROOT) / "conf" / "openb" / (name + ".toml");
+  caldera::SchedulerConfig c = caldera::load_config(file, {CALDERA_BUILTIN_PLUGIN_DIR});
   return caldera::build_policy(c, caldera::PluginCatalog::scan(c.plugin_dirs), "");
 }
 
@@ -101,8 +103,8 @@ TEST(OpenbTrace, BadRowsGiveFileLineAndColumn) {
 
   rp::LoadReport rep;
   auto pods = rp::load_openb_pods(f, true, rep);
-  ASSERT_EQ(rep.errors.size(), 7u);
-  EXPECT_EQ(rep.skipped, 7u);
+  ASSERT_EQ(rep.errors.size(), 8u);
+  EXPECT_EQ(rep.skipped, 8u);
   EXPECT_EQ(rep.errors[1], f + ":4: pod bad-nonnumeric: column 'memory_mib': 'lots' is not a "
                                "whole number");
   EXPECT_TRUE(contains(rep.errors[2], ":5: pod bad-share-on-two-cards: column 'gpu_milli': 500 "
@@ -118,6 +120,8 @@ TEST(OpenbTrace, BadRowsGiveFileLineAndColumn) {
       << rep.errors[5];
   EXPECT_TRUE(contains(rep.errors[6], ":9: pod bad-empty-num-gpu: column 'num_gpu': empty"))
       << rep.errors[6];
+  EXPECT_EQ(rep.errors[7], f + ":13: pod good-pod-0: column 'name': a pod of this name is "
+                               "listed before");
   ASSERT_EQ(pods.size(), 4u);  // good-pod-0, good-pod-1 and the two that never fit
 
   // Against the cluster: a model no node has, more cards than any node has.
@@ -144,6 +148,9 @@ TEST(OpenbTrace, MissingColumnAndBadNodeRows) {
   const std::string n = (data() / "nodes-bad-gpu.csv").string();
   EXPECT_EQ(error_of([&] { rp::load_openb_nodes(n, false, rep); }),
             n + ":3: node tiny-node-1: column 'gpu': 'four' is not a whole number");
+  const std::string d = (data() / "nodes-duplicate.csv").string();
+  EXPECT_EQ(error_of([&] { rp::load_openb_nodes(d, false, rep); }),
+            d + ":4: node tiny-node-0: column 'sn': a node of this name is listed before");
   EXPECT_EQ(error_of([&] { rp::load_openb_pods(data() / "no-such-file.csv", false, rep); }),
             (data() / "no-such-file.csv").string() + ": cannot open the file");
 }
@@ -279,7 +286,7 @@ TEST(OpenbReplay, SpreadAndFragmentationSharesNeverExceedOneCard) {
 
 // The fast path (one merged record per node) decides exactly as keeping every placed pod.
 TEST(OpenbReplay, MergedRecordsDecideAsEveryPod) {
-  for (const char* config : {"binpack", "fragmentation"}) {
+  for (const char* config : {"binpack", "fragmentation", "no-device-plugin"}) {
     for (uint64_t seed : {42u, 7u}) {
       Replayed merged = replay_tiny(config, seed, true);
       Replayed kept = replay_tiny(config, seed, false);
@@ -291,6 +298,10 @@ TEST(OpenbReplay, MergedRecordsDecideAsEveryPod) {
         EXPECT_EQ(a.gpus, b.gpus) << config << " seed " << seed << " pod " << a.pod;
       }
       EXPECT_EQ(merged.result.gpu_allocated_milli, kept.result.gpu_allocated_milli);
+      EXPECT_EQ(merged.result.placed_without_cards, kept.result.placed_without_cards);
+      if (std::string(config) == "no-device-plugin") {
+        EXPECT_GT(merged.result.placed_without_cards, 0u) << "seed " << seed;
+      }
     }
   }
 }
@@ -316,20 +327,73 @@ TEST(OpenbReplay, MergedRecordsDecideAsEveryPodOnTheRealTrace) {
     total += p.gpu_request_milli();
     head.push_back(p);
   }
-  for (const char* config : {"binpack", "fragmentation"}) {
-    rp::RunOptions merged, kept;
+  for (const char* config : {"binpack", "spread", "fragmentation", "no-device-plugin"}) {
+    rp::RunOptions merged, kept, every_state;
     kept.merge_placed = false;
+    every_state.one_node_per_state = false;
     rp::ReplayResult a = rp::run_replay(slice, head, policy(config), merged);
     rp::ReplayResult b = rp::run_replay(slice, head, policy(config), kept);
+    rp::ReplayResult c = rp::run_replay(slice, head, policy(config), every_state);
     ASSERT_EQ(a.placements.size(), b.placements.size());
-    size_t differ = 0;
-    for (size_t i = 0; i < a.placements.size(); ++i)
+    ASSERT_EQ(a.placements.size(), c.placements.size());
+    size_t differ = 0, differ_state = 0;
+    for (size_t i = 0; i < a.placements.size(); ++i) {
       if (a.placements[i].node != b.placements[i].node || a.placements[i].gpus != b.placements[i].gpus)
         ++differ;
+      if (a.placements[i].node != c.placements[i].node ||
+          a.placements[i].gpus != c.placements[i].gpus)
+        ++differ_state;
+    }
     EXPECT_EQ(differ, 0u) << config;
+    EXPECT_EQ(differ_state, 0u) << config;
     EXPECT_GT(a.placed, 100u) << config;
     EXPECT_GT(a.failed, 0u) << config;  // the slice fills up
+    // Every session of the plain path holds all 60 nodes; the prefilter and one node per
+    // state hold fewer (the slice has many idle nodes of the same kind for a long time).
+    EXPECT_EQ(b.session_nodes, slice.size() * head.size()) << config;
+    EXPECT_LT(c.session_nodes, b.session_nodes) << config;
+    EXPECT_LT(a.session_nodes, c.session_nodes) << config;
   }
+}
+
+// One node per state: of two idle nodes of the same kind only the first by name is in a
+// session, and the decisions are those of every node (the first by name wins a tie).
+// Cluster: four 2-card T4 nodes (t-0..t-3) and two 8-card G2 nodes (g-0, g-1), all idle.
+//   pod 1 (a 500 share) sees g-0 and t-0 only: 2 nodes. binpack puts it on t-0 (the node
+//     left with least free GPU: 1500 < 7500).
+//   pod 2 (one whole card) sees t-0 (now alone in its state), t-1 (first idle T4) and g-0:
+//     3 nodes. binpack: t-0 keeps 500 free after it, t-1 1000, g-0 7000 -> t-0, card 1.
+//   pod 3 (a 500 share) sees t-0 (500 left on card 0), t-1, g-0: t-0 again, card 0 full.
+//   pod 4 (8 whole cards) fits the G2 nodes only: g-0 (g-1 is in g-0's state): 1 node.
+TEST(OpenbReplay, OneNodePerStateShowsTheFirstOfEachState) {
+  std::vector<rp::OpenbNode> nodes;
+  for (const char* name : {"t-0", "t-1", "t-2", "t-3"})
+    nodes.push_back({name, 32000, 131072, 2, "T4", 0});
+  for (const char* name : {"g-1", "g-0"})  // out of name order on purpose
+    nodes.push_back({name, 96000, 393216, 8, "G2", 0});
+  std::vector<rp::OpenbPod> pods = {pod("p-1", 1, 500), pod("p-2", 1, 1000), pod("p-3", 1, 500),
+                                    pod("p-4", 8, 1000)};
+  rp::RunOptions one, every;
+  every.one_node_per_state = false;
+  rp::ReplayResult a = rp::run_replay(nodes, pods, policy("binpack"), one);
+  rp::ReplayResult b = rp::run_replay(nodes, pods, policy("binpack"), every);
+  ASSERT_EQ(a.placements.size(), 4u);
+  EXPECT_EQ(a.placements[0].node, "t-0");
+  EXPECT_EQ(a.placements[0].gpus, (std::vector<int>{0}));
+  EXPECT_EQ(a.placements[1].node, "t-0");
+  EXPECT_EQ(a.placements[1].gpus, (std::vector<int>{1}));
+  EXPECT_EQ(a.placements[2].node, "t-0");
+  EXPECT_EQ(a.placements[2].gpus, (std::vector<int>{0}));
+  EXPECT_EQ(a.placements[3].node, "g-0");
+  EXPECT_EQ(a.placements[3].gpus, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(a.placements[i].node, b.placements[i].node) << i;
+    EXPECT_EQ(a.placements[i].gpus, b.placements[i].gpus) << i;
+  }
+  EXPECT_EQ(a.session_nodes, 2u + 3u + 3u + 1u);
+  // Without it, each session holds every node the pod fits: 6, 6, 6 (t-0 still has the 500
+  // milli-GPU pod 3 asks), then the two G2 nodes.
+  EXPECT_EQ(b.session_nodes, 6u + 6u + 6u + 2u);
 }
 
 // SCENARIOS.md section 3: seq,pod,node,gpus,gpu_milli; empty fields for a pod not placed.

@@ -153,5 +153,33 @@ TEST(SessionTest, PodWithoutPodGroupIsAJobOfItsOwnInTheDefaultQueue) {
   EXPECT_EQ(j->phase, JobPhase::Inqueue);
 }
 
+// A running pod whose PodGroup is gone, or whose PodGroup's queue is, is no task of the
+// session, but it still fills its node (Volcano's cache adds every pod with a node name to
+// that node); a pending one is simply left out.
+TEST(SessionTest, PodsOfMissingPodGroupsOrQueuesStillFillTheirNodes) {
+  Cache c;
+  c.upsert_node(node("n1", 4000, 8e9));
+  PodGroupSpec pg;
+  pg.ns = "c1";
+  pg.name = "lost-queue";
+  pg.queue = "nope";
+  pg.min_member = 1;
+  pg.phase = JobPhase::Running;
+  c.upsert_podgroup(pg);
+  c.upsert_pod(pod("orphan-0", "deleted-pg", 1500, PodPhase::Running, "n1"));
+  c.upsert_pod(pod("lost-0", "lost-queue", 1000, PodPhase::Running, "n1"));
+  c.upsert_pod(pod("orphan-1", "deleted-pg", 700, PodPhase::Pending));
+  c.upsert_pod(pod("done-0", "deleted-pg", 300, PodPhase::Succeeded, "n1"));
+  auto s = Session::open(c, empty_policy(), 0);
+  NodeInfo* n1 = s->node("n1");
+  ASSERT_NE(n1, nullptr);
+  EXPECT_DOUBLE_EQ(n1->used[0], 2500);
+  EXPECT_DOUBLE_EQ(n1->idle[0], 1500);
+  EXPECT_EQ(n1->pods, 2);
+  EXPECT_EQ(s->job("c1/deleted-pg"), nullptr);
+  EXPECT_EQ(s->job("c1/lost-queue"), nullptr);
+  EXPECT_TRUE(n1->tasks.empty());  // nobody's tasks: nothing to preempt or reclaim
+}
+
 }  // namespace
 }  // namespace caldera

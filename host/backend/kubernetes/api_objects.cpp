@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -270,7 +271,9 @@ ResourceList read_resource_list(const json& list, const std::string& where, Warn
     }
     std::string text = quantity_text(it.value());
     std::optional<double> amount = text.empty() ? std::nullopt : resource_amount(name, text);
-    if (!amount || !std::isfinite(*amount)) {
+    // An exponent past what a double holds ("1e400") is still a quantity to Kubernetes: it
+    // is capped below like any other enormous amount (or refused as negative).
+    if (!amount || std::isnan(*amount)) {
       w.push_back(fmt::format("{}: {}: '{}' is not a quantity; ignored", where, name,
                               text.empty() ? it.value().dump() : text));
       continue;
@@ -401,7 +404,11 @@ std::optional<NodeSpec> node_from_json(const json& obj, Warnings& w) {
       alloc = read_resource_list(*c, where + ": capacity", w);
   }
   if (auto it = alloc.find(kPods); it != alloc.end()) {
-    n.max_pods = it->second > 1e6 ? 1000000 : static_cast<int32_t>(it->second);
+    constexpr double kMaxPods = 1e6;  // far past any kubelet's --max-pods
+    if (it->second > kMaxPods)
+      w.push_back(fmt::format("{}: allocatable: pods: {} is beyond any real node; {} used", where,
+                              format_amount(kPods, it->second), static_cast<int64_t>(kMaxPods)));
+    n.max_pods = static_cast<int32_t>(std::min(it->second, kMaxPods));
     alloc.erase(it);
   }
   n.allocatable = std::move(alloc);

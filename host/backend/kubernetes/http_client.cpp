@@ -87,6 +87,32 @@ HttpClient::HttpClient(uv_loop_t* loop, ClusterAccess access)
   uv_timer_init(loop_, &timer_);
   timer_.data = this;
   ++open_handles_;
+
+  base_url_ = access_.server;
+  if (!access_.tls_server_name.empty()) {
+    // https://10.0.0.1:6443 with tls-server-name api.internal: ask for
+    // https://api.internal:6443 and connect it to 10.0.0.1:6443.
+    CURLU* u = curl_url();
+    char *host = nullptr, *port = nullptr, *url = nullptr;
+    if (curl_url_set(u, CURLUPART_URL, access_.server.c_str(), 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
+        curl_url_set(u, CURLUPART_HOST, access_.tls_server_name.c_str(), 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_URL, &url, 0) == CURLUE_OK) {
+      base_url_ = url;
+      while (!base_url_.empty() && base_url_.back() == '/') base_url_.pop_back();
+      connect_to_ = curl_slist_append(
+          nullptr, fmt::format("{}:{}:{}:{}", access_.tls_server_name, port, host, port).c_str());
+    } else {
+      spdlog::warn("kubernetes: cannot apply tls-server-name '{}' to server '{}'; connecting "
+                   "without it",
+                   access_.tls_server_name, access_.server);
+    }
+    curl_free(host);
+    curl_free(port);
+    curl_free(url);
+    curl_url_cleanup(u);
+  }
 }
 
 HttpClient::~HttpClient() {
@@ -100,6 +126,7 @@ HttpClient::~HttpClient() {
     transfers_.clear();
     if (multi_) curl_multi_cleanup(multi_);
   }
+  curl_slist_free_all(connect_to_);
 }
 
 std::string HttpClient::bearer_token() {
@@ -133,8 +160,9 @@ uint64_t HttpClient::send(HttpRequest req, Done done, OnData on_data, OnHeaders 
   t->self = this;
   CURL* e = curl_easy_init();
   t->easy = e;
-  std::string url = access_.server + t->req.path;
+  std::string url = base_url_ + t->req.path;
   curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+  if (connect_to_) curl_easy_setopt(e, CURLOPT_CONNECT_TO, connect_to_);
   curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);

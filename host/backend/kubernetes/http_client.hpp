@@ -19,6 +19,7 @@
 
 typedef void CURL;
 typedef void CURLM;
+struct curl_slist;
 
 namespace caldera::k8s {
 
@@ -92,6 +93,11 @@ class HttpClient {
   std::function<void()> closed_cb_;
   std::string token_;
   uint64_t token_read_ms_ = 0;
+  // The server's URL as requests use it: with a kubeconfig's tls-server-name, its host is
+  // that name (what the certificate is checked against and SNI sends) and connect_to_
+  // sends the connection to the real host, as client-go's TLSClientConfig.ServerName does.
+  std::string base_url_;
+  curl_slist* connect_to_ = nullptr;
 };
 
 }  // namespace caldera::k8s

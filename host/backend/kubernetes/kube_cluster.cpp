@@ -221,12 +221,20 @@ std::string KubeCluster::upsert(const std::string& resource, const json& obj) {
   } else if (resource == kPodGroups) {
     auto pg = podgroup_from_json(obj, w);
     if (!pg) {
-      if (!key.empty()) remove(resource, key);
+      if (!key.empty()) {
+        remove(resource, key);
+        // Its pods are told why they wait (write_pending): the converter's last word.
+        refused_podgroups_[key] = w.empty() ? "it cannot be read" : w.back();
+      }
     } else {
+      refused_podgroups_.erase(key);
       PodGroupMeta& meta = pg_meta_[key];
       meta.uid = m.uid;
-      meta.phase = to_string(pg->phase);
       const json& st = obj.contains("status") && obj["status"].is_object() ? obj["status"] : json();
+      // The phase as written in the object: a PodGroup nobody has given a phase yet (no
+      // Volcano controller) reads as Pending, and gets "Pending" written, as Volcano's
+      // closeSession writes any status that differs from the object's.
+      meta.phase = st.is_object() ? json_string(st, "phase") : "";
       auto count = [&](const char* f) {
         return st.is_object() && st.contains(f) && st[f].is_number_integer() ? st[f].get<int64_t>()
                                                                                : int64_t{0};
@@ -324,6 +332,8 @@ void KubeCluster::remove(const std::string& resource, const std::string& key) {
     cache_.remove_podgroup(key);
     pg_meta_.erase(key);
     queue_missing_warned_.erase(key);
+    refused_podgroups_.erase(key);
+    missing_podgroup_warned_.erase(key);
   } else if (resource == kQueues) {
     cache_.remove_queue(key);
     queue_meta_.erase(key);
@@ -566,8 +576,45 @@ void KubeCluster::write_queue_status() {
   }
 }
 
+std::string KubeCluster::outside_reason(const PodSpec& pod) {
+  if (pod.podgroup.empty()) return "";
+  std::string group = pod.ns + "/" + pod.podgroup;
+  if (const PodGroupSpec* pg = cache_.podgroup(group)) {
+    if (pg->queue == "default" || cache_.queue(pg->queue)) return "";
+    return fmt::format("queue '{}' of PodGroup {} does not exist; the pod waits for it", pg->queue,
+                       group);
+  }
+  std::string msg;
+  if (auto it = refused_podgroups_.find(group); it != refused_podgroups_.end())
+    msg = fmt::format("PodGroup {} cannot be used ({}); the pod waits until it is fixed", group,
+                      it->second);
+  else
+    msg = fmt::format("PodGroup {} (annotation {}) does not exist; the pod waits for it", group,
+                      kGroupNameAnnotation);
+  if (missing_podgroup_warned_.insert(group).second)
+    spdlog::warn("kubernetes: pod {}/{}: {}", pod.ns, pod.name, msg);
+  return msg;
+}
+
 void KubeCluster::write_pending(const SessionResult& r) {
   size_t budget = opts_.max_pod_status_per_session;
+  // Pods that are no task of the session (their PodGroup, or its queue, is missing): as
+  // Volcano, they are not scheduled; unlike Volcano, which leaves them without a word,
+  // they say why, the same way pending pods do.
+  for (const auto& [key, pod] : cache_.pods()) {
+    if (!pod->schedulable || !pod->node.empty() || pod->releasing || pod->podgroup.empty() ||
+        pod->phase != PodPhase::Pending)
+      continue;
+    std::string msg = outside_reason(*pod);
+    if (msg.empty()) continue;
+    msg = truncate(msg);
+    PodMeta& meta = pod_meta_[key];
+    if (meta.scheduled_message == msg) continue;
+    if (budget == 0) return;
+    --budget;
+    writer_->pod_unschedulable(pod->ns, pod->name, meta.uid, msg);
+    meta.scheduled_message = msg;
+  }
   for (const auto& [key, why] : r.pending) {
     const PodSpec* pod = cache_.pod(key);
     if (!pod || !pod->node.empty() || !pod->schedulable) continue;
@@ -579,11 +626,37 @@ void KubeCluster::write_pending(const SessionResult& r) {
     msg = truncate(msg);
     PodMeta& meta = pod_meta_[key];
     if (meta.scheduled_message == msg) continue;
-    if (budget == 0) break;  // the rest next session: the API server is not flooded
+    if (budget == 0) return;  // the rest next session: the API server is not flooded
     --budget;
     writer_->pod_unschedulable(pod->ns, pod->name, meta.uid, msg);
     meta.scheduled_message = msg;
   }
+  // Tasks the session placed without binding them -- pipelined onto resources being
+  // released, or allocated in a statement kept for a job that is pipelined but not ready --
+  // say where they would go, as Volcano's RecordJobStatusEvent does for its Allocated and
+  // Pipelined tasks (with JobInfo.TaskSchedulingReason's words and reasons).
+  auto placed = [&](const std::vector<std::pair<std::string, std::string>>& tasks, bool pipelined) {
+    for (const auto& [key, node] : tasks) {
+      if (budget == 0) return;
+      const PodSpec* pod = cache_.pod(key);
+      if (!pod || !pod->node.empty() || !pod->schedulable) continue;
+      std::string msg =
+          pipelined ? fmt::format("Pod {}/{} can possibly be assigned to {}, once resource is "
+                                  "released and minAvailable is satisfied",
+                                  pod->ns, pod->name, node)
+                    : fmt::format("Pod {}/{} can possibly be assigned to {}, once minAvailable "
+                                  "is satisfied",
+                                  pod->ns, pod->name, node);
+      PodMeta& meta = pod_meta_[key];
+      if (meta.scheduled_message == msg) continue;
+      --budget;
+      writer_->pod_unschedulable(pod->ns, pod->name, meta.uid, msg,
+                                 pipelined ? "Unschedulable" : "Schedulable");
+      meta.scheduled_message = msg;
+    }
+  };
+  placed(r.pipelined, true);
+  placed(r.allocated, false);
 }
 
 }  // namespace caldera::k8s

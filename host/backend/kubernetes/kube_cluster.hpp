@@ -107,6 +107,9 @@ class KubeCluster : public Informer::Handler {
   void write_podgroup_status(const SessionResult& r, double now);
   void write_queue_status();
   void write_pending(const SessionResult& r);
+  // Why a pending pod of ours is no task of the session ("" when it is one): its PodGroup
+  // is missing or unusable, or the PodGroup's queue is missing.
+  std::string outside_reason(const PodSpec& pod);
 
   // Writer hooks.
   void on_bound(const std::string& key, const std::string& node);
@@ -127,6 +130,8 @@ class KubeCluster : public Informer::Handler {
   std::unordered_map<std::string, PodSpec> evicting_;      // pod key -> as last observed
   std::unordered_set<std::string> warned_;
   std::set<std::string> queue_missing_warned_;
+  std::unordered_map<std::string, std::string> refused_podgroups_;  // key -> why skipped
+  std::unordered_set<std::string> missing_podgroup_warned_;         // PodGroup keys
   KubeStats stats_;
   // A burst of binds: from the first sent while none was outstanding to the last answer.
   uint64_t binds_outstanding_ = 0;

@@ -50,6 +50,7 @@ struct Writer::Op {
   std::string ns, name, uid, node;
   json body;                 // status, or the event
   std::string message;       // conditions
+  std::string reason;        // the condition's reason
   int attempts = 0;
   bool conflict_retried = false;
   bool main_object = false;  // status written on the object itself (no subresource)
@@ -115,13 +116,15 @@ void Writer::queue_status(const std::string& name, json status) {
 }
 
 void Writer::pod_unschedulable(const std::string& ns, const std::string& name,
-                               const std::string& uid, const std::string& message) {
+                               const std::string& uid, const std::string& message,
+                               const std::string& reason) {
   auto cond = std::make_shared<Op>();
   cond->kind = Op::PodCondition;
   cond->ns = ns;
   cond->name = name;
   cond->uid = uid;
   cond->message = truncate(message);
+  cond->reason = reason;
   enqueue(cond);
   auto ev = std::make_shared<Op>();
   ev->kind = Op::Event;
@@ -241,7 +244,7 @@ void Writer::start(std::shared_ptr<Op> op) {
       req.path = fmt::format("/api/v1/namespaces/{}/pods/{}/status", op->ns, op->name);
       json cond = {{"type", "PodScheduled"},
                    {"status", "False"},
-                   {"reason", "Unschedulable"},
+                   {"reason", op->reason},
                    {"message", op->message},
                    {"lastTransitionTime", format_time(unix_now())},
                    {"lastProbeTime", nullptr}};
@@ -318,6 +321,19 @@ void Writer::finished(std::shared_ptr<Op> op, HttpResponse&& r) {
         return;
       }
       if (r.status == 404) return;  // the object is gone
+      if (r.status == 409) {
+        // A merge patch carries no resourceVersion, so the API server itself does not
+        // answer it with a conflict; an admission webhook or a proxy may. The owner forgets
+        // what it assumed written, and the next session writes the status again from the
+        // cache, which the watch keeps current: the re-read, without a GET of its own.
+        ++stats_.status_conflicts;
+        spdlog::info("kubernetes: {}: 409 Conflict; written again at the next session",
+                     op->describe());
+        if (hooks_.status_failed)
+          hooks_.status_failed(op->kind == Op::PodGroupStatus ? "podgroup" : "queue",
+                               op->ns.empty() ? op->name : op->ns + "/" + op->name);
+        return;
+      }
       break;
     case Op::PodCondition:
       if (r.ok()) {

@@ -36,7 +36,7 @@ struct WriterOptions {
 struct WriterStats {
   uint64_t binds_ok = 0, binds_failed = 0, binds_conflict = 0;
   uint64_t evictions_ok = 0, evictions_refused = 0, evictions_failed = 0;
-  uint64_t status_writes = 0, status_failed = 0;
+  uint64_t status_writes = 0, status_failed = 0, status_conflicts = 0;
   uint64_t conditions = 0, events = 0;
   uint64_t retries = 0;
 };
@@ -70,9 +70,9 @@ class Writer {
   // `status` is the status object to merge (phase, counts, conditions).
   void podgroup_status(const std::string& ns, const std::string& name, json status);
   void queue_status(const std::string& name, json status);
-  // PodScheduled=False with `message`, and a FailedScheduling event.
+  // PodScheduled=False with `reason` and `message`, and a FailedScheduling event.
   void pod_unschedulable(const std::string& ns, const std::string& name, const std::string& uid,
-                         const std::string& message);
+                         const std::string& message, const std::string& reason = "Unschedulable");
   // A Warning event about a PodGroup (Volcano's "Unschedulable" events).
   void podgroup_event(const std::string& ns, const std::string& name, const std::string& uid,
                       const std::string& reason, const std::string& message);

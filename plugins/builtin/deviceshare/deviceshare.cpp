@@ -145,18 +145,21 @@ std::mutex& history_mutex() {
 // task's name and status. A session takes the kept state when the fingerprint matches and
 // rebuilds the node otherwise. Entries of nodes not seen for a while are dropped.
 
-uint64_t fnv(uint64_t h, const void* data, size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= 1099511628211ull;
-  }
-  return h;
+// Word-wise hashing (the fingerprint is taken for every node a session reads): a 64-bit
+// value folded in with splitmix64's mixer, a string by its std::hash first.
+uint64_t fold(uint64_t h, uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ull;
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+  return h ^ (h >> 31);
 }
-uint64_t fnv(uint64_t h, const char* s) { return s ? fnv(h, s, std::strlen(s) + 1) : fnv(h, "", 1); }
-template <class T>
-uint64_t fnv_value(uint64_t h, T v) {
-  return fnv(h, &v, sizeof v);
+uint64_t fold(uint64_t h, std::string_view s) {
+  return fold(fold(h, s.size()), std::hash<std::string_view>()(s));
+}
+uint64_t fold(uint64_t h, double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return fold(h, bits);
 }
 
 struct StringHash {
@@ -528,21 +531,28 @@ class DeviceShare {
     return "no GPU card can hold " + what;
   }
 
-  // Empty when some node of the session could hold the request once idle.
+  // Empty when some node of the session could hold the request once idle. The walk stops at
+  // the first such node (usually the first node with GPU); only a request that can never
+  // be met walks every node, and reads the model labels only when it names models.
   std::string never_fits(const ds::Request& r) {
-    const std::vector<NodeKind>& kinds = summary();
-    std::string models = r.models.empty() ? "" : " of model ";
-    for (size_t i = 0; i < r.models.size(); ++i) models += (i ? "|" : "") + r.models[i];
     bool model_seen = false;
-    for (const NodeKind& k : kinds) {
-      if (!ds::model_allowed(r.models, k.model)) continue;
+    for (const cal_node* h : handles_) {
+      sdk::Node n = ssn_.wrap(h);
+      const double cards = cards_of_node(n);
+      if (cards < 1) continue;
+      if (!r.models.empty()) {
+        const char* model = n.label(kModelLabel);
+        if (!ds::model_allowed(r.models, model ? model : "")) continue;
+      }
       model_seen = true;
       if (r.whole > 0) {
-        if (k.cards >= static_cast<size_t>(r.whole)) return "";
-      } else if (r.memory <= 0 || k.mem_per_card >= r.memory) {
+        if (cards >= static_cast<double>(r.whole)) return "";
+      } else if (r.memory <= 0 || res(n.allocatable(), memory_id_) / kUnits / cards >= r.memory) {
         return "";
       }
     }
+    std::string models = r.models.empty() ? "" : " of model ";
+    for (size_t i = 0; i < r.models.size(); ++i) models += (i ? "|" : "") + r.models[i];
     if (!model_seen) return "GPU request can never be met: no node has a GPU" + models;
     if (r.whole > 0)
       return "GPU request can never be met: no node has " + std::to_string(r.whole) + " GPU cards" +
@@ -566,13 +576,6 @@ class DeviceShare {
     const ds::NodeCards* view = nullptr;  // nullptr: no GPU
     std::shared_ptr<const ds::NodeCards> kept;
     std::unique_ptr<ds::NodeCards> own;
-  };
-
-  // The static facts of the nodes with GPU, for never_fits and the score scale.
-  struct NodeKind {
-    std::string model;
-    size_t cards = 0;
-    double mem_per_card = 0;
   };
 
   void index_nodes() {
@@ -632,20 +635,19 @@ class DeviceShare {
   }
 
   uint64_t fingerprint(sdk::Node n, const char* model) const {
-    uint64_t h = 1469598103934665603ull;
-    h = fnv(h, n.name().data(), n.name().size());
-    h = fnv_value(h, res(n.allocatable(), gpu_id_));
-    h = fnv_value(h, res(n.allocatable(), number_id_));
-    h = fnv_value(h, res(n.allocatable(), memory_id_));
-    h = fnv(h, model);
+    uint64_t h = fold(0, n.name());
+    h = fold(h, res(n.allocatable(), gpu_id_));
+    h = fold(h, res(n.allocatable(), number_id_));
+    h = fold(h, res(n.allocatable(), memory_id_));
+    h = model ? fold(h, std::string_view(model)) : fold(h, uint64_t{0x6E6F6E65});  // no label
     const sdk::Res idle = n.future_idle();
-    h = fnv(h, idle.data(), idle.size() * sizeof(double));
+    for (size_t i = 0; i < idle.size(); ++i) h = fold(h, idle[i]);
     const size_t tasks = n.task_count();
-    h = fnv_value(h, tasks);
+    h = fold(h, static_cast<uint64_t>(tasks));
     for (size_t k = 0; k < tasks; ++k) {
       sdk::Task t = n.task(k);
-      h = fnv(h, t.name().data(), t.name().size());
-      h = fnv_value(h, static_cast<int>(t.status()));
+      h = fold(h, t.name());
+      h = fold(h, static_cast<uint64_t>(t.status()));
     }
     return h;
   }
@@ -704,27 +706,19 @@ class DeviceShare {
     return c;
   }
 
-  // Static facts of every GPU node of the session (models, cards, memory per card).
-  const std::vector<NodeKind>& summary() {
-    if (summary_built_) return kinds_;
-    std::map<std::pair<std::string, double>, size_t> most;  // (model, mem) -> most cards
-    for (const cal_node* h : handles_) {
-      sdk::Node n = ssn_.wrap(h);
-      const double cards = cards_of_node(n);
-      if (cards < 1) continue;
-      const char* model = n.label(kModelLabel);
-      const double mem = res(n.allocatable(), memory_id_) / kUnits / cards;
-      size_t& m = most[{model ? model : "", mem}];
-      m = std::max(m, static_cast<size_t>(cards));
-      max_capacity_ = std::max<int64_t>(max_capacity_, static_cast<int64_t>(cards) * ds::kMilliPerCard);
-    }
-    for (const auto& [k, cards] : most) kinds_.push_back({k.first, cards, k.second});
-    summary_built_ = true;
-    return kinds_;
-  }
+  // The largest node's capacity in the session (cards x 1000), the scale of the binpack and
+  // spread scores; found at the first call.
   int64_t max_capacity() const {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!summary_built_) const_cast<DeviceShare*>(this)->summary();
+    if (max_capacity_ < 0) {
+      max_capacity_ = 0;
+      for (const cal_node* h : handles_) {
+        const double cards = cards_of_node(ssn_.wrap(h));
+        if (cards >= 1)
+          max_capacity_ =
+              std::max<int64_t>(max_capacity_, static_cast<int64_t>(cards) * ds::kMilliPerCard);
+      }
+    }
     return max_capacity_;
   }
 
@@ -840,12 +834,10 @@ class DeviceShare {
   mutable std::vector<Slot> slots_;
   mutable std::mutex mu_;
   uint64_t session_no_ = 0;
-  bool summary_built_ = false;
-  std::vector<NodeKind> kinds_;
-  int64_t max_capacity_ = 0;
+  mutable int64_t max_capacity_ = -1;  // -1: not found yet
   std::unordered_map<const cal_task*, ds::Request> requests_;
   std::unordered_map<const cal_task*, Held> held_;
-  std::vector<ds::Shape> mix_;
+  ds::Mix mix_;
   bool weigh_memory_ = false;
 };
 

@@ -152,52 +152,104 @@ inline int64_t shape_fragmentation(const NodeCards& n, const Shape& s) {
   return hosts >= s.count ? frag : total;
 }
 
+// A small array on the stack, on the heap when larger (nodes of more than 64 cards, mixes of
+// more than 64 per-card amounts): the scoring loop allocates nothing.
+template <class T>
+class SmallBuffer {
+ public:
+  explicit SmallBuffer(size_t n) {
+    if (n > 64) heap_.resize(n);
+  }
+  T* data() { return heap_.empty() ? local_ : heap_.data(); }
+
+ private:
+  T local_[64];
+  std::vector<T> heap_;
+};
+
+// The expected mix prepared for the scoring loop, which weighs it for every node and
+// candidate card. A shape's fragmentation depends on the node's cards only through two
+// numbers at the shape's per-card amount t: how many cards have t free, and how much free
+// GPU the cards below t hold. So the distinct amounts of the mix are kept sorted, and one
+// walk over the node's sorted free amounts gives both numbers for every amount; each shape
+// then costs a few comparisons (instead of a pass over the cards per shape).
+class Mix {
+ public:
+  Mix() = default;
+  Mix(std::vector<Shape> shapes) : shapes_(std::move(shapes)) {  // NOLINT: a list converts
+    for (const Shape& s : shapes_) {
+      amounts_.push_back(s.milli);
+      any_models_ = any_models_ || !s.models.empty();
+    }
+    std::sort(amounts_.begin(), amounts_.end());
+    amounts_.erase(std::unique(amounts_.begin(), amounts_.end()), amounts_.end());
+    for (const Shape& s : shapes_)
+      at_.push_back(static_cast<uint32_t>(
+          std::lower_bound(amounts_.begin(), amounts_.end(), s.milli) - amounts_.begin()));
+  }
+  const std::vector<Shape>& shapes() const { return shapes_; }
+  bool empty() const { return shapes_.empty(); }
+
+  // The fragmentation (sum of frequency x shape_fragmentation) of a node of `model` whose
+  // cards have `free` milli-GPU free (count of them) and cpu_free / mem_free idle.
+  double fragmentation(const int64_t* free, size_t count, const std::string& model,
+                       double cpu_free, double mem_free) const {
+    int64_t total = 0;
+    for (size_t i = 0; i < count; ++i) total += free[i];
+    if (total == 0 || shapes_.empty()) return 0;
+    SmallBuffer<int64_t> sorted(count);
+    std::copy(free, free + count, sorted.data());
+    std::sort(sorted.data(), sorted.data() + count);
+    // For each amount t: hosts[t] = cards with >= t free; below[t] = free on the others.
+    const size_t m = amounts_.size();
+    SmallBuffer<int64_t> below(m);
+    SmallBuffer<size_t> hosts(m);
+    size_t j = 0;
+    int64_t sum = 0;
+    for (size_t k = 0; k < m; ++k) {
+      while (j < count && sorted.data()[j] < amounts_[k]) sum += sorted.data()[j++];
+      below.data()[k] = sum;
+      hosts.data()[k] = count - j;
+    }
+    double f = 0;
+    for (size_t i = 0; i < shapes_.size(); ++i) {
+      const Shape& s = shapes_[i];
+      int64_t frag = total;
+      if ((!any_models_ || model_allowed(s.models, model)) &&
+          cpu_free >= static_cast<double>(s.cpu) && mem_free >= s.memory &&
+          hosts.data()[at_[i]] >= static_cast<size_t>(s.count))
+        frag = below.data()[at_[i]];
+      f += s.weight * static_cast<double>(frag);
+    }
+    return f;
+  }
+
+ private:
+  std::vector<Shape> shapes_;
+  std::vector<int64_t> amounts_;  // the distinct per-card amounts of the shapes, ascending
+  std::vector<uint32_t> at_;      // per shape: its amount's index in amounts_
+  bool any_models_ = false;       // some shape is limited to GPU models
+};
+
 // The node's fragmentation against a mix of shapes: sum of frequency x fragmentation.
-inline double node_fragmentation(const NodeCards& n, const std::vector<Shape>& mix) {
+inline double node_fragmentation(const NodeCards& n, const Mix& mix) {
   double f = 0;
-  for (const Shape& s : mix) f += s.weight * static_cast<double>(shape_fragmentation(n, s));
+  for (const Shape& s : mix.shapes())
+    f += s.weight * static_cast<double>(shape_fragmentation(n, s));
   return f;
 }
 
-// The same, for the node after `extra` more milli-GPU on each of the k `cards` and `take`
-// less idle cpu and memory, without copying the node (the scoring loop calls this for every
-// node and candidate card).
-inline double node_fragmentation_after(const NodeCards& n, const std::vector<Shape>& mix,
-                                       const size_t* cards, size_t k, int64_t extra,
-                                       Take take) {
+// The same (by Mix::fragmentation), for the node after `extra` more milli-GPU on each of
+// the k `cards` and `take` less idle cpu and memory, without copying the node (the scoring
+// loop calls this for every node and candidate card).
+inline double node_fragmentation_after(const NodeCards& n, const Mix& mix, const size_t* cards,
+                                       size_t k, int64_t extra, Take take) {
   const size_t count = n.count();
-  int64_t local[64];
-  std::vector<int64_t> heap;
-  int64_t* free = local;
-  if (count > 64) {
-    heap.resize(count);
-    free = heap.data();
-  }
-  int64_t total = 0;
+  SmallBuffer<int64_t> buffer(count);
+  int64_t* free = buffer.data();
   for (size_t i = 0; i < count; ++i) free[i] = n.free_milli(i);
   for (size_t j = 0; j < k; ++j) free[cards[j]] -= extra;
-  for (size_t i = 0; i < count; ++i) total += free[i];
-  if (total == 0) return 0;
-  const double cpu_free = n.cpu_free - take.cpu;
-  const double mem_free = n.mem_free - take.memory;
-  double f = 0;
-  for (const Shape& s : mix) {
-    int64_t frag = total;
-    if (model_allowed(s.models, n.model) && cpu_free >= static_cast<double>(s.cpu) &&
-        mem_free >= s.memory) {
-      int32_t hosts = 0;
-      int64_t part = 0;
-      for (size_t i = 0; i < count; ++i) {
-        if (free[i] >= s.milli)
-          ++hosts;
-        else
-          part += free[i];
-      }
-      if (hosts >= s.count) frag = part;
-    }
-    f += s.weight * static_cast<double>(frag);
-  }
-  return f;
+  return mix.fragmentation(free, count, n.model, n.cpu_free - take.cpu, n.mem_free - take.memory);
 }
 
 // ---- the expected mix: a decayed history of the pods seen ------------------------------
@@ -230,7 +282,9 @@ class ShapeHistory {
     }
     if (!seen_.insert(uid).second) return false;
     order_.push_back(uid);
-    weights_[k] += inc_;
+    auto it = weights_.find(k);
+    if (it == weights_.end()) it = weights_.emplace(k, Entry{0, shape_of(k)}).first;
+    it->second.weight += inc_;
     if (decay > 0 && decay < 1) inc_ /= decay;
     if (inc_ > 1e12) rescale();
     return true;
@@ -239,34 +293,24 @@ class ShapeHistory {
   // The mix: the heaviest shapes until they cover `coverage` of the weight or number
   // `max_shapes`, renormalised to sum to 1. Equal weights keep the shape key order.
   std::vector<Shape> mix(double coverage, size_t max_shapes) const {
-    std::vector<std::pair<double, const ShapeKey*>> all;
+    std::vector<const Entry*> all;
+    all.reserve(weights_.size());
     double total = 0;
-    for (const auto& [k, w] : weights_) {
-      all.emplace_back(w, &k);
-      total += w;
+    for (const auto& [k, e] : weights_) {
+      all.push_back(&e);
+      total += e.weight;
     }
     std::vector<Shape> out;
     if (total <= 0) return out;
     std::stable_sort(all.begin(), all.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
+                     [](const Entry* a, const Entry* b) { return a->weight > b->weight; });
+    out.reserve(std::min(max_shapes, all.size()));
     double cum = 0;
-    for (const auto& [w, k] : all) {
+    for (const Entry* e : all) {
       if (out.size() >= max_shapes || cum >= coverage * total * (1 - 1e-12)) break;
-      Shape s;
-      s.cpu = k->cpu;
-      s.memory = static_cast<double>(k->memory);
-      s.count = k->count;
-      s.milli = k->milli;
-      size_t pos = 0;
-      while (!k->models.empty()) {
-        size_t bar = k->models.find('|', pos);
-        s.models.push_back(k->models.substr(pos, bar == std::string::npos ? bar : bar - pos));
-        if (bar == std::string::npos) break;
-        pos = bar + 1;
-      }
-      s.weight = w;
-      cum += w;
-      out.push_back(std::move(s));
+      out.push_back(e->shape);
+      out.back().weight = e->weight;
+      cum += e->weight;
     }
     for (auto& s : out) s.weight /= cum;
     return out;
@@ -275,10 +319,27 @@ class ShapeHistory {
   size_t shapes() const { return weights_.size(); }
 
  private:
+  // A shape key's pod shape (the weight is set by mix()), its models split once.
+  static Shape shape_of(const ShapeKey& k) {
+    Shape s;
+    s.cpu = k.cpu;
+    s.memory = static_cast<double>(k.memory);
+    s.count = k.count;
+    s.milli = k.milli;
+    size_t pos = 0;
+    while (!k.models.empty()) {
+      size_t bar = k.models.find('|', pos);
+      s.models.push_back(k.models.substr(pos, bar == std::string::npos ? bar : bar - pos));
+      if (bar == std::string::npos) break;
+      pos = bar + 1;
+    }
+    return s;
+  }
+
   void rescale() {
     for (auto it = weights_.begin(); it != weights_.end();) {
-      it->second /= inc_;
-      if (it->second < 1e-9)
+      it->second.weight /= inc_;
+      if (it->second.weight < 1e-9)
         it = weights_.erase(it);
       else
         ++it;
@@ -286,7 +347,11 @@ class ShapeHistory {
     inc_ = 1;
   }
 
-  std::map<ShapeKey, double> weights_;
+  struct Entry {
+    double weight = 0;
+    Shape shape;
+  };
+  std::map<ShapeKey, Entry> weights_;
   double inc_ = 1;
   std::unordered_set<std::string> seen_;
   std::deque<std::string> order_;
@@ -312,7 +377,7 @@ inline double fgd_score(double delta) { return std::floor(100.0 / (1.0 + std::ex
 // runs out).
 inline double placement_score(const NodeCards& n, const Request& r,
                               const std::vector<size_t>& cards, Policy policy,
-                              int64_t max_capacity, const std::vector<Shape>& mix, Take take) {
+                              int64_t max_capacity, const Mix& mix, Take take) {
   switch (policy) {
     case Policy::Binpack:
     case Policy::Spread: {
@@ -347,8 +412,7 @@ struct Placement {
 // Ties between cards go to the lowest index. Cards with the same free space give the same
 // node state, so only the first of them is weighed.
 inline Placement place(const NodeCards& n, const Request& r, Policy policy,
-                       const std::vector<Shape>& mix = {}, Take take = {},
-                       int64_t max_capacity = 0) {
+                       const Mix& mix = {}, Take take = {}, int64_t max_capacity = 0) {
   Placement p;
   if (!r.wants_gpu()) {
     p.ok = true;
@@ -415,7 +479,7 @@ inline Placement place(const NodeCards& n, const Request& r, Policy policy,
 }
 
 inline std::vector<size_t> choose_cards(const NodeCards& n, const Request& r, Policy policy,
-                                        const std::vector<Shape>& mix = {}, Take take = {}) {
+                                        const Mix& mix = {}, Take take = {}) {
   return place(n, r, policy, mix, take).cards;
 }
 

@@ -32,7 +32,11 @@ struct Dim {
 };
 
 // Amounts are whole millicores, bytes and milli-units; Kubernetes holds them as int64.
-inline int64_t whole(double x) { return static_cast<int64_t>(std::llround(x)); }
+// Rounds half away from zero as std::llround does, inline: the scorers call it for every
+// node of every task, and libm's llround is a call each time.
+inline int64_t whole(double x) {
+  return x >= 0 ? static_cast<int64_t>(x + 0.5) : -static_cast<int64_t>(-x + 0.5);
+}
 
 // The request that least / most allocated count: 0 becomes the default.
 inline int64_t non_zero(int64_t request, int64_t default_request) {

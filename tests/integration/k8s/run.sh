@@ -77,6 +77,13 @@ trap cleanup EXIT
   printf 'extendedKeyUsage=clientAuth\n' >client.ext &&
   openssl x509 -req -in caldera-client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
     -extfile client.ext -out caldera-client.crt 2>/dev/null &&
+  # The fault-injecting proxy's certificate names only caldera-proxy.test, so Caldera
+  # reaches it at 127.0.0.1 only through the kubeconfig's tls-server-name.
+  openssl req -newkey rsa:2048 -nodes -keyout proxy.key -out proxy.csr \
+    -subj "/CN=caldera-proxy" 2>/dev/null &&
+  printf 'subjectAltName=DNS:caldera-proxy.test\nextendedKeyUsage=serverAuth\n' >proxy.ext &&
+  openssl x509 -req -in proxy.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
+    -extfile proxy.ext -out proxy.crt 2>/dev/null &&
   openssl genrsa -out sa.key 2048 2>/dev/null &&
   openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null &&
   # token,user,uid,"groups": the driver is cluster admin; Caldera has deploy/rbac.yaml's role.

@@ -98,6 +98,9 @@ func runBench(e *Env, nodes, pods, pending int) error {
 		fmt.Printf("BENCH initial sync (Caldera's own clock): %ss\n", m[1])
 	}
 	fmt.Printf("BENCH initial sync (process start to synced, wall): %.2fs\n", wall.Seconds())
+	for _, l := range regexp.MustCompile(`kubernetes: (\w+) synced: ([0-9]+) objects in ([0-9.]+)s`).FindAllStringSubmatch(c.Output(), -1) {
+		fmt.Printf("BENCH   %s: %s objects listed in %ss\n", l[1], l[2], l[3])
+	}
 	fmt.Printf("BENCH binds: %d pods bound %.2fs after sync: %.0f binds/s end to end\n", pending, span, binds/span)
 	// The session's own time and the write rate, from Caldera's log.
 	for _, l := range regexp.MustCompile(`session \d+: bound [0-9]+ .*\(([0-9.]+)s\)`).FindAllStringSubmatch(c.Output(), -1) {

@@ -64,6 +64,8 @@ func main() {
 		{"apiserver-restart-resumes", testRestart},
 		{"leader-election", testLeader},
 		{"topology-hard-job-in-one-hypernode", testTopology},
+		{"api-faults-survived", testFaults},
+		{"hostile-objects-reported", testHostile},
 	}
 	passed, failed := 0, 0
 	for _, t := range tests {
