@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian packages), configures and builds Caldera into ./build.
 # Used by scripts/demo and scripts/test; safe to run again (it only does what is needed).
-#   BUILD_DIR=build-asan MESON_ARGS="-Db_sanitize=address,undefined" scripts/setup.sh
+# BUILD_DIR and MESON_ARGS choose another build (scripts/test --sanitize sets both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

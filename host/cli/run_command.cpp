@@ -172,7 +172,7 @@ int run(const Common& c, const RunOptions& o) {
       results_failed = true;
     }
   };
-  Progress progress("jobs finished", !o.realtime && stderr_is_terminal());
+  Progress progress("jobs ended", !o.realtime && stderr_is_terminal());
 
   size_t index = 0;
   size_t idle_sessions = 0;
@@ -191,7 +191,7 @@ int run(const Common& c, const RunOptions& o) {
     log_session(++index, now, r, before);
     if (o.results_every > 0 && index % o.results_every == 0) write_results_now(false);
     if (progress.enabled())
-      progress.update(sim->finished_jobs(), sim->total_jobs(), fmt::format("t={:.0f}s", now));
+      progress.update(sim->ended_jobs(), sim->total_jobs(), fmt::format("t={:.0f}s", now));
     counters.sessions = index;
     counters.last_at = std::chrono::duration<double>(
                            std::chrono::system_clock::now().time_since_epoch())
@@ -228,8 +228,9 @@ int run(const Common& c, const RunOptions& o) {
 
   // Summary: the same numbers the results files hold.
   const Summary m = summarize(snapshot());
-  spdlog::info("summary: {} sessions up to t={:.0f}s; {} jobs arrived, {} started, {} finished",
-               m.sessions, m.end_time, m.jobs_arrived, m.jobs_started, m.jobs_finished);
+  spdlog::info("summary: {} sessions up to t={:.0f}s; {} jobs arrived, {} started, {} finished{}",
+               m.sessions, m.end_time, m.jobs_arrived, m.jobs_started, m.jobs_finished,
+               m.jobs_failed ? fmt::format(", {} failed", m.jobs_failed) : "");
   spdlog::info("summary: {} binds, {} evictions, {} unschedulable task-sessions", m.binds,
                m.evictions, m.unschedulable);
   if (m.jobs_started)

@@ -37,6 +37,7 @@ std::string summary_csv(const RunResults& r) {
   row("jobs_arrived", std::to_string(m.jobs_arrived));
   row("jobs_started", std::to_string(m.jobs_started));
   row("jobs_finished", std::to_string(m.jobs_finished));
+  row("jobs_failed", std::to_string(m.jobs_failed));
   row("mean_wait", time_or_empty(m.jobs_started > 0, m.mean_wait));
   row("max_wait", time_or_empty(m.jobs_started > 0, m.max_wait));
   row("mean_completion", time_or_empty(m.jobs_finished > 0, m.mean_completion));
@@ -46,14 +47,17 @@ std::string summary_csv(const RunResults& r) {
 }
 
 std::string jobs_csv(const RunResults& r) {
-  std::string s = "job,queue,pods,min_member,arrival,started,finished,wait,completion,run_time\n";
+  // `failed` is last so that readers of the earlier columns by position keep working.
+  std::string s =
+      "job,queue,pods,min_member,arrival,started,finished,wait,completion,run_time,failed\n";
   for (const auto& j : r.jobs)
-    s += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", field(j.key), field(j.queue), j.pods,
+    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", field(j.key), field(j.queue), j.pods,
                      j.min_member, num(j.arrival), time_or_empty(j.has_started(), j.started),
                      time_or_empty(j.has_finished(), j.finished),
                      time_or_empty(j.has_started(), j.wait()),
                      time_or_empty(j.has_finished(), j.completion()),
-                     time_or_empty(j.has_finished(), j.run_time()));
+                     time_or_empty(j.has_finished(), j.run_time()),
+                     time_or_empty(j.has_failed(), j.failed));
   return s;
 }
 

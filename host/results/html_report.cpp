@@ -52,6 +52,7 @@ std::string counts_table(const RunResults& r) {
   s += cell("jobs arrived / started / finished",
             fmt::format("{} / {} / {} of {}", m.jobs_arrived, m.jobs_started, m.jobs_finished,
                         m.jobs_total));
+  if (m.jobs_failed) s += cell("jobs failed", std::to_string(m.jobs_failed));
   s += cell("mean / max wait", time(m.jobs_started > 0, m.mean_wait) + " / " +
                                    time(m.jobs_started > 0, m.max_wait));
   s += cell("mean / max completion", time(m.jobs_finished > 0, m.mean_completion) + " / " +
@@ -128,7 +129,9 @@ std::string job_times_plot(const RunResults& r) {
   t.title = "Jobs: wait and run time";
   t.x_label = "time (s)";
   t.x_end = r.end_time;
-  for (const auto& j : r.jobs) t.rows.push_back({j.key, j.arrival, j.started, j.finished});
+  for (const auto& j : r.jobs)
+    t.rows.push_back({j.key, j.arrival, j.started, j.has_failed() ? j.failed : j.finished,
+                      j.has_failed()});
   return svg::timeline(t);
 }
 
@@ -173,7 +176,8 @@ std::string jobs_table(const RunResults& r) {
         "<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
         escape(j.key), escape(j.queue), j.pods, secs(j.arrival), t(j.has_started(), j.started),
-        t(j.has_finished(), j.finished), t(j.has_started(), j.wait()),
+        j.has_failed() ? "failed " + secs(j.failed) : t(j.has_finished(), j.finished),
+        t(j.has_started(), j.wait()),
         t(j.has_finished(), j.completion()));
   }
   s += "</table>\n";

@@ -28,7 +28,8 @@ std::string results_json(const RunResults& r) {
                  {"jobs_total", m.jobs_total},
                  {"jobs_arrived", m.jobs_arrived},
                  {"jobs_started", m.jobs_started},
-                 {"jobs_finished", m.jobs_finished}};
+                 {"jobs_finished", m.jobs_finished},
+                 {"jobs_failed", m.jobs_failed}};
   j["times"] = {{"mean_wait", time_or_null(m.jobs_started > 0, m.mean_wait)},
                 {"max_wait", time_or_null(m.jobs_started > 0, m.max_wait)},
                 {"mean_completion", time_or_null(m.jobs_finished > 0, m.mean_completion)},
@@ -54,7 +55,8 @@ std::string results_json(const RunResults& r) {
                     {"finished", time_or_null(job.has_finished(), job.finished)},
                     {"wait", time_or_null(job.has_started(), job.wait())},
                     {"completion", time_or_null(job.has_finished(), job.completion())},
-                    {"run_time", time_or_null(job.has_finished(), job.run_time())}});
+                    {"run_time", time_or_null(job.has_finished(), job.run_time())},
+                    {"failed", time_or_null(job.has_failed(), job.failed)}});
   j["jobs"] = std::move(jobs);
 
   Json sessions = Json::object();

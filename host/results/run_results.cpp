@@ -60,6 +60,7 @@ Summary summarize(const RunResults& r) {
       completion_sum += j.completion();
       m.max_completion = std::max(m.max_completion, j.completion());
     }
+    if (j.has_failed()) ++m.jobs_failed;
   }
   if (m.jobs_started) m.mean_wait = wait_sum / m.jobs_started;
   if (m.jobs_finished) m.mean_completion = completion_sum / m.jobs_finished;

@@ -11,7 +11,7 @@
 //   gpu          GPU cards in use, whole cards (nvidia.com/gpu, volcano.sh/gpu-number) plus
 //                shares of one card (caldera.sh/gpu-milli / 1000), over the node's cards
 //   wait         started - arrival (started: the gang became ready, see JobRecord)
-//   completion   finished - arrival
+//   completion   finished - arrival (jobs that failed have none)
 //   unschedulable attempts
 //                tasks a session left pending, summed over sessions (a task pending for 3
 //                sessions counts 3)
@@ -102,6 +102,7 @@ struct Summary {
   size_t jobs_arrived = 0;
   size_t jobs_started = 0;
   size_t jobs_finished = 0;
+  size_t jobs_failed = 0;    // ended with fewer than min_member pods succeeded
   // Over the jobs that started (wait) or finished (completion); 0 when none did.
   double mean_wait = 0, max_wait = 0;
   double mean_completion = 0, max_completion = 0;

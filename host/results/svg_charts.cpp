@@ -302,7 +302,8 @@ std::string timeline(const Timeline& t) {
   const char* kWait = "#f28e2b";
   const char* kRun = "#4e79a7";
   const char* kRunning = "#a9c4e0";
-  // Legend, under the title.
+  const char* kFailed = "#e15759";
+  // Legend, under the title (and "failed" when some job did).
   s += fmt::format(
       "<g class=\"legend-item\"><line x1=\"150\" y1=\"34\" x2=\"168\" y2=\"34\" stroke=\"{0}\" "
       "stroke-width=\"3\"/><text x=\"172\" y=\"38\">waiting (arrival to start)</text></g>\n"
@@ -311,25 +312,39 @@ std::string timeline(const Timeline& t) {
       "<g class=\"legend-item\"><rect x=\"480\" y=\"29\" width=\"18\" height=\"10\" fill=\"{2}\"/>"
       "<text x=\"502\" y=\"38\">not finished</text></g>\n",
       kWait, kRun, kRunning);
+  bool any_failed = false;
+  for (size_t r = 0; r < shown; ++r) any_failed |= t.rows[r].failed;
+  if (any_failed)
+    s += fmt::format(
+        "<g class=\"legend-item\"><rect x=\"480\" y=\"12\" width=\"18\" height=\"10\" "
+        "fill=\"{}\"/><text x=\"502\" y=\"21\">failed</text></g>\n",
+        kFailed);
   for (size_t r = 0; r < shown; ++r) {
     const Span& j = t.rows[r];
     double mid = b.T + rh * r + rh / 2;
     std::string tip = fmt::format("{}: arrived {}", j.name, seconds(j.arrival));
     if (j.start >= 0) tip += fmt::format(", started {} (waited {})", seconds(j.start), seconds(j.start - j.arrival));
-    if (j.end >= 0) tip += fmt::format(", finished {} (completion {})", seconds(j.end), seconds(j.end - j.arrival));
-    double wait_to = j.start >= 0 ? j.start : b.x1;
+    if (j.end >= 0 && j.failed)
+      tip += fmt::format(", failed {}", seconds(j.end));
+    else if (j.end >= 0)
+      tip += fmt::format(", finished {} (completion {})", seconds(j.end),
+                         seconds(j.end - j.arrival));
+    // Waiting until the start, or until the failure of a job that never started; dashed to
+    // the edge while it still waits.
+    const bool still_waiting = j.start < 0 && j.end < 0;
+    double wait_to = j.start >= 0 ? j.start : j.end >= 0 ? j.end : b.x1;
     s += fmt::format(
         "<line class=\"wait\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" "
         "stroke-width=\"{:.1f}\"{}><title>{}</title></line>\n",
         b.X(j.arrival), mid, std::max(b.X(wait_to), b.X(j.arrival) + 1), mid, kWait,
-        std::max(1.0, rh * 0.3), j.start >= 0 ? "" : " stroke-dasharray=\"4 3\"", escape(tip));
+        std::max(1.0, rh * 0.3), still_waiting ? " stroke-dasharray=\"4 3\"" : "", escape(tip));
     if (j.start >= 0) {
       double to = j.end >= 0 ? j.end : b.x1;
       s += fmt::format(
           "<rect class=\"run\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
           "fill=\"{}\"><title>{}</title></rect>\n",
           b.X(j.start), b.T + rh * r + rh * 0.15, std::max(1.0, b.X(to) - b.X(j.start)), rh * 0.7,
-          j.end >= 0 ? kRun : kRunning, escape(tip));
+          j.failed ? kFailed : j.end >= 0 ? kRun : kRunning, escape(tip));
     }
     size_t every = static_cast<size_t>(std::ceil(11.0 / rh));
     if (r % every == 0)

@@ -49,8 +49,9 @@ std::string heatmap(const Heatmap& h);
 struct Span {
   std::string name;
   double arrival = 0;
-  double start = -1;  // -1: never started
-  double end = -1;    // -1: not finished
+  double start = -1;    // -1: never started
+  double end = -1;      // when it finished or failed; -1: neither yet
+  bool failed = false;  // `end` is when it failed
 };
 struct Timeline {
   std::string id, title, x_label;

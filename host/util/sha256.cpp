@@ -69,6 +69,7 @@ void Sha256::block(const uint8_t* p) {
 }
 
 void Sha256::update(const void* data, size_t len) {
+  if (len == 0) return;  // `data` may then be null, which memcpy must not be given
   const auto* p = static_cast<const uint8_t*>(data);
   total_ += len;
   if (buf_len_ > 0) {

@@ -135,6 +135,7 @@ TEST_F(RunResultsTest, NumbersMatchTheHandComputation) {
   EXPECT_EQ(j["counts"]["unschedulable_attempts"], 8);
   EXPECT_EQ(j["counts"]["jobs_total"], 4);
   EXPECT_EQ(j["counts"]["jobs_finished"], 4);
+  EXPECT_EQ(j["counts"]["jobs_failed"], 0);
   EXPECT_EQ(j["sessions"]["time"], json({0, 1, 2, 3, 4, 6, 10, 11, 15}));
   EXPECT_EQ(j["sessions"]["binds"], json({3, 0, 0, 1, 0, 0, 2, 0, 0}));
   EXPECT_EQ(j["sessions"]["unschedulable"], json({0, 0, 2, 2, 2, 2, 0, 0, 0}));
@@ -192,13 +193,15 @@ TEST_F(RunResultsTest, NumbersMatchTheHandComputation) {
 
   // The CSV files say the same.
   std::string jobs_csv = read(opts_.results / "jobs.csv");
-  EXPECT_NE(jobs_csv.find("job,queue,pods,min_member,arrival,started,finished,wait,completion,run_time\n"),
+  EXPECT_NE(jobs_csv.find("job,queue,pods,min_member,arrival,started,finished,wait,completion,"
+                          "run_time,failed\n"),
             std::string::npos);
-  EXPECT_NE(jobs_csv.find("\ndefault/c,qa,2,2,2,10,15,8,13,5\n"), std::string::npos) << jobs_csv;
+  EXPECT_NE(jobs_csv.find("\ndefault/c,qa,2,2,2,10,15,8,13,5,\n"), std::string::npos) << jobs_csv;
   std::string summary = read(opts_.results / "summary.csv");
   EXPECT_NE(summary.find("\nbinds,6\n"), std::string::npos) << summary;
   EXPECT_NE(summary.find("\nunschedulable_attempts,8\n"), std::string::npos) << summary;
   EXPECT_NE(summary.find("\nmean_completion,7.5\n"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\njobs_finished,4\njobs_failed,0\n"), std::string::npos) << summary;
   std::string shares = read(opts_.results / "queue_shares.csv");
   EXPECT_NE(shares.find("\n4,3,qb,nvidia.com/gpu,2,4,0.5,0.5\n"), std::string::npos) << shares;
   EXPECT_NE(shares.find("\n4,3,qb,memory,2147483648,17179869184,0.125,0.5\n"), std::string::npos);
@@ -219,6 +222,7 @@ TEST_F(RunResultsTest, NumbersMatchTheHandComputation) {
     EXPECT_NE(html.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
   EXPECT_NE(html.find("<path class=\"series\" data-name=\"qa\""), std::string::npos);
   EXPECT_NE(html.find("<path class=\"series\" data-name=\"gpu (cards)\""), std::string::npos);
+  EXPECT_EQ(html.find(">failed<"), std::string::npos) << "no job failed: no failed legend";
   EXPECT_EQ(html.find("<script"), std::string::npos) << "no script";
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg")) << "nothing fetched";
   EXPECT_EQ(html.find("https://"), std::string::npos) << "nothing fetched";
@@ -255,7 +259,84 @@ TEST_F(RunResultsTest, ResultsEveryRewritesDuringTheRun) {
   for (const auto& x : j["jobs"]) jobs[x["job"]] = x;
   EXPECT_TRUE(jobs["default/c"]["started"].is_null());
   EXPECT_TRUE(jobs["default/c"]["wait"].is_null());
-  EXPECT_NE(read(opts_.results / "jobs.csv").find("\ndefault/c,qa,2,2,2,,,,,\n"), std::string::npos);
+  EXPECT_NE(read(opts_.results / "jobs.csv").find("\ndefault/c,qa,2,2,2,,,,,,\n"),
+            std::string::npos);
+}
+
+// A job whose evicted pods fail (the workload's evicted_pods = "failed"), in every file:
+// low (2 pods, min_member 1) fills n1 at 0; high preempts both at 1 and runs 2..7; low
+// failed at 1, with no completion. Config: the demo's (Volcano's default with preempt).
+TEST_F(RunResultsTest, AFailedJobInEveryFile) {
+  opts_.config = fs::path(CALDERA_SOURCE_ROOT) / "conf" / "demo.toml";
+  opts_.cluster = write(dir_, "cluster.toml", R"(
+[[priority_classes]]
+name = "low"
+value = 1
+[[priority_classes]]
+name = "high"
+value = 100
+[[queues]]
+name = "q1"
+[[nodes]]
+name = "n1"
+allocatable = { cpu = "4", memory = "8Gi", pods = 10 }
+)");
+  opts_.workload = write(dir_, "workload.toml", R"(
+evicted_pods = "failed"
+[[jobs]]
+name = "low"
+queue = "q1"
+priority_class = "low"
+preemptable = true
+arrival = 0
+min_member = 1
+[[jobs.tasks]]
+replicas = 2
+requests = { cpu = "2", memory = "1Gi" }
+duration = 20
+[[jobs]]
+name = "high"
+queue = "q1"
+priority_class = "high"
+arrival = 1
+[[jobs.tasks]]
+replicas = 2
+requests = { cpu = "2", memory = "1Gi" }
+duration = 5
+)");
+  ASSERT_EQ(cli::run(common_, opts_), 0);
+  json j = json::parse(read(opts_.results / "results.json"));
+  EXPECT_EQ(j["counts"]["evictions"], 2);
+  EXPECT_EQ(j["counts"]["jobs_started"], 2);
+  EXPECT_EQ(j["counts"]["jobs_finished"], 1);
+  EXPECT_EQ(j["counts"]["jobs_failed"], 1);
+  EXPECT_EQ(j["run"]["end_time"], 7);
+  std::map<std::string, json> jobs;
+  for (const auto& x : j["jobs"]) jobs[x["job"]] = x;
+  EXPECT_EQ(jobs["default/low"]["started"], 0);
+  EXPECT_EQ(jobs["default/low"]["failed"], 1);
+  EXPECT_TRUE(jobs["default/low"]["finished"].is_null());
+  EXPECT_TRUE(jobs["default/low"]["completion"].is_null());
+  EXPECT_TRUE(jobs["default/low"]["run_time"].is_null());
+  EXPECT_EQ(jobs["default/high"]["completion"], 6);
+  EXPECT_TRUE(jobs["default/high"]["failed"].is_null());
+  // Means are over the finished job alone.
+  EXPECT_DOUBLE_EQ(j["times"]["mean_completion"].get<double>(), 6.0);
+
+  std::string jobs_csv = read(opts_.results / "jobs.csv");
+  EXPECT_NE(jobs_csv.find("\ndefault/low,q1,2,1,0,0,,0,,,1\n"), std::string::npos) << jobs_csv;
+  EXPECT_NE(jobs_csv.find("\ndefault/high,q1,2,2,1,2,7,1,6,5,\n"), std::string::npos) << jobs_csv;
+  std::string summary = read(opts_.results / "summary.csv");
+  EXPECT_NE(summary.find("\njobs_finished,1\njobs_failed,1\n"), std::string::npos) << summary;
+
+  std::string html = read(opts_.results / "report.html");
+  EXPECT_NE(html.find("<tr><th>jobs failed</th><td>1</td></tr>"), std::string::npos);
+  EXPECT_NE(html.find(">failed</text>"), std::string::npos) << "the failed legend";
+  EXPECT_NE(html.find("<td>failed 1s</td>"), std::string::npos) << "the jobs table";
+  EXPECT_NE(html.find("fill=\"#e15759\"><title>default/low: arrived 0s, started 0s (waited 0s), "
+                      "failed 1s</title>"),
+            std::string::npos)
+      << "low's bar, in the failed colour";
 }
 
 // GPU cards, whole and shared, counted by the collector on a hand-built cluster.
@@ -334,6 +415,35 @@ TEST(ResultsCollectorTest, AQueueFirstSeenLaterIsZeroBefore) {
   ASSERT_TRUE(r.queues.count("default"));
   EXPECT_DOUBLE_EQ(r.queue_share(r.queues.at("default"), 0, 0), 0);
   EXPECT_DOUBLE_EQ(r.queue_share(r.queues.at("default"), 1, 0), 0.25);
+}
+
+TEST(SvgChartsTest, TimelineDrawsFailedJobs) {
+  svg::Timeline t;
+  t.id = "t";
+  t.title = "t";
+  t.x_end = 10;
+  t.rows = {{"ran", 0, 1, 5, false},
+            {"ran-and-failed", 0, 2, 4, true},
+            {"failed-waiting", 0, -1, 6, true},
+            {"waits", 0, -1, -1, false}};
+  std::string out = svg::timeline(t);
+  EXPECT_NE(out.find(">failed</text>"), std::string::npos) << "the legend names failed";
+  // One bar per job that started: finished in the run colour, failed in the failed colour.
+  EXPECT_NE(out.find("fill=\"#4e79a7\"><title>ran:"), std::string::npos) << out;
+  EXPECT_NE(out.find("fill=\"#e15759\"><title>ran-and-failed: arrived 0s, started 2s (waited "
+                     "2s), failed 4s</title>"),
+            std::string::npos)
+      << out;
+  // A job that failed before it started waited until it failed (a solid line); one still
+  // waiting has a dashed line to the edge.
+  size_t fw = out.find("<title>failed-waiting: arrived 0s, failed 6s</title>");
+  ASSERT_NE(fw, std::string::npos) << out;
+  size_t line = out.rfind("<line class=\"wait\"", fw);
+  EXPECT_EQ(out.substr(line, fw - line).find("stroke-dasharray"), std::string::npos);
+  size_t w = out.find("<title>waits: arrived 0s</title>");
+  ASSERT_NE(w, std::string::npos);
+  line = out.rfind("<line class=\"wait\"", w);
+  EXPECT_NE(out.substr(line, w - line).find("stroke-dasharray"), std::string::npos);
 }
 
 TEST(SvgChartsTest, StepSeriesKeepOnlyChangesAndFitThePixels) {

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <fstream>
+#include <map>
 
 #include "host/backend/sim/sim_cluster.hpp"
 #include "host/config/config.hpp"
@@ -105,6 +108,192 @@ duration = 10
     EXPECT_NE(m.find("negative"), std::string::npos) << m;
   }
   fs::remove_all(dir);
+}
+
+// The workload's evicted_pods: a high-priority job preempts a low-priority one on a full
+// node, and what the evicted pods become decides the low job's outcome.
+struct EvictionRun {
+  std::map<std::string, JobRecord> jobs;
+  Summary summary;
+  bool finished = false;
+};
+
+EvictionRun run_preemption(const std::string& evicted_pods, int low_replicas, int high_replicas) {
+  fs::path dir = fs::temp_directory_path() /
+                 fmt::format("caldera-sim-evict-{}-{}", ::getpid(), evicted_pods);
+  fs::create_directories(dir);
+  fs::path cluster = write(dir, "cluster.toml", R"(
+[[priority_classes]]
+name = "low"
+value = 1
+[[priority_classes]]
+name = "high"
+value = 100
+[[queues]]
+name = "q1"
+[[nodes]]
+name = "n1"
+allocatable = { cpu = "4", memory = "8Gi", pods = 10 }
+)");
+  fs::path workload = write(dir, "workload.toml", fmt::format(R"(
+evicted_pods = "{}"
+[[jobs]]
+name = "low"
+queue = "q1"
+priority_class = "low"
+preemptable = true
+arrival = 0
+min_member = 1
+[[jobs.tasks]]
+replicas = {}
+requests = {{ cpu = "2", memory = "1Gi" }}
+duration = 20
+
+[[jobs]]
+name = "high"
+queue = "q1"
+priority_class = "high"
+arrival = 1
+[[jobs.tasks]]
+replicas = {}
+requests = {{ cpu = "2", memory = "1Gi" }}
+duration = 5
+)", evicted_pods, low_replicas, high_replicas));
+  // The demo's config: Volcano's default with preempt.
+  SchedulerConfig cfg = load_config(fs::path(CALDERA_SOURCE_ROOT) / "conf" / "demo.toml",
+                                    {CALDERA_BUILTIN_PLUGIN_DIR});
+  PluginCatalog catalog = PluginCatalog::scan(cfg.plugin_dirs);
+  auto policy = build_policy(cfg, catalog, "test");
+
+  SimCluster sim(cluster, workload);
+  ResultsCollector collector(sim.cache());
+  for (double now = 0; now <= 60 && !sim.finished(); now += 1) {
+    sim.advance(now);
+    SessionResult r = run_session(sim.cache(), policy, now);
+    sim.apply(r, now);
+    collector.record_session(now, r, sim.cache());
+  }
+  collector.set_jobs(sim.job_records(), sim.total_jobs());
+  EvictionRun out{sim.jobs(), summarize(collector.results()), sim.finished()};
+  fs::remove_all(dir);
+  return out;
+}
+
+TEST(SimClusterTest, EvictedPodsReturnToPendingAndRunAgain) {
+  // low's 2 pods fill the node at 0; high (2 pods) preempts both at 1 and runs 2..7; low's
+  // pods wait, run again from 7 and the job finishes at 27.
+  EvictionRun r = run_preemption("pending", 2, 2);
+  ASSERT_TRUE(r.finished);
+  EXPECT_EQ(r.summary.evictions, 2u);
+  EXPECT_EQ(r.summary.jobs_finished, 2u);
+  EXPECT_EQ(r.summary.jobs_failed, 0u);
+  const JobRecord& low = r.jobs.at("default/low");
+  EXPECT_DOUBLE_EQ(low.started, 0);  // its first start, kept across the eviction
+  EXPECT_DOUBLE_EQ(low.finished, 27);
+  EXPECT_FALSE(low.has_failed());
+  EXPECT_DOUBLE_EQ(r.jobs.at("default/high").started, 2);
+  EXPECT_DOUBLE_EQ(r.jobs.at("default/high").finished, 7);
+  EXPECT_EQ(r.summary.sessions, 28u);  // one a second, 0..27
+}
+
+TEST(SimClusterTest, EvictedPodsFailAndTheirJobFails) {
+  // The same run with evicted_pods = "failed": both of low's pods fail at 1, no pod of it
+  // succeeded (min_member 1), so the job fails at 1 and the run ends when high does.
+  EvictionRun r = run_preemption("failed", 2, 2);
+  ASSERT_TRUE(r.finished);
+  EXPECT_EQ(r.summary.evictions, 2u);
+  EXPECT_EQ(r.summary.jobs_finished, 1u);
+  EXPECT_EQ(r.summary.jobs_failed, 1u);
+  const JobRecord& low = r.jobs.at("default/low");
+  EXPECT_DOUBLE_EQ(low.started, 0);
+  EXPECT_DOUBLE_EQ(low.failed, 1);
+  EXPECT_FALSE(low.has_finished());
+  EXPECT_DOUBLE_EQ(r.jobs.at("default/high").finished, 7);
+  EXPECT_EQ(r.summary.sessions, 8u);  // one a second, 0..7: the run ends when high does
+}
+
+TEST(SimClusterTest, AJobWithAFailedPodCompletesWhenMinMemberSucceeded) {
+  // high takes one pod's room: one of low's two pods is evicted and fails at 1, the other
+  // runs to 20. One pod succeeded = min_member: the job completed (Volcano's running.go).
+  EvictionRun failed = run_preemption("failed", 2, 1);
+  EXPECT_EQ(failed.summary.evictions, 1u);
+  EXPECT_EQ(failed.summary.jobs_failed, 0u);
+  EXPECT_DOUBLE_EQ(failed.jobs.at("default/low").finished, 20);
+  // With "pending" the evicted pod runs again after high (2..7): the job ends at 27.
+  EvictionRun pending = run_preemption("pending", 2, 1);
+  EXPECT_EQ(pending.summary.evictions, 1u);
+  EXPECT_DOUBLE_EQ(pending.jobs.at("default/low").finished, 27);
+}
+
+// Volcano's per-task rule (running.go): when min_member covers the tasks' minimums, a task
+// with fewer pods succeeded than its `min` fails the job even if min_member pods succeeded.
+// Decisions by hand: every pod bound at 0, one evicted (and failed) at 1, the rest succeed
+// at 10.
+JobRecord end_by_hand(int min_member, const std::string& evicted_pod) {
+  fs::path dir = fs::temp_directory_path() / fmt::format("caldera-sim-task-min-{}-{}-{}",
+                                                         ::getpid(), min_member, evicted_pod);
+  fs::create_directories(dir);
+  fs::path cluster = write(dir, "cluster.toml", R"(
+[[queues]]
+name = "q1"
+[[nodes]]
+name = "n1"
+allocatable = { cpu = "8", memory = "8Gi", pods = 10 }
+)");
+  fs::path workload = write(dir, "workload.toml", fmt::format(R"(
+evicted_pods = "failed"
+[[jobs]]
+name = "j"
+queue = "q1"
+arrival = 0
+min_member = {}
+[[jobs.tasks]]
+role = "a"
+replicas = 3
+min = 1
+requests = {{ cpu = "1" }}
+duration = 10
+[[jobs.tasks]]
+role = "b"
+replicas = 2
+min = 2
+requests = {{ cpu = "1" }}
+duration = 10
+)", min_member));
+  SimCluster sim(cluster, workload);
+  sim.advance(0);
+  SessionResult bind;
+  for (const char* pod : {"j-a-0", "j-a-1", "j-a-2", "j-b-0", "j-b-1"})
+    bind.binds.emplace_back(std::string("default/") + pod, "n1");
+  sim.apply(bind, 0);
+  sim.advance(1);
+  SessionResult evict;
+  evict.evictions.push_back("default/" + evicted_pod);
+  sim.apply(evict, 1);
+  EXPECT_FALSE(sim.jobs().at("default/j").has_ended()) << "4 pods still run";
+  sim.advance(10);
+  EXPECT_TRUE(sim.finished());
+  EXPECT_EQ(sim.cache().pods().size(), 0u);  // the ended job left the cluster
+  JobRecord out = sim.jobs().at("default/j");
+  fs::remove_all(dir);
+  return out;
+}
+
+TEST(SimClusterTest, ATaskBelowItsMinFailsTheJob) {
+  // min_member 3 = 1 (a) + 2 (b): b's minimum counts. b-0 failed, so b has 1 of 2: Failed,
+  // though 4 >= 3 pods succeeded.
+  JobRecord b_short = end_by_hand(3, "j-b-0");
+  EXPECT_DOUBLE_EQ(b_short.failed, 10);
+  EXPECT_FALSE(b_short.has_finished());
+  // a-0 failed instead: a has 2 of 1, b 2 of 2, 4 >= 3 succeeded: Completed.
+  JobRecord a_short = end_by_hand(3, "j-a-0");
+  EXPECT_DOUBLE_EQ(a_short.finished, 10);
+  EXPECT_FALSE(a_short.has_failed());
+  // min_member 2 < 3: the task minimums do not count (Volcano checks them only when
+  // minAvailable covers them); 4 >= 2 succeeded: Completed.
+  JobRecord below = end_by_hand(2, "j-b-0");
+  EXPECT_DOUBLE_EQ(below.finished, 10);
+  EXPECT_FALSE(below.has_failed());
 }
 
 }  // namespace

@@ -81,6 +81,10 @@ const BadCase kCases[] = {
      "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nduraton = 1\nduration = 1\n", 5,
      "unknown key 'duraton'"},
     {"unknown top-level key", "job = 1\n", 1, "unknown key 'job'"},
+    {"evicted_pods unknown", "evicted_pods = \"restart\"\n", 1,
+     "workload: 'evicted_pods' = 'restart': must be \"pending\" or \"failed\""},
+    {"evicted_pods not a string", "\nevicted_pods = true\n", 2,
+     "workload: 'evicted_pods' must be a string"},
     {"name missing", "[[jobs]]\narrival = 0\n[[jobs.tasks]]\nduration = 1\n", 1, "a job needs a 'name'"},
     {"name with a slash", "[[jobs]]\nname = \"a/b\"\narrival = 0\n[[jobs.tasks]]\nduration = 1\n", 2,
      "'name' = 'a/b': a name must be non-empty, without '/'"},
@@ -146,6 +150,7 @@ TEST(WorkloadTest, DefaultsAreTheDocumentedOnes) {
                          "requests = { cpu = \"500m\" }\nduration = 2\n";
   Workload w = load_workload(file);
   ASSERT_EQ(w.jobs.size(), 2u);
+  EXPECT_FALSE(w.evicted_pods_fail);  // evicted pods return to Pending
   EXPECT_EQ(w.jobs[0].podgroup.name, "early");  // sorted by arrival
   EXPECT_EQ(w.jobs[0].podgroup.min_member, 3);  // every task
   EXPECT_EQ(w.jobs[0].podgroup.min_task_member.at("w"), 2);
@@ -160,6 +165,18 @@ TEST(WorkloadTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(late.tasks.size(), 1u);
   EXPECT_EQ(late.tasks[0].pod.name, "late-task-0");
   EXPECT_TRUE(late.tasks[0].pod.requests.empty());  // no requests: a best-effort pod
+  fs::remove_all(dir);
+}
+
+TEST(WorkloadTest, EvictedPodsTakesBothValues) {
+  fs::path dir = fs::temp_directory_path() / ("caldera-wl-ev-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path file = dir / "w.toml";
+  const std::string job = "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nduration = 1\n";
+  std::ofstream(file) << "evicted_pods = \"failed\"\n" << job;
+  EXPECT_TRUE(load_workload(file).evicted_pods_fail);
+  std::ofstream(file) << "evicted_pods = \"pending\"\n" << job;
+  EXPECT_FALSE(load_workload(file).evicted_pods_fail);
   fs::remove_all(dir);
 }
 

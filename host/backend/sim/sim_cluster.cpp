@@ -12,9 +12,33 @@
 
 namespace caldera {
 
+namespace {
+
+// Volcano's job controller once every pod has succeeded or failed
+// (pkg/controllers/job/state/running.go, no minSuccess): Failed when the job's minAvailable
+// covers the tasks' minimums (TotalTaskMinAvailable: a task without `min` counts all its
+// replicas) and a task with a `min` has fewer pods succeeded; otherwise Completed when at
+// least minAvailable pods succeeded, else Failed.
+bool job_completed(const PodGroupSpec& pg, int succeeded,
+                   const std::map<std::string, int>& replicas,
+                   const std::map<std::string, int>& succeeded_in) {
+  int task_min_total = 0;
+  for (const auto& [role, n] : replicas) {
+    auto m = pg.min_task_member.find(role);
+    task_min_total += m == pg.min_task_member.end() ? n : m->second;
+  }
+  if (pg.min_member >= task_min_total)
+    for (const auto& [role, min] : pg.min_task_member) {
+      auto s = succeeded_in.find(role);
+      if (replicas.count(role) && (s == succeeded_in.end() ? 0 : s->second) < min) return false;
+    }
+  return succeeded >= pg.min_member;
+}
+
+}  // namespace
+
 SimCluster::SimCluster(const std::filesystem::path& cluster_file,
-                       const std::filesystem::path& workload_file, bool evicted_pods_fail)
-    : evicted_fail_(evicted_pods_fail) {
+                       const std::filesystem::path& workload_file) {
   toml::table root;
   try {
     root = toml::parse_file(cluster_file.string());
@@ -55,7 +79,7 @@ SimCluster::SimCluster(const std::filesystem::path& cluster_file,
 size_t SimCluster::live_jobs() const {
   size_t n = 0;
   for (const auto& [_, r] : records_)
-    if (r.finished < 0) ++n;
+    if (!r.has_ended()) ++n;
   return n;
 }
 
@@ -90,21 +114,7 @@ void SimCluster::advance(double now) {
       ++it;
     }
   }
-  for (const std::string& key : touched_jobs) {
-    auto rec = records_.find(key);
-    if (rec == records_.end()) continue;
-    bool all_done = true;
-    std::vector<std::string> pods;
-    for (const auto& [pk, p] : cache_.pods()) {
-      if (p->ns + "/" + p->podgroup != key) continue;
-      pods.push_back(pk);
-      if (p->phase != PodPhase::Succeeded) all_done = false;
-    }
-    if (!all_done) continue;
-    rec->second.finished = now;
-    for (const auto& pk : pods) cache_.remove_pod(pk);
-    cache_.remove_podgroup(key);
-  }
+  end_jobs(touched_jobs, now);
 
   while (!all_arrived() && workload_.jobs[next_arrival_].arrival <= now) {
     const WorkloadJob& job = workload_.jobs[next_arrival_++];
@@ -123,6 +133,39 @@ void SimCluster::advance(double now) {
   }
 }
 
+void SimCluster::end_jobs(const std::set<std::string>& keys, double now) {
+  for (const std::string& key : keys) {
+    auto rec = records_.find(key);
+    if (rec == records_.end() || rec->second.has_ended()) continue;
+    const PodGroupSpec* pg = cache_.podgroup(key);
+    if (!pg) continue;
+    bool all_ended = true;
+    int succeeded = 0;
+    std::map<std::string, int> replicas, succeeded_in;  // by role (volcano.sh/task-spec)
+    std::vector<std::string> pods;
+    for (const auto& [pk, p] : cache_.pods()) {
+      if (p->ns != pg->ns || p->podgroup != pg->name) continue;
+      pods.push_back(pk);
+      auto role = p->labels.find("volcano.sh/task-spec");
+      const std::string r = role == p->labels.end() ? std::string() : role->second;
+      ++replicas[r];
+      if (p->phase == PodPhase::Succeeded) {
+        ++succeeded;
+        ++succeeded_in[r];
+      } else if (p->phase != PodPhase::Failed) {
+        all_ended = false;
+      }
+    }
+    if (!all_ended) continue;
+    if (job_completed(*pg, succeeded, replicas, succeeded_in))
+      rec->second.finished = now;
+    else
+      rec->second.failed = now;
+    for (const auto& pk : pods) cache_.remove_pod(pk);
+    cache_.remove_podgroup(key);
+  }
+}
+
 void SimCluster::apply(const SessionResult& r, double now) {
   for (const auto& [uid, node] : r.binds) {
     const PodSpec* p = cache_.pod(uid);
@@ -137,16 +180,19 @@ void SimCluster::apply(const SessionResult& r, double now) {
     if (d != duration_.end()) end_time_[uid] = now + d->second;
     cache_.upsert_pod(std::move(bound));
   }
+  std::set<std::string> failed_jobs;
   for (const std::string& uid : r.evictions) {
     const PodSpec* p = cache_.pod(uid);
     if (!p) continue;
     PodSpec evicted = *p;
     evicted.node.clear();
     evicted.releasing = false;
-    evicted.phase = evicted_fail_ ? PodPhase::Failed : PodPhase::Pending;
+    evicted.phase = workload_.evicted_pods_fail ? PodPhase::Failed : PodPhase::Pending;
+    if (workload_.evicted_pods_fail) failed_jobs.insert(evicted.ns + "/" + evicted.podgroup);
     end_time_.erase(uid);
     cache_.upsert_pod(std::move(evicted));
   }
+  end_jobs(failed_jobs, now);
   for (const auto& [key, phase] : r.podgroup_phases) {
     const PodGroupSpec* pg = cache_.podgroup(key);
     if (!pg || pg->phase == phase) continue;

@@ -1,11 +1,12 @@
 // The embedded cluster ("sim" backend): a cache fed from files and a virtual clock. Jobs
 // arrive from the workload, bound pods start at once and run for their duration, finished
-// jobs leave, evicted pods return to Pending (or fail, as configured) -- what the demo, the
-// tests and the benchmarks schedule against.
+// jobs leave, evicted pods return to Pending (or fail, as the workload's evicted_pods says)
+// -- what the demo, the tests and the benchmarks schedule against.
 #pragma once
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,36 +21,40 @@ class SimCluster {
  public:
   // Reads the cluster file (scenario keys: priority_classes, queues, nodes, and optionally
   // podgroups and pods already present) and the workload. Throws InputError.
-  SimCluster(const std::filesystem::path& cluster_file, const std::filesystem::path& workload_file,
-             bool evicted_pods_fail = false);
+  SimCluster(const std::filesystem::path& cluster_file, const std::filesystem::path& workload_file);
 
-  // Moves the clock to `now`: pods whose run time is over succeed, jobs that are done
-  // leave, jobs whose arrival time has come enter the cache as Pending PodGroups.
+  // Moves the clock to `now`: pods whose run time is over succeed, jobs that ended leave,
+  // jobs whose arrival time has come enter the cache as Pending PodGroups.
   void advance(double now);
-  // Applies a session's decisions at `now`. What they were is counted by the results
-  // collector (host/results/collector.hpp), which is fed the same SessionResult.
+  // Applies a session's decisions at `now`: bound pods run, evicted pods become Pending
+  // again or Failed (the workload's evicted_pods), and a job whose last pods failed ends.
+  // What the decisions were is counted by the results collector
+  // (host/results/collector.hpp), which is fed the same SessionResult.
   void apply(const SessionResult& r, double now);
 
   const Cache& cache() const { return cache_; }
   bool all_arrived() const { return next_arrival_ >= workload_.jobs.size(); }
   size_t total_jobs() const { return workload_.jobs.size(); }
-  // Nothing left to do: every job arrived and finished.
+  // Nothing left to do: every job arrived and ended (finished or failed).
   bool finished() const { return all_arrived() && live_jobs() == 0; }
   size_t live_jobs() const;
-  size_t finished_jobs() const { return records_.size() - live_jobs(); }
+  size_t ended_jobs() const { return records_.size() - live_jobs(); }
   size_t running_pods() const { return end_time_.size(); }
   // The next time something happens by itself (an arrival or a pod finishing); -1 if none.
   double next_event() const;
 
-  // Every job that has arrived: arrival, start (the gang became ready) and finish times.
+  // Every job that has arrived: arrival, start (the gang became ready), finish or failure.
   const std::map<std::string, JobRecord>& jobs() const { return records_; }
   std::vector<JobRecord> job_records() const;
 
  private:
+  // Ends the jobs among `keys` whose pods have all succeeded or failed (JobRecord says
+  // which way) and removes them from the cache.
+  void end_jobs(const std::set<std::string>& keys, double now);
+
   Cache cache_;
   Workload workload_;
   size_t next_arrival_ = 0;
-  bool evicted_fail_ = false;
   std::map<std::string, double> end_time_;   // running pod -> when it finishes
   std::map<std::string, double> duration_;   // pod -> run time
   std::map<std::string, JobRecord> records_;

@@ -162,11 +162,15 @@ Workload load_workload(const std::filesystem::path& file) {
     const auto& b = e.source().begin;
     throw InputError(fmt::format("{}:{}:{}: {}", file.string(), b.line, b.column, e.description()));
   }
-  for (const auto& [k, v] : root)
-    if (k.str() != "jobs")
-      fail(file, v, "workload", fmt::format("unknown key '{}'; allowed: jobs", k.str()));
+  check_keys(file, root, "workload", {"evicted_pods", "jobs"});
 
   Workload w;
+  // What an evicted pod becomes (SimCluster::apply): no default but the documented one.
+  const std::string evicted = get_string(file, root, "evicted_pods", "workload", "pending");
+  if (evicted != "pending" && evicted != "failed")
+    fail(file, *root.get("evicted_pods"), "workload",
+         fmt::format("'evicted_pods' = '{}': must be \"pending\" or \"failed\"", evicted));
+  w.evicted_pods_fail = evicted == "failed";
   std::set<std::string> seen;
   const toml::node* jobs = root.get("jobs");
   if (!jobs) return w;

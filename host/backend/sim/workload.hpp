@@ -1,5 +1,11 @@
 // The embedded cluster's workload file: jobs that arrive over (virtual) time.
 //
+//   evicted_pods = "pending"    # what an evicted pod becomes: "pending" (default: it waits
+//                               # to be scheduled again, as the pods of a Volcano Job,
+//                               # which its controller recreates) or "failed" (it fails and
+//                               # is not run again, as a bare pod; its job ends once every
+//                               # pod has ended, Completed or Failed as Volcano's job
+//                               # controller decides: docs/RESULTS.md, "Evicted pods")
 //   [[jobs]]
 //   name = "train-a"            # the PodGroup's name; pods are NAME-ROLE-INDEX
 //   namespace = "team-a"        # default "default"
@@ -38,13 +44,15 @@ struct WorkloadJob {
 
 struct Workload {
   std::vector<WorkloadJob> jobs;  // sorted by arrival, then name
+  bool evicted_pods_fail = false;  // evicted_pods = "failed"
 };
 
 // Reads a workload file. Every bad value is an InputError naming file, line, column, the
 // job (and task) and the key: unknown keys, a missing name, arrival or duration, values of
-// the wrong type, negative, infinite or NaN numbers, counts (replicas, min, min_member) that
-// are not whole or out of range, bad quantities, bad tolerations, names with '/' or spaces,
-// a role twice in one job, duplicate job names. Queues and priority classes are checked
+// the wrong type, an evicted_pods other than "pending" or "failed", negative, infinite or
+// NaN numbers, counts (replicas, min, min_member) that are not whole or out of range, bad
+// quantities, bad tolerations, names with '/' or spaces, a role twice in one job, duplicate
+// job names. Queues and priority classes are checked
 // against the cluster by SimCluster. Nothing missing silently becomes zero; what may be
 // left out has the default written above.
 Workload load_workload(const std::filesystem::path& file);

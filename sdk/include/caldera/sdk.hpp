@@ -24,6 +24,7 @@
 // "abstain" for votes and victims, "not ready" / "not allowed" for checks).
 #pragma once
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <initializer_list>
@@ -654,7 +655,7 @@ const cal_plugin* descriptor() {
           for (size_t i = 0; i < n; ++i) cand.push_back(s.wrap(c[i]));
           std::vector<uint8_t> v(n, 0);
           cal_vote r = self_of<P>(self).preemptable(s.wrap(t), cand, v);
-          std::memcpy(victims, v.data(), n);
+          std::copy(v.begin(), v.end(), victims);  // no memcpy: n may be 0, victims null
           return r;
         });
       };
@@ -669,7 +670,7 @@ const cal_plugin* descriptor() {
           for (size_t i = 0; i < n; ++i) cand.push_back(s.wrap(c[i]));
           std::vector<uint8_t> v(n, 0);
           cal_vote r = self_of<P>(self).reclaimable(s.wrap(t), cand, v);
-          std::memcpy(victims, v.data(), n);
+          std::copy(v.begin(), v.end(), victims);  // no memcpy: n may be 0, victims null
           return r;
         });
       };
@@ -703,7 +704,7 @@ const cal_plugin* descriptor() {
           for (size_t i = 0; i < n; ++i) cand.push_back(s.wrap(c[i]));
           std::vector<uint8_t> v(n, 0);
           self_of<P>(self).victim_tasks(cand, v);
-          std::memcpy(victims, v.data(), n);
+          std::copy(v.begin(), v.end(), victims);  // no memcpy: n may be 0, victims null
           return 0;
         });
       };
