@@ -64,27 +64,58 @@ PredicateHelper::Group* PredicateHelper::group_of(const TaskInfo* t, bool create
   return &groups_.emplace(std::move(key), std::move(g)).first->second;
 }
 
-void PredicateHelper::evaluate(const TaskInfo* t, const NodeInfo* n, const NodeFilter& filter,
-                               const Group* cached, Verdict& v) const {
-  v.ok = false;
-  v.cached = false;
-  v.host_failed = false;
-  v.plugin = nullptr;
-  if (cached != nullptr && cached->slots[n->index] != 0) {
-    v.cached = true;
-    return;
-  }
-  // The action's own checks come first and, when they fail, the plugins are not asked
-  // (Volcano returns the insufficient-resource fit error at once).
-  if ((filter.resources && !placement::fits(t->init_resreq, n->future_idle)) ||
-      (filter.pod_room && !placement::has_pod_room(n))) {
-    v.host_failed = true;
-    return;
-  }
-  v.code = ssn_.predicate_code(t, n, v.st, &v.plugin);
-  if (v.code == CAL_SUCCESS || (filter.unschedulable_passes && v.code == CAL_UNSCHEDULABLE)) {
-    v.ok = true;
+void PredicateHelper::evaluate(const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
+                               size_t first, size_t count, size_t at, const NodeFilter& filter,
+                               const Group* cached) {
+  thread_local std::vector<const NodeInfo*> run_buf;
+  thread_local std::vector<size_t> slot_buf;
+  thread_local std::vector<cal_code> code_buf;
+  thread_local std::vector<const std::string*> plugin_buf;
+  thread_local std::vector<const char*> reason_buf;
+  std::vector<const NodeInfo*>& run = run_buf;
+  std::vector<size_t>& slot = slot_buf;
+  run.clear();
+  slot.clear();
+  const size_t all = nodes.size();
+  size_t i = first % all;
+  for (size_t k = 0; k < count; ++k) {
+    const NodeInfo* n = nodes[i];
+    if (++i == all) i = 0;
+    Verdict& v = verdicts_[at + k];
+    v.ok = false;
+    v.cached = false;
+    v.host_failed = false;
     v.plugin = nullptr;
+    v.reason = nullptr;
+    if (cached != nullptr && cached->slots[n->index] != 0) {
+      v.cached = true;
+      continue;
+    }
+    // The action's own checks come first and, when they fail, the plugins are not asked
+    // (Volcano returns the insufficient-resource fit error at once).
+    if ((filter.resources && !placement::fits(t->init_resreq, n->future_idle)) ||
+        (filter.pod_room && !placement::has_pod_room(n))) {
+      v.host_failed = true;
+      continue;
+    }
+    run.push_back(n);
+    slot.push_back(at + k);
+  }
+  if (run.empty()) return;
+  code_buf.resize(run.size());
+  plugin_buf.resize(run.size());
+  reason_buf.resize(run.size());
+  ssn_.predicate_codes(t, run.data(), run.size(), code_buf.data(), plugin_buf.data(),
+                       reason_buf.data(), statuses_.data() + slot.front());
+  for (size_t k = 0; k < run.size(); ++k) {
+    Verdict& v = verdicts_[slot[k]];
+    v.code = code_buf[k];
+    if (v.code == CAL_SUCCESS || (filter.unschedulable_passes && v.code == CAL_UNSCHEDULABLE)) {
+      v.ok = true;
+    } else {
+      v.plugin = plugin_buf[k];
+      v.reason = reason_buf[k];
+    }
   }
 }
 
@@ -111,16 +142,17 @@ PredicateHelper::Failure PredicateHelper::failure_of(const TaskInfo* t, const No
     pool_[at] = static_cast<int32_t>(pool_.size() - at - 1);
     return kPoolEntry | at;
   }
+  const bool worded = v.reason != nullptr && v.reason[0] != '\0';
   if (v.code == CAL_ERROR)
-    spdlog::error("plugin {}: error: {}", *v.plugin, v.st.reason[0] ? v.st.reason : "no reason");
+    spdlog::error("plugin {}: error: {}", *v.plugin, worded ? v.reason : "no reason");
   int32_t id;
-  if (v.st.reason[0] == '\0') {
+  if (!worded) {
     id = ssn_.reasons().intern(fmt::format("node(s) didn't pass the {} predicate", *v.plugin));
-  } else if (last_reason_id_ >= 0 && last_reason_ == v.st.reason) {
+  } else if (last_reason_id_ >= 0 && last_reason_ == v.reason) {
     id = last_reason_id_;  // the same words as the last refusal: no hashing
   } else {
-    id = ssn_.reasons().intern(v.st.reason);
-    last_reason_ = v.st.reason;
+    id = ssn_.reasons().intern(v.reason);
+    last_reason_ = v.reason;
     last_reason_id_ = id;
   }
   return kPluginId | static_cast<uint64_t>(id);
@@ -175,42 +207,40 @@ std::vector<NodeInfo*> PredicateHelper::predicate_nodes(const TaskInfo* t,
   Group* group = group_of(t, false);
   const Group* cached = error_cache_ ? group : nullptr;
 
+  // Runs of nodes are answered at once (one plugin call per run, on every thread when the
+  // plugins allow), then read in walk order: the nodes found and the failures recorded
+  // are those a node-by-node walk would give. A run asks for no more nodes than are still
+  // wanted, so a one-thread walk answers no node past the last one needed; a parallel
+  // batch may answer a few more, whose answers are dropped.
+  const bool parallel = ssn_.predicates_parallel();
   size_t processed = 0;
-  if (!ssn_.predicates_parallel()) {
-    Verdict v;
-    for (size_t at = start; processed < all && found.size() < want; ++processed) {
+  while (processed < all && found.size() < want) {
+    const size_t needed = want - found.size();
+    const size_t batch = std::min(
+        all - processed, parallel ? std::max(kMinParallelBatch, 2 * needed) : std::max<size_t>(needed, 8));
+    if (verdicts_.size() < batch) {
+      verdicts_.resize(batch);
+      statuses_.resize(batch);
+    }
+    const size_t base = start + processed;
+    if (parallel && batch >= kMinParallelBatch) {
+      ssn_.workers().run(batch, kMinChunk, [&](size_t b, size_t e) {
+        evaluate(t, nodes, base + b, e - b, b, filter, cached);
+      });
+    } else {
+      evaluate(t, nodes, base, batch, 0, filter, cached);
+    }
+    size_t i = 0;
+    for (size_t at = base % all; i < batch && found.size() < want; ++i) {
       NodeInfo* n = nodes[at];
       if (++at == all) at = 0;
-      evaluate(t, n, filter, cached, v);
+      const Verdict& v = verdicts_[i];
       if (v.ok)
         found.push_back(n);
       else if (!v.cached)
         record(group, t, n, failure_of(t, n, filter, v));
     }
-  } else {
-    // Batches evaluated on every thread, then read in walk order: the nodes found and
-    // the failures recorded are those a one-thread walk would give; a batch may look at
-    // a few nodes past the last one needed, whose answers are dropped.
-    while (processed < all && found.size() < want) {
-      const size_t batch =
-          std::min(all - processed, std::max(kMinParallelBatch, 2 * (want - found.size())));
-      if (verdicts_.size() < batch) verdicts_.resize(batch);
-      const size_t base = start + processed;
-      ssn_.workers().run(batch, kMinChunk, [&](size_t b, size_t e) {
-        for (size_t i = b; i < e; ++i)
-          evaluate(t, nodes[(base + i) % all], filter, cached, verdicts_[i]);
-      });
-      size_t i = 0;
-      for (; i < batch && found.size() < want; ++i) {
-        NodeInfo* n = nodes[(base + i) % all];
-        const Verdict& v = verdicts_[i];
-        if (v.ok)
-          found.push_back(n);
-        else if (!v.cached)
-          record(group, t, n, failure_of(t, n, filter, v));
-      }
-      processed += i;
-    }
+    processed += i;
   }
   // The next search starts after the last node this one looked at, counted on this list
   // (Volcano's lastProcessedNodeIndex = (last + processed) % len(nodes)).

@@ -68,7 +68,7 @@ class PredicateHelper {
     bool host_failed = false;  // the filter's resource or pod check failed
     cal_code code = CAL_SUCCESS;
     const std::string* plugin = nullptr;  // the plugin that refused, if one did
-    cal_status st;
+    const char* reason = nullptr;         // its words (the plugin's, or in statuses_)
   };
 
   // A failure as one word, so that recording one costs a store (slot kinds in the .cpp):
@@ -82,8 +82,11 @@ class PredicateHelper {
     std::vector<uint32_t> written;
   };
 
-  void evaluate(const TaskInfo* t, const NodeInfo* n, const NodeFilter& filter,
-                const Group* cached, Verdict& v) const;
+  // Answers for the run nodes[first], nodes[first + 1], ... (count of them, wrapping
+  // around the list) into verdicts_[at ...]: the host's checks node by node, then the
+  // plugins' chain over the nodes that passed them, a run at a time.
+  void evaluate(const TaskInfo* t, const std::vector<NodeInfo*>& nodes, size_t first,
+                size_t count, size_t at, const NodeFilter& filter, const Group* cached);
   // The failure word of a node that did not pass (not for a cached one).
   Failure failure_of(const TaskInfo* t, const NodeInfo* n, const NodeFilter& filter,
                      const Verdict& v);
@@ -98,6 +101,7 @@ class PredicateHelper {
   std::string last_reason_;              // the last plugin refusal's words and their id
   int32_t last_reason_id_ = -1;
   std::vector<Verdict> verdicts_;        // scratch: one batch of nodes
+  std::vector<cal_status> statuses_;     // scratch: reasons of plugins answering per node
 };
 
 }  // namespace caldera

@@ -317,6 +317,10 @@ cal_hypernode* h_job_allocated_hypernode(const cal_job* j) {
   return h ? to_handle(h) : nullptr;
 }
 
+const double* h_node_table(const cal_session* s, cal_node_field f) {
+  return S(s)->node_table(f);
+}
+
 cal_host_api make_table() {
   cal_host_api h;
   std::memset(&h, 0, sizeof h);
@@ -439,6 +443,7 @@ cal_host_api make_table() {
   h.hypernode_lca = h_hypernode_lca;
   h.job_network_topology = h_job_network_topology;
   h.job_allocated_hypernode = h_job_allocated_hypernode;
+  h.node_table = h_node_table;
   return h;
 }
 

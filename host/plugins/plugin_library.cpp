@@ -330,6 +330,8 @@ PointSet implemented_points(const cal_plugin* d) {
   mark(d->victim_tasks, Point::VictimTasks);
   // Slots after 1.0: only when the descriptor is large enough to hold them.
   mark(CAL_PLUGIN_HAS(d, hyper_node_order), Point::HyperNodeOrder);
+  mark(CAL_PLUGIN_HAS(d, predicate_many), Point::Predicate);
+  mark(CAL_PLUGIN_HAS(d, node_order_many), Point::NodeOrder);
   return s;
 }
 

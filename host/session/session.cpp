@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "host/cache/cache.hpp"
 #include "host/plugins/host_api.hpp"
@@ -86,17 +87,20 @@ void Session::flatten_chains() {
     for (const auto& in : tier) {
       const cal_plugin* d = in.plugin->desc;
       const bool parallel = (d->capabilities & CAL_CAP_NODE_PARALLEL) != 0;
-      const Call call{d, in.self, &in.plugin->name};
+      const Call call{d, in.self, &in.plugin->name,
+                      CAL_PLUGIN_HAS(d, predicate_many) ? d->predicate_many : nullptr,
+                      CAL_PLUGIN_HAS(d, node_order_many) ? d->node_order_many : nullptr};
       if (in.plugin->points.has(Point::Predicate)) {
         if (d->pre_predicate) pre_predicates_.push_back(call);
-        if (d->predicate) {
+        if (d->predicate || call.predicate_many) {
           predicates_.push_back(call);
           parallel_predicates = parallel_predicates && parallel;
         }
       }
-      if (in.plugin->points.has(Point::NodeOrder) && (d->node_order || d->batch_node_order)) {
+      if (in.plugin->points.has(Point::NodeOrder) &&
+          (d->node_order || call.node_order_many || d->batch_node_order)) {
         scorers_.push_back(call);
-        if (d->node_order) parallel_scores = parallel_scores && parallel;
+        if (d->node_order || call.node_order_many) parallel_scores = parallel_scores && parallel;
       }
     }
   workers_ = &WorkerPool::shared(static_cast<size_t>(std::max(0, policy_->config.threads)));
@@ -397,6 +401,8 @@ void Session::build(const Cache& cache) {
   }
 
   for (uint32_t i = 0; i < node_list_.size(); ++i) node_list_[i]->index = i;
+  for (auto& table : node_tables_) table.assign(node_list_.size() * R, 0.0);
+  for (const NodeInfo* n : node_list_) sync_node(n);
 
   for (auto& j : jobs_) job_list_.push_back(j.get());
   std::sort(job_list_.begin(), job_list_.end(),
@@ -516,26 +522,81 @@ PointStatus Session::pre_predicate(const TaskInfo* t) const {
   return {};
 }
 
-cal_code Session::predicate_code(const TaskInfo* t, const NodeInfo* n, cal_status& st,
-                                 const std::string** plugin) const {
+void Session::predicate_codes(const TaskInfo* t, const NodeInfo* const* nodes, size_t count,
+                              cal_code* codes, const std::string** plugins, const char** reasons,
+                              cal_status* statuses) const {
+  for (size_t i = 0; i < count; ++i) {
+    codes[i] = CAL_SUCCESS;
+    plugins[i] = nullptr;
+    reasons[i] = nullptr;
+  }
+  // The nodes still passing, in order; each plugin of the chain sees only those (the first
+  // failure stops a node's chain).
+  thread_local std::vector<const cal_node*> alive_buf;
+  thread_local std::vector<size_t> where_buf;
+  thread_local std::vector<cal_code> code_buf;
+  thread_local std::vector<const char*> reason_buf;
+  std::vector<const cal_node*>& alive = alive_buf;
+  std::vector<size_t>& where = where_buf;
+  alive.resize(count);
+  where.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    alive[i] = to_handle(nodes[i]);
+    where[i] = i;
+  }
+  size_t live = count;
   for (const Call& c : predicates_) {
-    st.struct_size = sizeof st;
-    st.reason[0] = '\0';
-    cal_code code = c.desc->predicate(c.self, to_handle(t), to_handle(n), &st);
-    if (code != CAL_SUCCESS && code != CAL_SKIP) {
-      *plugin = c.name;
-      return code;
+    if (live == 0) break;
+    if (c.predicate_many) {
+      code_buf.resize(live);
+      reason_buf.resize(live);
+      std::vector<cal_code>& cs = code_buf;
+      std::vector<const char*>& rs = reason_buf;
+      c.predicate_many(c.self, to_handle(t), alive.data(), live, cs.data(), rs.data());
+      size_t kept = 0;
+      for (size_t k = 0; k < live; ++k) {
+        if (cs[k] == CAL_SUCCESS || cs[k] == CAL_SKIP) {
+          alive[kept] = alive[k];
+          where[kept++] = where[k];
+          continue;
+        }
+        codes[where[k]] = cs[k];
+        plugins[where[k]] = c.name;
+        reasons[where[k]] = rs[k];
+      }
+      live = kept;
+    } else {
+      size_t kept = 0;
+      for (size_t k = 0; k < live; ++k) {
+        cal_status& st = statuses[where[k]];
+        st.struct_size = sizeof st;
+        st.reason[0] = '\0';
+        const cal_code code = c.desc->predicate(c.self, to_handle(t), alive[k], &st);
+        if (code == CAL_SUCCESS || code == CAL_SKIP) {
+          alive[kept] = alive[k];
+          where[kept++] = where[k];
+          continue;
+        }
+        codes[where[k]] = code;
+        plugins[where[k]] = c.name;
+        reasons[where[k]] = st.reason[0] != '\0' ? st.reason : nullptr;
+      }
+      live = kept;
     }
   }
-  return CAL_SUCCESS;
 }
 
 PointStatus Session::predicate(const TaskInfo* t, const NodeInfo* n) const {
-  cal_status st;
+  cal_code code;
   const std::string* plugin = nullptr;
-  cal_code code = predicate_code(t, n, st, &plugin);
+  const char* reason = nullptr;
+  cal_status st;
+  predicate_codes(t, &n, 1, &code, &plugin, &reason, &st);
   if (code == CAL_SUCCESS) return {};
-  return failed(code, st, *plugin);
+  cal_status out;
+  out.struct_size = sizeof out;
+  std::snprintf(out.reason, sizeof out.reason, "%s", reason ? reason : "");
+  return failed(code, out, *plugin);
 }
 
 void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
@@ -556,8 +617,19 @@ void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes
   auto per_node = [&](size_t begin, size_t end) {
     for (size_t k = 0; k < scorers_.size(); ++k) {
       const Call& c = scorers_[k];
-      if (!c.desc->node_order) continue;
       double* row = &part[(2 * k) * count];
+      if (c.node_order_many) {
+        cal_status st;
+        st.struct_size = sizeof st;
+        st.reason[0] = '\0';
+        if (c.node_order_many(c.self, to_handle(t), handles + begin, end - begin, row + begin,
+                              &st) != CAL_SUCCESS) {
+          spdlog::error("plugin {}: node_order failed: {}", *c.name, st.reason);
+          std::fill(row + begin, row + end, 0.0);
+        }
+        continue;
+      }
+      if (!c.desc->node_order) continue;
       for (size_t i = begin; i < end; ++i) {
         cal_status st;
         st.struct_size = sizeof st;
@@ -592,7 +664,8 @@ void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes
   }
   for (size_t r = 0; r < rows; ++r) {
     const Call& c = scorers_[r / 2];
-    if (r % 2 == 0 ? !c.desc->node_order : !c.desc->batch_node_order) continue;
+    if (r % 2 == 0 ? !(c.desc->node_order || c.node_order_many) : !c.desc->batch_node_order)
+      continue;
     const double* row = &part[r * count];
     for (size_t i = 0; i < count; ++i) scores[i] += row[i];
   }
@@ -822,10 +895,25 @@ void Session::count_pod(TaskInfo* t, NodeInfo* n, int sign) {
   }
 }
 
+const double* Session::node_table(cal_node_field f) const {
+  const auto i = static_cast<size_t>(f);
+  return i < CAL_NODE_FIELD_COUNT ? node_tables_[i].data() : nullptr;
+}
+
+void Session::sync_node(const NodeInfo* n) {
+  const size_t R = resource_names_.size();
+  const ResVec* fields[CAL_NODE_FIELD_COUNT] = {&n->allocatable, &n->idle,       &n->used,
+                                                &n->releasing,   &n->pipelined,  &n->future_idle,
+                                                &n->pod_requests, &n->pod_requests_nonzero};
+  for (size_t f = 0; f < CAL_NODE_FIELD_COUNT; ++f)
+    std::copy(fields[f]->data(), fields[f]->data() + R, node_tables_[f].data() + n->index * R);
+}
+
 void Session::allocate_task(TaskInfo* t, NodeInfo* n) {
   t->job->update_task_status(t, CAL_TASK_ALLOCATED);
   n->add_task(t);
   count_pod(t, n, +1);
+  sync_node(n);
   fire_allocate(t);
 }
 
@@ -833,6 +921,7 @@ void Session::pipeline_task(TaskInfo* t, NodeInfo* n) {
   t->job->update_task_status(t, CAL_TASK_PIPELINED);
   n->add_task(t);
   count_pod(t, n, +1);
+  sync_node(n);
   fire_allocate(t);
 }
 
@@ -844,6 +933,7 @@ void Session::evict_task(TaskInfo* t) {
     n->add_task(t);
     // Volcano's predicates plugin drops an evicted pod from its Kubernetes node view.
     count_pod(t, n, -1);
+    sync_node(n);
   }
   fire_deallocate(t);
 }
@@ -853,6 +943,7 @@ void Session::unallocate_task(TaskInfo* t) {
   if (NodeInfo* n = t->node) {
     count_pod(t, n, -1);
     n->remove_task(t);
+    sync_node(n);
   }
   fire_deallocate(t);
   t->new_annotations.clear();  // after the event, so plugins can still read them
@@ -864,6 +955,7 @@ void Session::unevict_task(TaskInfo* t) {
     n->remove_task(t);
     n->add_task(t);
     count_pod(t, n, +1);
+    sync_node(n);
   }
   fire_allocate(t);
 }

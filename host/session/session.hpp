@@ -90,11 +90,15 @@ class Session {
   bool task_order_less(const TaskInfo* l, const TaskInfo* r) const;
   PointStatus pre_predicate(const TaskInfo* t) const;
   PointStatus predicate(const TaskInfo* t, const NodeInfo* n) const;
-  // The same without building a PointStatus, for the predicate search's inner loop: the
-  // code, with the failing plugin's reason in `st` and its name in `*plugin`. Safe to call
-  // from several threads at once when predicates_parallel().
-  cal_code predicate_code(const TaskInfo* t, const NodeInfo* n, cal_status& st,
-                          const std::string** plugin) const;
+  // The same for a run of nodes, for the predicate search: for each node whose chain
+  // fails, the code, the plugin's name and its reason (NULL for none) in the arrays;
+  // codes[i] is CAL_SUCCESS for a node that passed. `statuses` holds count cal_status
+  // buffers for plugins answering node by node (a reason points into one). Plugins with
+  // predicate_many get one call per run. Safe to call on several threads at once, for
+  // different runs of one task, when predicates_parallel().
+  void predicate_codes(const TaskInfo* t, const NodeInfo* const* nodes, size_t count,
+                       cal_code* codes, const std::string** plugins, const char** reasons,
+                       cal_status* statuses) const;
   // Sum of node_order scores of every plugin, for each node (scores.size() == nodes.size()),
   // in tier and plugin order: each plugin's node_order, then its batch_node_order. Runs the
   // per-node calls on several threads when every scoring plugin allows it; the sums do not
@@ -137,6 +141,9 @@ class Session {
   bool predicates_parallel() const { return predicates_parallel_; }
   // The pool for node-level loops (one thread when nothing may run in parallel).
   WorkerPool& workers() const { return *workers_; }
+  // Every node's vector of one field as a table (host API node_table): node_count rows of
+  // resource_count values, row NodeInfo::index; kept equal to the NodeInfo vectors.
+  const double* node_table(cal_node_field f) const;
 
   // ---- changes (used by Statement; actions use statements) ----------------------------
   // Each updates job counts and node accounting and fires on_allocate / on_deallocate.
@@ -173,6 +180,8 @@ class Session {
   void fire_deallocate(TaskInfo* t);
   // Adds (sign 1) or removes (-1) the task's pod in its node's pod_requests.
   void count_pod(TaskInfo* t, NodeInfo* n, int sign);
+  // Copies the node's vectors into its rows of the node tables; after every change.
+  void sync_node(const NodeInfo* n);
 
   std::shared_ptr<const Policy> policy_;
   double now_ = 0;
@@ -199,8 +208,11 @@ class Session {
     const cal_plugin* desc;
     void* self;
     const std::string* name;
+    cal_predicate_many_fn predicate_many;    // the 1.1 many-node slots, when the
+    cal_node_order_many_fn node_order_many;  // descriptor has and sets them
   };
   std::vector<Call> pre_predicates_, predicates_, scorers_;
+  std::vector<double> node_tables_[CAL_NODE_FIELD_COUNT];
   bool predicates_parallel_ = false, scores_parallel_ = false;
   WorkerPool* workers_ = nullptr;
   mutable ReasonTable reasons_;

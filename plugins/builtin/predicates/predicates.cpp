@@ -23,9 +23,16 @@
 // switches are accepted so that Volcano configs load, and pass every pod. Required node
 // affinity terms are not in the model either: NodeAffinity here is the nodeSelector part.
 //
+// Steps 2 to 4 read only what a session never changes; their answers are kept for the
+// session per node and per set of selector and tolerations (see Static below), so that a
+// node's label and taint look-ups are paid once per such set, not once per task.
+//
 // Only reads session state: node-parallel.
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -95,7 +102,9 @@ class Predicates {
                     dra.c_str()),
         sdk::option("predicate.CacheEnable", CAL_OPT_BOOL, "false",
                     "Volcano's equivalence cache of filter results. Accepted; no effect here: "
-                    "the filters are cheap and give the same answers without it."),
+                    "the answers of the filters on what a session never changes (node "
+                    "unschedulable, selector, taints) are always kept per selector and "
+                    "tolerations for the session, and give the same answers as without."),
         sdk::option("predicate.GPUSharingEnable", CAL_OPT_BOOL, "false",
                     "Volcano's older GPU-sharing switch. Accepted; no effect here: GPU sharing "
                     "is the deviceshare plugin's job."),
@@ -115,7 +124,8 @@ class Predicates {
       : n_(s.resource_count()),
         node_affinity_(a.get_bool("predicate.NodeAffinityEnable", true)),
         taint_toleration_(a.get_bool("predicate.TaintTolerationEnable", true)),
-        proportional_(a.get_bool("predicate.ProportionalEnable", false)) {
+        proportional_(a.get_bool("predicate.ProportionalEnable", false)),
+        node_count_(s.node_count()) {
     for (size_t i = 0; i < n_; ++i) {
       names_.emplace_back(s.resource_name(i));
       insufficient_.push_back("insufficient " + names_.back());
@@ -148,6 +158,7 @@ class Predicates {
   // node-parallel predicate calls of that search only read it.
   sdk::Status pre_predicate(sdk::Task t) {
     prepared_ = TaskView::of(t);
+    prepared_.known = known_for(prepared_);
     return sdk::Status::ok();
   }
 
@@ -165,12 +176,28 @@ class Predicates {
   void on_allocate(sdk::Task t) { evicted_.erase(t.handle()); }
 
  private:
+  // The answers of the checks that read only what a session never changes (the node's
+  // unschedulable flag, labels and taints; the task's selector and tolerations), by node
+  // index, for every task with the same selector and tolerations: Volcano's
+  // predicate.CacheEnable keys its cache by pod template the same way. Most pending tasks
+  // of a cluster share a handful of such sets, so after the first search a node's label
+  // and taint look-ups become one byte. kUnknown until a search has visited the node.
+  // Bytes are written by the node-parallel predicate calls of one search, each node by one
+  // call (distinct bytes: no race); the table itself is made in pre_predicate, on the
+  // scheduling thread.
+  // kTaint + i: the node's taint i blocks; kTaintFar: a taint past those blocks (found
+  // again when the reason is worded).
+  enum Static : uint8_t { kUnknown = 0, kPasses = 1, kNodeUnschedulable = 2, kSelector = 3,
+                          kTaint = 4, kTaintFar = 255 };
+  static constexpr size_t kNearTaints = kTaintFar - kTaint;
+
   // A task's tolerations and node selector, as views of host strings (valid for the
   // session).
   struct TaskView {
     const cal_task* task = nullptr;
     std::vector<pr::Toleration> tolerations;
     std::vector<std::pair<std::string_view, std::string_view>> selector;
+    uint8_t* known = nullptr;  // the static answers of tasks like this one, or null
 
     static TaskView of(sdk::Task t) {
       TaskView v;
@@ -183,28 +210,75 @@ class Predicates {
     }
   };
 
-  sdk::Status check(const TaskView& t, sdk::Node n) const {
-    const bool too_many_pods = n.pods_max() <= pods_on(n);
+  // The table of tasks with t's selector and tolerations (made on first use), or null on a
+  // host without node_index.
+  uint8_t* known_for(const TaskView& t) {
+    if (!CAL_HOST_HAS(sdk::host, node_index)) return nullptr;
+    std::string key;
+    for (const auto& [k, v] : t.selector) key.append(k).append(1, '\x1f').append(v).append(1, '\x1e');
+    key.append(1, '\x1d');
+    for (const pr::Toleration& tol : t.tolerations)
+      key.append(tol.key).append(1, '\x1f').append(tol.op).append(1, '\x1f').append(tol.value)
+          .append(1, '\x1f').append(tol.effect).append(1, '\x1e');
+    std::vector<uint8_t>& table = known_[key];
+    if (table.empty()) table.assign(node_count_, kUnknown);
+    return table.data();
+  }
 
-    if (pr::unschedulable_blocks(n.unschedulable(), t.tolerations))
-      return sdk::Status::unresolvable(pr::kUnschedulable);
-
+  // The checks on what the session never changes, in Volcano's order.
+  uint8_t static_answer(const TaskView& t, sdk::Node n) const {
+    if (pr::unschedulable_blocks(n.unschedulable(), t.tolerations)) return kNodeUnschedulable;
     if (node_affinity_ && !t.selector.empty() &&
         // Selector keys are views of whole host strings, so data() is NUL-terminated.
         !pr::selector_matches(t.selector, [&](std::string_view k) { return n.label(k.data()); }))
-      return sdk::Status::unresolvable(pr::kNodeSelectorMismatch);
-
+      return kSelector;
     if (taint_toleration_) {
-      const size_t count = n.taint_count();
-      for (size_t i = 0; i < count; ++i) {
+      const size_t i = first_blocking_taint(t, n, 0);
+      if (i < n.taint_count())
+        return i < kNearTaints ? static_cast<uint8_t>(kTaint + i) : uint8_t{kTaintFar};
+    }
+    return kPasses;
+  }
+
+  // The first of the node's taints from `from` on that none of t's tolerations tolerates
+  // (taint_count() when none).
+  static size_t first_blocking_taint(const TaskView& t, sdk::Node n, size_t from) {
+    const size_t count = n.taint_count();
+    for (size_t i = from; i < count; ++i) {
+      const cal_taint raw = n.taint(i);
+      if (pr::blocks(pr::Taint{sdk::sv(raw.key), sdk::sv(raw.value), sdk::sv(raw.effect)},
+                     t.tolerations))
+        return i;
+    }
+    return count;
+  }
+
+  sdk::Status check(const TaskView& t, sdk::Node n) const {
+    uint8_t answer = kUnknown;
+    if (t.known != nullptr) {
+      uint8_t& slot = t.known[n.index()];
+      if (slot == kUnknown) slot = static_answer(t, n);
+      answer = slot;
+    } else {
+      answer = static_answer(t, n);
+    }
+    switch (answer) {
+      case kPasses:
+        break;
+      case kNodeUnschedulable:
+        return sdk::Status::unresolvable(pr::kUnschedulable);
+      case kSelector:
+        return sdk::Status::unresolvable(pr::kNodeSelectorMismatch);
+      default: {
+        const size_t i = answer == kTaintFar ? first_blocking_taint(t, n, kNearTaints)
+                                             : static_cast<size_t>(answer - kTaint);
         const cal_taint raw = n.taint(i);
-        const pr::Taint taint{sdk::sv(raw.key), sdk::sv(raw.value), sdk::sv(raw.effect)};
-        if (pr::blocks(taint, t.tolerations))
-          // pr::untolerated_reason's words, joined without a std::string.
-          return sdk::Status::unresolvable(
-              {"node(s) had untolerated taint {", taint.key, ": ", taint.value, "}"});
+        // pr::untolerated_reason's words, joined without a std::string.
+        return sdk::Status::unresolvable(
+            {"node(s) had untolerated taint {", sdk::sv(raw.key), ": ", sdk::sv(raw.value), "}"});
       }
     }
+    const bool too_many_pods = n.pods_max() <= pods_on(n);
 
     if (proportional_ && !rates_.empty()) {
       sdk::Status st = check_proportional(sdk::Task(t.task, n_), n);
@@ -256,6 +330,8 @@ class Predicates {
   std::vector<std::string> names_;         // resource names by id
   std::vector<std::string> insufficient_;  // "insufficient <name>" by id
   std::unordered_set<const cal_task*> evicted_;
+  size_t node_count_;
+  std::unordered_map<std::string, std::vector<uint8_t>> known_;  // by selector + tolerations
   TaskView prepared_;
 };
 

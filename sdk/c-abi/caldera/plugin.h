@@ -26,9 +26,10 @@
  *   before calling anything newer (CAL_HOST_HAS(host, fn) does it).
  *
  *   1.0  the first version.
- *   1.1  host: node_index, node_pod_requests, node_pod_requests_nonzero; the HyperNode
- *        functions (hypernode_*, node_hypernode_*, job_network_topology,
- *        job_allocated_hypernode). Plugin: the hyper_node_order slot.
+ *   1.1  host: node_index, node_pod_requests, node_pod_requests_nonzero, node_table; the
+ *        HyperNode functions (hypernode_*, node_hypernode_*, job_network_topology,
+ *        job_allocated_hypernode). Plugin: the hyper_node_order, predicate_many and
+ *        node_order_many slots.
  *
  * ------------------------------------------------------------------------------------------
  * OWNERSHIP AND LIFETIMES (the rules every function below follows unless it says otherwise)
@@ -209,6 +210,19 @@ typedef struct cal_option {
   const char *default_value; /* NULL: no default */
   const char *description;
 } cal_option;
+
+/* The node resource vectors node_table exposes (one per node read function). */
+typedef enum cal_node_field {
+  CAL_NODE_ALLOCATABLE = 0,
+  CAL_NODE_IDLE = 1,
+  CAL_NODE_USED = 2,
+  CAL_NODE_RELEASING = 3,
+  CAL_NODE_PIPELINED = 4,
+  CAL_NODE_FUTURE_IDLE = 5,
+  CAL_NODE_POD_REQUESTS = 6,
+  CAL_NODE_POD_REQUESTS_NONZERO = 7
+} cal_node_field;
+#define CAL_NODE_FIELD_COUNT 8
 
 /* ---------------------------------------------------------------------------------------
  * The host API: one table of functions handed to the plugin's entry point. The pointer
@@ -420,6 +434,14 @@ typedef struct cal_host_api {
    * the lowest one holding the nodes of its placed tasks at the session's start, moved by
    * the allocate action when it places the job in a HyperNode. NULL when it has none. */
   cal_hypernode *(*job_allocated_hypernode)(const cal_job *j);
+
+  /* --- added in 1.1: node state as tables -------------------------------------------- */
+  /* One resource vector of every node at once, for plugins that filter or score many
+   * nodes in a loop: node_count rows of resource_count values, row node_index(n) for node
+   * n. Read-only, owned by the host, valid until the session ends; the host keeps it
+   * current as the session changes nodes, so a row read in a callback is the node's state
+   * at that moment (the same values node_idle etc. return). NULL for an unknown field. */
+  const double *(*node_table)(const cal_session *s, cal_node_field field);
 } cal_host_api;
 
 /* True when the host's table is recent enough to hold `fn`. */
@@ -453,6 +475,19 @@ typedef cal_code (*cal_pre_predicate_fn)(void *self, const cal_task *t, cal_stat
 typedef cal_code (*cal_predicate_fn)(void *self, const cal_task *t, const cal_node *n,
                                      cal_status *st);
 
+/* The many-node form of predicate (added in 1.1): the answers for n nodes in one call, the
+ * same answers predicate would give node by node. codes[i] receives nodes[i]'s code; for a
+ * code other than CAL_SUCCESS / CAL_SKIP, reasons[i] receives the reason text (NULL for
+ * none), which the plugin owns and keeps valid until its close(): a string literal, or a
+ * string kept in the plugin's session state. The arrays are the host's.
+ * The host calls it instead of predicate when the plugin sets it, for runs of nodes of one
+ * task; it may split a task's nodes into several calls, and (with CAL_CAP_NODE_PARALLEL)
+ * make them on several threads at once. One call per run instead of one per node is what
+ * lets a search over thousands of nodes cost little more than its arithmetic. */
+typedef void (*cal_predicate_many_fn)(void *self, const cal_task *t,
+                                      const cal_node *const *nodes, size_t n, cal_code *codes,
+                                      const char **reasons);
+
 /* Scores: higher is better.
  * COMBINE (node_order, batch_node_order): the scores of every plugin are summed.
  * node_order writes one node's score to *score. batch_node_order receives n nodes at once
@@ -464,6 +499,16 @@ typedef cal_code (*cal_node_order_fn)(void *self, const cal_task *t, const cal_n
 typedef cal_code (*cal_batch_node_order_fn)(void *self, const cal_task *t,
                                             const cal_node *const *nodes, size_t n,
                                             double *scores, cal_status *st);
+
+/* The many-node form of node_order (added in 1.1): WRITES scores[i], the score node_order
+ * would give nodes[i], for n nodes in one call. Unlike batch_node_order, whose scores may
+ * depend on the whole set (normalised over it), each score depends on its own node only,
+ * so the host may split a task's nodes into several calls, on several threads at once
+ * with CAL_CAP_NODE_PARALLEL. The host calls it instead of node_order when the plugin
+ * sets it. Returning anything but CAL_SUCCESS is logged and counts as 0 for those nodes. */
+typedef cal_code (*cal_node_order_many_fn)(void *self, const cal_task *t,
+                                           const cal_node *const *nodes, size_t n,
+                                           double *scores, cal_status *st);
 
 /* Chooses among scored nodes: returns an index into nodes, or -1 for no opinion.
  * COMBINE (best_node): the first plugin that returns an index decides; otherwise the host
@@ -590,8 +635,10 @@ typedef struct cal_plugin {
    * keeps its size). The host reads one only when struct_size covers it
    * (CAL_PLUGIN_HAS below). */
   cal_hyper_node_order_fn hyper_node_order;
+  cal_predicate_many_fn predicate_many;
+  cal_node_order_many_fn node_order_many;
   /* Reserved for slots of later minor versions. Zero them. */
-  void *reserved[15];
+  void *reserved[13];
 } cal_plugin;
 
 /* The smallest descriptor a 1.x host accepts: the slots of 1.0. */

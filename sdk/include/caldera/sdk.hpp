@@ -27,10 +27,12 @@
 #include <cstring>
 #include <exception>
 #include <initializer_list>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_set>
 #include <vector>
 
 #include "caldera/plugin.h"
@@ -390,11 +392,35 @@ inline void log(cal_log_level level, const char* plugin, const std::string& msg)
 
 namespace detail {
 
+// The reason texts a session's predicate_many calls have answered with. The slot's contract
+// (plugin.h) is that a reason stays valid until close(), while a Status keeps its text in
+// itself: each distinct text is kept here once, so a search that refuses thousands of nodes
+// for "insufficient cpu" stores one string. Calls may run on several threads at once
+// (CAL_CAP_NODE_PARALLEL), hence the lock; a call remembers the last text it kept, and
+// failing nodes of one run mostly share a reason, so the lock is rarely taken.
+class ReasonStore {
+ public:
+  struct Last {
+    const std::string* text = nullptr;
+  };
+  const char* keep(std::string_view reason, Last& last) {
+    if (last.text && *last.text == reason) return last.text->c_str();
+    std::lock_guard<std::mutex> lock(mu_);
+    last.text = &*texts_.emplace(reason).first;  // node-based: the string never moves
+    return last.text->c_str();
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_set<std::string> texts_;
+};
+
 // One plugin object per session, plus the session wrapper it was built with.
 template <class P>
 struct Instance {
   Session ssn;
   P plugin;
+  ReasonStore reasons;
   Instance(Session s, const Args& a) : ssn(s), plugin(s, a) {}
 };
 
@@ -523,6 +549,31 @@ const cal_plugin* descriptor() {
         set_reason(st, "exception in predicate");
         return CAL_ERROR;
       };
+    // The many-node form (ABI 1.1) of a per-node predicate: the same method in a loop,
+    // one host-to-plugin call per run of nodes instead of one per node.
+    if constexpr (requires(P& x, Task t, Node n) { x.predicate(t, n); })
+      p.predicate_many = [](void* self, const cal_task* t, const cal_node* const* nodes,
+                            size_t count, cal_code* codes, const char** reasons) {
+        auto& in = *static_cast<Instance<P>*>(self);
+        const Task task = in.ssn.wrap(t);
+        ReasonStore::Last last;
+        for (size_t i = 0; i < count; ++i) {
+          try {
+            const Status r = in.plugin.predicate(task, in.ssn.wrap(nodes[i]));
+            codes[i] = r.code;
+            reasons[i] = r.code == CAL_SUCCESS || r.code == CAL_SKIP
+                             ? nullptr
+                             : in.reasons.keep(r.reason(), last);
+            continue;
+          } catch (const std::exception& e) {
+            report<P>(e.what());
+          } catch (...) {
+            report<P>("unknown exception");
+          }
+          codes[i] = CAL_ERROR;
+          reasons[i] = "exception in predicate";
+        }
+      };
     if constexpr (requires(P& x, Task t, Node n) { x.node_order(t, n); })
       p.node_order = [](void* self, const cal_task* t, const cal_node* n, double* score,
                         cal_status* st) -> cal_code {
@@ -537,6 +588,44 @@ const cal_plugin* descriptor() {
         }
         *score = 0;
         return CAL_ERROR;
+      };
+    // The many-node form of node_order: the plugin's own node_order_many (which writes
+    // scores[i] for nodes[i], each from its own node only) when it has one, so that what a
+    // task needs is worked out once per call; otherwise node_order in a loop, where a node
+    // whose score throws scores 0, as node_order's error answer does.
+    if constexpr (requires(P& x, Task t, const cal_node* const* ns, size_t n, double* sc) {
+                    x.node_order_many(t, ns, n, sc);
+                  })
+      p.node_order_many = [](void* self, const cal_task* t, const cal_node* const* nodes,
+                             size_t count, double* scores, cal_status* st) -> cal_code {
+        try {
+          S s = ssn_of<P>(self);
+          self_of<P>(self).node_order_many(s.wrap(t), nodes, count, scores);
+          return CAL_SUCCESS;
+        } catch (const std::exception& e) {
+          set_reason(st, e.what());
+        } catch (...) {
+          set_reason(st, "unknown exception in node_order_many");
+        }
+        return CAL_ERROR;
+      };
+    else if constexpr (requires(P& x, Task t, Node n) { x.node_order(t, n); })
+      p.node_order_many = [](void* self, const cal_task* t, const cal_node* const* nodes,
+                             size_t count, double* scores, cal_status*) -> cal_code {
+        auto& in = *static_cast<Instance<P>*>(self);
+        const Task task = in.ssn.wrap(t);
+        for (size_t i = 0; i < count; ++i) {
+          try {
+            scores[i] = in.plugin.node_order(task, in.ssn.wrap(nodes[i]));
+            continue;
+          } catch (const std::exception& e) {
+            report<P>(e.what());
+          } catch (...) {
+            report<P>("unknown exception");
+          }
+          scores[i] = 0;
+        }
+        return CAL_SUCCESS;
       };
     if constexpr (requires(P& x, Task t, const cal_node* const* ns, size_t n, double* sc) {
                     x.batch_node_order(t, ns, n, sc);
