@@ -8,13 +8,14 @@
 //   task) must allow it, and the pre-predicate must pass. For one task, on every node that
 //   passes the preemption predicate (failures other than CAL_UNSCHEDULABLE rule a node
 //   out), the candidates are the node's Running, preemptable tasks of OTHER queues that are
-//   reclaimable; Session::reclaimable picks the victims; they are evicted lowest first
-//   until the task's InitResreq fits the node's future idle plus what was evicted; then the
-//   task is pipelined there and the next task is tried. The job's statement commits when
-//   the job is pipelined, else it is discarded.
+//   reclaimable, in victim order (eviction::victim_less); Session::reclaimable picks the
+//   victims; they are evicted lowest first until the task's InitResreq fits the node's
+//   future idle plus what was evicted; then the task is pipelined there and the next task
+//   is tried. The job's statement commits when the job is pipelined, else it is discarded.
 //
 // Deterministic where Volcano is not: jobs are collected in the session's order (uid) and
 // nodes are tried in node-name order (Volcano: its parallel predicate's order).
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -150,6 +151,13 @@ void ReclaimAction::reclaim_for_task(Session& ssn, Statement& stmt, TaskInfo* ta
       spdlog::debug("reclaim: no reclaimees on node {}", n->name);
       continue;
     }
+    // Volcano collects them from a map (any order) and capacity's reclaimableFn walks them
+    // through BuildVictimsPriorityQueue; passing them in that order makes capacity pick
+    // Volcano's victims, and is one of the orders the other plugins may see in Volcano.
+    std::stable_sort(reclaimees.begin(), reclaimees.end(),
+                     [&ssn](const TaskInfo* l, const TaskInfo* r) {
+                       return eviction::victim_less(ssn, l, r);
+                     });
     const std::vector<TaskInfo*> victims = ssn.reclaimable(task, reclaimees);
     std::string why;
     if (!eviction::validate_victims(task, n, victims, &why)) {

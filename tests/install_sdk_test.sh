@@ -71,4 +71,8 @@ desc=$("$caldera" --plugin-dir "$plugindir" plugins describe spread)
 echo "$desc"
 echo "$desc" | grep -q 'spread.weight  *int  *1 ' || { echo "FAIL: spread.weight not described"; exit 1; }
 
-echo "PASS: contrib plugin built against the installed SDK and loaded"
+# Its decisions: the scenario beside it, run with the staged plugin folder.
+"$caldera" --plugin-dir "$plugindir" scenario run "$src"/plugins/contrib/spread/scenarios/*.toml ||
+  { echo "FAIL: spread's scenario"; exit 1; }
+
+echo "PASS: contrib plugin built against the installed SDK, loaded, and its scenario passes"

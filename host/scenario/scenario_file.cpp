@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -357,9 +358,11 @@ void load_queues(const Reader& r, const toml::table& root, Cache& cache) {
 
 // A node's NUMA layout (`numa = [{ cpu = "16", memory = "64Gi" }, ...]`) and its kubelet
 // topology manager policy (`topology_policy`, default "none"), read by the numa-aware
-// plugin. The NUMA nodes share the node's allocatable: their cpus and memory may not add up
-// to more than it (less is allowed: what is left is outside any NUMA node's reach, such as
-// reserved cpus).
+// plugin. The NUMA nodes split the node's allocatable: their cpus must add up to its
+// allocatable cpu, and their memory, when the layout lists memory, to its allocatable
+// memory (the kubelet's Memory Manager refuses to start unless the per-NUMA reservations
+// add up to the node's). A layout that does not add up is an error naming the node and
+// both sums; memory on some NUMA nodes but not on others likewise.
 void load_numa(const Reader& r, const toml::table& t, const std::string& obj, NodeSpec& n) {
   n.topology_policy = one_of<std::string>(r, t, "topology_policy", obj,
                                           {{"none", "none"},
@@ -375,7 +378,9 @@ void load_numa(const Reader& r, const toml::table& t, const std::string& obj, No
            fmt::format("'numa' must be an array of tables ({{ cpu = \"16\", memory = \"64Gi\" }}), "
                        "got {}",
                        type_name(*nn)));
+  if (arr->empty()) r.fail(nn->source(), obj, "'numa' lists no NUMA node; leave it out instead");
   NumaNode sum;
+  size_t with_memory = 0;
   for (size_t j = 0; j < arr->size(); ++j) {
     const toml::node& el = *arr->get(j);
     std::string nobj = fmt::format("{} numa[{}]", obj, j);
@@ -386,24 +391,35 @@ void load_numa(const Reader& r, const toml::table& t, const std::string& obj, No
     if (!nt.get("cpu")) r.fail(nt.source(), nobj, "missing 'cpu'");
     NumaNode numa;
     numa.cpu = r.quantity(*nt.get("cpu"), kCpu, "cpu", nobj);
-    if (const toml::node* m = nt.get("memory")) numa.memory = r.quantity(*m, kMemory, "memory", nobj);
+    if (const toml::node* m = nt.get("memory")) {
+      numa.memory = r.quantity(*m, kMemory, "memory", nobj);
+      ++with_memory;
+    }
     sum.cpu += numa.cpu;
     sum.memory += numa.memory;
     n.numa.push_back(numa);
   }
+  if (with_memory != 0 && with_memory != arr->size())
+    r.fail(nn->source(), obj,
+           fmt::format("{} of the {} NUMA nodes list memory: list it on every NUMA node or on "
+                       "none",
+                       with_memory, arr->size()));
   auto alloc = [&](const char* res) {
     auto it = n.allocatable.find(res);
     return it == n.allocatable.end() ? 0.0 : it->second;
   };
-  if (sum.cpu > alloc(kCpu))
+  // Quantities are exact in millicores and bytes; the tolerance only absorbs rounding of
+  // the double sums.
+  auto differs = [](double a, double b) { return std::fabs(a - b) > 1e-6 * std::max(1.0, b); };
+  if (differs(sum.cpu, alloc(kCpu)))
     r.fail(nn->source(), obj,
-           fmt::format("the NUMA nodes hold {}m cpu in all, more than the node's allocatable "
-                       "{}m",
+           fmt::format("the NUMA nodes hold {}m cpu in all, but the node's allocatable cpu is "
+                       "{}m: the layout must add up to it",
                        sum.cpu, alloc(kCpu)));
-  if (sum.memory > alloc(kMemory))
+  if (with_memory != 0 && differs(sum.memory, alloc(kMemory)))
     r.fail(nn->source(), obj,
-           fmt::format("the NUMA nodes hold {} bytes of memory in all, more than the node's "
-                       "allocatable {} bytes",
+           fmt::format("the NUMA nodes hold {} bytes of memory in all, but the node's "
+                       "allocatable memory is {} bytes: the layout must add up to it",
                        sum.memory, alloc(kMemory)));
 }
 

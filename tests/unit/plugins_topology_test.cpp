@@ -243,6 +243,31 @@ TEST(CapacityMath, ReclaimAncestorLevel) {
   EXPECT_EQ(cm::reclaim_victims(ctx, {{&b1, two}, {&a2, two}}), (std::vector<uint8_t>{0, 1}));
 }
 
+// The walk order with hierarchy: root -> a -> {a1 (reclaimer), a2}; root -> b -> b1.
+// getQueueLevel from a1: a2 shares [root, a] -> level 1; b1 shares [root] only -> 0. The
+// host's order (b1, a2, b1, a2) becomes a2's candidates first, each queue's kept in the
+// host's order: 1, 3, 0, 2. Flat, the host's order is kept.
+TEST(CapacityMath, VictimWalkOrderPutsDeeperSharedQueuesFirst) {
+  cm::QueueAttr root(2), a(2), b(2);
+  a.ancestors = {&root};
+  b.ancestors = {&root};
+  cm::QueueAttr a1 = attr("a1", vec({4000, 0}), vec({0, 0}));
+  cm::QueueAttr a2 = attr("a2", vec({1000, 0}), vec({3000, 0}));
+  cm::QueueAttr b1 = attr("b1", vec({2000, 0}), vec({4000, 0}));
+  a1.ancestors = {&root, &a};
+  a2.ancestors = {&root, &a};
+  b1.ancestors = {&root, &b};
+  const double one[] = {1000, 0};
+  cm::ReclaimContext ctx;
+  ctx.reclaimer_queue = &a1;
+  ctx.root = &root;
+  ctx.n = 2;
+  const std::vector<cm::Reclaimee> cands = {{&b1, one}, {&a2, one}, {&b1, one}, {&a2, one}};
+  EXPECT_EQ(cm::victim_walk_order(ctx, cands), (std::vector<size_t>{0, 1, 2, 3}));
+  ctx.hierarchy = true;
+  EXPECT_EQ(cm::victim_walk_order(ctx, cands), (std::vector<size_t>{1, 3, 0, 2}));
+}
+
 // preemptive: deserved 4 cpu, allocated 3. A 1-cpu task: 4 <= 4 -> may reclaim; a 2-cpu
 // task: 5 > 4 -> may not. With realCapability 4 the 2-cpu task fails the capability first.
 TEST(CapacityMath, PreemptiveBelowDeserved) {

@@ -31,8 +31,10 @@
 //   - Volcano registers no OverusedFn in capacity (preemptive plays that part), so
 //     neither does this plugin; VictimQueueOrderFn, the simulate* functions, DRA quotas
 //     and the scheduling-gate reservations have no ABI point and are left out.
-//   - Reclaim candidates are walked in the order the host passes them (Volcano re-sorts
-//     them with its victim priority queue, which the ABI does not expose).
+//   - Reclaim candidates arrive in Volcano's victim order (BuildVictimsPriorityQueue) and
+//     the plugin applies its own VictimQueueOrderFn on top (victim_walk_order); the
+//     evicting actions still order the chosen victims without that function, which has
+//     no ABI point.
 //   - A capability dimension the queue leaves out is unlimited, also on the root queue
 //     (Volcano reads a partly given root capability's missing cpu or memory as 0).
 //   - Scalar minResources are in the same milli-units as every other scalar (Volcano's

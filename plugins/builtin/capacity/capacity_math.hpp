@@ -312,7 +312,28 @@ struct ReclaimContext {
   size_t n = 0;
 };
 
-// reclaimableFn, candidate by candidate in the order given. A candidate is skipped when it
+// The order in which reclaimableFn pops the candidates from Volcano's
+// BuildVictimsPriorityQueue. The host passes them in that queue's order without plugin
+// victim-queue orders (same job: reverse task order; different queues: reverse queue
+// order; same queue: reverse job order). With hierarchy, capacity registers a
+// VictimQueueOrderFn that first puts the queues sharing a deeper ancestor with the
+// reclaimer's queue (getQueueLevel) before the others; since it compares queues only, a
+// stable sort by that level keeps the host's order everywhere else. Returns positions in
+// `candidates`.
+inline std::vector<size_t> victim_walk_order(const ReclaimContext& ctx,
+                                             const std::vector<Reclaimee>& candidates) {
+  std::vector<size_t> order(candidates.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  if (!ctx.hierarchy || !ctx.reclaimer_queue) return order;
+  std::vector<size_t> level(candidates.size());
+  for (size_t k = 0; k < candidates.size(); ++k)
+    level[k] = queue_level(*candidates[k].queue, *ctx.reclaimer_queue);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return level[a] > level[b]; });
+  return order;
+}
+
+// reclaimableFn, candidate by candidate in victim_walk_order. A candidate is skipped when it
 // shares no resource with the reclaimer, or when taking it would leave its queue below its
 // guarantee. It is a victim when its request shares nothing with its queue's deserved (an
 // "immediate victim"), or when its queue's allocated -- reduced by the victims already
@@ -333,7 +354,7 @@ inline std::vector<uint8_t> reclaim_victims(const ReclaimContext& ctx,
   };
   const bool ancestors_apply = ctx.hierarchy && ctx.ancestor_reclaim_level > 0;
 
-  for (size_t k = 0; k < candidates.size(); ++k) {
+  for (size_t k : victim_walk_order(ctx, candidates)) {
     const QueueAttr* q = candidates[k].queue;
     const double* req = candidates[k].request;
     if (!intersects(req, ctx.reclaimer_init_request, n)) continue;  // shouldSkipReclaimee

@@ -518,7 +518,10 @@ typedef int64_t (*cal_best_node_fn)(void *self, const cal_task *t, const cal_nod
 
 /* Victim selection. The host passes candidate tasks; the plugin sets victims[i] = 1 for each
  * candidate it allows to be evicted (the array arrives zeroed) and returns CAL_PERMIT, or
- * returns CAL_ABSTAIN to take no part for this call.
+ * returns CAL_ABSTAIN to take no part for this call. The reclaim action passes its
+ * candidates in Volcano's victim order (BuildVictimsPriorityQueue: same job, the reverse of
+ * task order; different queues, the reverse of queue order; same queue, the reverse of job
+ * order), the order Volcano's capacity plugin walks them in.
  * COMBINE (preemptable, reclaimable): inside a tier, the victim sets of the plugins that did
  * not abstain are intersected; a plugin that allows none ends the tier with no victims. The
  * first tier in which some plugin did not abstain decides; when none decided, no victims. */
