@@ -18,6 +18,12 @@
 //   };
 //   CALDERA_PLUGIN(Binpack)
 //
+// Many nodes at once (ABI 1.1): a per-node predicate or node_order also fills the
+// predicate_many / node_order_many slots, the same method in a loop, so the host makes one
+// call per run of nodes. A plugin that can do better over a run (work out what a task
+// needs once) defines node_order_many(Task, const cal_node* const*, size_t, double*)
+// itself, writing scores[i] for nodes[i].
+//
 // Guarantee: no exception leaves a callback. Each trampoline catches everything; the
 // message is logged with the plugin's name and the call returns the point's neutral or
 // error answer (an error status for predicates and open, 0 for orders and scores,
