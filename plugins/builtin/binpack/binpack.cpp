@@ -27,14 +27,6 @@ namespace {
 namespace bp = caldera::binpack;
 namespace sdk = caldera::sdk;
 
-std::string trim(std::string_view s) {
-  const char* ws = " \t\r\n";
-  size_t b = s.find_first_not_of(ws);
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(ws);
-  return std::string(s.substr(b, e - b + 1));
-}
-
 class Binpack {
  public:
   static constexpr const char* kName = "binpack";
@@ -67,14 +59,7 @@ class Binpack {
     int64_t memory = a.get_int("binpack.memory", 1);
     if (memory < 0) memory = 1;
 
-    const std::string list = a.get_string("binpack.resources");
-    size_t pos = 0;
-    while (pos <= list.size()) {
-      size_t comma = list.find(',', pos);
-      if (comma == std::string::npos) comma = list.size();
-      const std::string name = trim(std::string_view(list).substr(pos, comma - pos));
-      pos = comma + 1;
-      if (name.empty()) continue;
+    for (const std::string& name : a.get_list("binpack.resources")) {
       int64_t w = a.get_int(("binpack.resources." + name).c_str(), 1);
       if (w < 0) w = 1;
       const int32_t id = s.resource_id(name.c_str());

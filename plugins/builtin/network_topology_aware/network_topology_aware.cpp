@@ -55,14 +55,6 @@ constexpr const char* kResources = "hypernode.binpack.resources";
 constexpr const char* kNormalEnable = "hypernode.binpack.normal-pod.enable";
 constexpr const char* kNormalFading = "hypernode.binpack.normal-pod.fading";
 
-std::string trim(std::string_view s) {
-  const char* ws = " \t\r\n";
-  size_t b = s.find_first_not_of(ws);
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(ws);
-  return std::string(s.substr(b, e - b + 1));
-}
-
 class NetworkTopologyAware {
  public:
   static constexpr const char* kName = "network-topology-aware";
@@ -98,14 +90,7 @@ class NetworkTopologyAware {
     int64_t cpu = a.get_int(kCpu, 1), memory = a.get_int(kMemory, 1);
     if (cpu < 0) cpu = 1;
     if (memory < 0) memory = 1;
-    const std::string list = a.get_string(kResources);
-    size_t pos = 0;
-    while (pos <= list.size()) {
-      size_t comma = list.find(',', pos);
-      if (comma == std::string::npos) comma = list.size();
-      const std::string name = trim(std::string_view(list).substr(pos, comma - pos));
-      pos = comma + 1;
-      if (name.empty()) continue;
+    for (const std::string& name : a.get_list(kResources)) {
       int64_t w = a.get_int((std::string(kResources) + "." + name).c_str(), 1);
       if (w < 0) w = 1;
       const int32_t id = s.resource_id(name.c_str());

@@ -45,14 +45,6 @@ namespace {
 namespace pr = caldera::predicates;
 namespace sdk = caldera::sdk;
 
-std::string trim(std::string_view s) {
-  const char* ws = " \t\r\n";
-  size_t b = s.find_first_not_of(ws);
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(ws);
-  return std::string(s.substr(b, e - b + 1));
-}
-
 class Predicates {
  public:
   static constexpr const char* kName = "predicates";
@@ -132,14 +124,7 @@ class Predicates {
     }
     if (!proportional_) return;
     // predicate.resources: "a, b"; each with predicate.resources.<name>.cpu / .memory.
-    const std::string list = a.get_string("predicate.resources");
-    size_t pos = 0;
-    while (pos <= list.size()) {
-      size_t comma = list.find(',', pos);
-      if (comma == std::string::npos) comma = list.size();
-      const std::string name = trim(std::string_view(list).substr(pos, comma - pos));
-      pos = comma + 1;
-      if (name.empty()) continue;
+    for (const std::string& name : a.get_list("predicate.resources")) {
       pr::ProportionalRate rate;
       const std::string prefix = "predicate.resources." + name;
       rate.cpu = a.get_double((prefix + ".cpu").c_str(), 1.0);

@@ -331,6 +331,24 @@ class Args {
     const char* s = has(name) ? host->arg_string(a_, name) : nullptr;
     return s ? std::string(s) : fallback;
   }
+  // A comma-separated list argument ("nvidia.com/gpu, example.com/foo", Volcano's form):
+  // its items with surrounding blanks trimmed, empty items dropped; none when unset.
+  std::vector<std::string> get_list(const char* name) const {
+    const std::string list = get_string(name);
+    std::vector<std::string> out;
+    const char* ws = " \t\r\n";
+    size_t pos = 0;
+    while (pos <= list.size()) {
+      size_t comma = list.find(',', pos);
+      if (comma == std::string::npos) comma = list.size();
+      const std::string_view item = std::string_view(list).substr(pos, comma - pos);
+      pos = comma + 1;
+      const size_t b = item.find_first_not_of(ws);
+      if (b == std::string_view::npos) continue;
+      out.emplace_back(item.substr(b, item.find_last_not_of(ws) - b + 1));
+    }
+    return out;
+  }
   // Names of every set argument (for option families such as "binpack.resources.*").
   std::vector<std::string> names() const {
     std::vector<std::string> out;
