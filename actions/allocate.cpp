@@ -99,7 +99,9 @@ class AllocateRun {
       if (job->is_pending()) {
         if (enqueue_configured) continue;  // waits for enqueue to admit it
         // Without an enqueue action nothing would ever admit it (Volcano does the same).
-        ssn_.set_job_phase(job, JobPhase::Inqueue);
+        Statement admit(ssn_);
+        admit.enqueue(job);
+        admit.commit();
       }
       PointStatus valid = ssn_.job_valid(job);
       if (!valid.ok()) {

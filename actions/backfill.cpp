@@ -62,11 +62,10 @@ class BackfillAction : public Action {
       Statement stmt(ssn);
       stmt.allocate(task, node);
       if (ssn.job_ready(job)) {
-        stmt.commit();
         // Session.Allocate dispatches every allocated task of a ready job, including ones
         // an earlier action left allocated without a bind.
-        for (TaskInfo* t : job->tasks)
-          if (t->status == CAL_TASK_ALLOCATED) ssn.commit_bind(t);
+        stmt.dispatch_allocated(job);
+        stmt.commit();
       } else {
         stmt.keep();
       }
@@ -104,7 +103,9 @@ class BackfillAction : public Action {
         if (t->status == CAL_TASK_PENDING && t->best_effort) add(t);
       for (TaskInfo* t : job_tasks) {
         if (t->status != CAL_TASK_PIPELINED || !t->best_effort) continue;
-        ssn.unallocate_task(t);  // Volcano's UnPipeline: back to Pending, placed anew
+        Statement undo(ssn);
+        undo.unpipeline(t);  // Volcano's UnPipeline: back to Pending, placed anew
+        undo.commit();
         add(t);
       }
       if (tasks.find(job) == tasks.end()) continue;

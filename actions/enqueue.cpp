@@ -17,6 +17,7 @@
 
 #include "actions/action.hpp"
 #include "actions/priority_queue.hpp"
+#include "host/session/statement.hpp"
 
 namespace caldera {
 namespace {
@@ -66,7 +67,9 @@ class EnqueueAction : public Action {
         // Volcano tells the plugins first (they count the job's minResources as inqueue
         // from here on), then moves the PodGroup to Inqueue.
         ssn.job_enqueued(job);
-        ssn.set_job_phase(job, JobPhase::Inqueue);
+        Statement stmt(ssn);
+        stmt.enqueue(job);
+        stmt.commit();
         spdlog::debug("enqueue: job {} of queue {} is Inqueue", job->uid, queue->name);
       } else {
         spdlog::debug("enqueue: job {} of queue {} stays Pending", job->uid, queue->name);

@@ -53,6 +53,7 @@
 #include "actions/eviction.hpp"
 #include "actions/predicate_helper.hpp"
 #include "actions/priority_queue.hpp"
+#include "host/session/runtime.hpp"
 #include "host/session/statement.hpp"
 
 namespace caldera {
@@ -102,11 +103,9 @@ Options read_options(const Session& ssn) {
                             o.min_candidate_absolute, kMaxAbsolute, o.max_candidate_absolute);
   if (o.worker_num < 1)
     problems += fmt::format("; {} = {} is less than 1", kWorkerNum, o.worker_num);
-  static std::string last_warned;
-  if (problems != last_warned) {
-    if (!problems.empty()) spdlog::warn("[actions.preempt]: {}", problems.substr(2));
-    last_warned = problems;
-  }
+  // Said once per change of the arguments, not every session.
+  if (ssn.runtime().changed("actions.preempt", problems) && !problems.empty())
+    spdlog::warn("[actions.preempt]: {}", problems.substr(2));
   return o;
 }
 

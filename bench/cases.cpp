@@ -123,11 +123,12 @@ void run_stages(const CaseDef& def, const Policies& policies, const Emit& emit) 
   // are wall clock, which a busy machine stretches), twice: the first open also pays for
   // touching fresh memory, which a scheduler running session after session does not; the
   // second is reported. Then the session itself.
+  Runtime runtime;  // the probes' and the session's: the pool is started once
   {
     double snapshot_cpu[2] = {0, 0};
     for (double& sc : snapshot_cpu) {
       const double s0 = cpu_now();
-      std::unique_ptr<Session> probe = Session::open(cache, policy, fs.now);
+      std::unique_ptr<Session> probe = Session::open(cache, policy, fs.now, runtime);
       sc = cpu_now() - s0;
     }
     malloc_trim(0);
@@ -138,7 +139,7 @@ void run_stages(const CaseDef& def, const Policies& policies, const Emit& emit) 
   SessionTimings t;
   const double c0 = process_cpu_now();
   const auto t0 = std::chrono::steady_clock::now();
-  SessionResult r = run_session(cache, policy, fs.now, &t);
+  SessionResult r = run_session(cache, policy, fs.now, runtime, &t);
   const double seconds = since(t0);
   const double cpu = process_cpu_now() - c0;  // every thread's, the pool's included
   const int threads = thread_count();

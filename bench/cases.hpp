@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/cluster_gen.hpp"
-#include "host/plugins/plugin_set.hpp"
+#include "host/session/policy.hpp"
 
 namespace caldera::bench {
 

@@ -138,7 +138,14 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "--results: only with the embedded cluster (--backend sim)\n");
         return 2;
       }
+#ifdef CALDERA_WITH_KUBERNETES
       return cli::run_kubernetes(common, run_opts);
+#else
+      std::fprintf(stderr,
+                   "--backend kubernetes: this caldera was built without the Kubernetes backend "
+                   "(meson -Dkubernetes=disabled); rebuild with -Dkubernetes=enabled\n");
+      return 2;
+#endif
     }
     return cli::run(common, run_opts);
   }

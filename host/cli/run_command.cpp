@@ -174,6 +174,7 @@ int run(const Common& c, const RunOptions& o) {
   };
   Progress progress("jobs ended", !o.realtime && stderr_is_terminal());
 
+  Runtime runtime;  // what the sessions of this run share (worker pool, memo tables)
   size_t index = 0;
   size_t idle_sessions = 0;
   policy.reset();  // from here on, each session takes the policy that is active then
@@ -185,8 +186,8 @@ int run(const Common& c, const RunOptions& o) {
     period = policy->config.period_seconds;
     sim->advance(now);
     Cache before = sim->cache();
-    SessionResult r = run_session(sim->cache(), policy, now);
-    sim->apply(r, now);
+    SessionResult r = run_session(sim->cache(), policy, now, runtime);
+    sim->commit(r, now);
     collector.record_session(now, r, sim->cache());
     log_session(++index, now, r, before);
     if (o.results_every > 0 && index % o.results_every == 0) write_results_now(false);

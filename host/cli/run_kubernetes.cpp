@@ -40,6 +40,7 @@ double unix_now() {
 // One session on the thread pool: the snapshot and policy it reads, what it decided.
 struct SessionWork {
   uv_work_t req;
+  Runtime* runtime = nullptr;  // one session at a time uses it
   std::shared_ptr<const Cache> snapshot;
   std::shared_ptr<const Policy> policy;
   double now = 0;
@@ -115,6 +116,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
                access.server, access.origin, names, config_path.string());
 
   SchedulerLoop loop;
+  Runtime runtime;  // what the sessions share (worker pool, memo tables)
   k8s::HttpClient http(loop.loop(), access);
   k8s::KubeCluster cluster(loop.loop(), http, ko);
   std::unique_ptr<Reloader> reloader;
@@ -168,7 +170,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
                    sessions, w->result.binds.size() + w->result.evictions.size());
     } else {
       log_session(sessions, *w);
-      cluster.apply(w->result, w->now);
+      cluster.commit(w->result, w->now);
     }
     if (!stopping) reloader->session_done(w->policy, unix_now());
     delete w;
@@ -194,6 +196,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
         w->policy = policy;
         w->now = unix_now();
         w->epoch = epoch;
+        w->runtime = &runtime;
         w->req.data = w;
         w->done = finish_session;
         session_running = true;
@@ -203,7 +206,8 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
             [](uv_work_t* req) {
               auto* sw = static_cast<SessionWork*>(req->data);
               try {
-                sw->result = run_session(*sw->snapshot, sw->policy, sw->now, &sw->timings);
+                sw->result =
+                    run_session(*sw->snapshot, sw->policy, sw->now, *sw->runtime, &sw->timings);
               } catch (const std::exception& e) {
                 sw->error = e.what();
               }

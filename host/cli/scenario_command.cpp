@@ -11,7 +11,7 @@
 
 #include "host/cli/commands.hpp"
 #include "host/config/config.hpp"
-#include "host/scenario/runner.hpp"
+#include "host/backend/sim/scenario_runner.hpp"
 
 namespace caldera::cli {
 

@@ -37,7 +37,9 @@
 #include <boost/dll/shared_library.hpp>
 #include <fmt/format.h>
 
-#include "host/plugins/host_api.hpp"
+#include "host/config/args.hpp"
+#include "host/config/config.hpp"
+#include "host/session/host_api.hpp"
 #include "host/util/sha256.hpp"
 
 namespace caldera {

@@ -11,9 +11,29 @@
 #include <string>
 #include <vector>
 
-#include "host/plugins/plugin_set.hpp"
+#include "caldera/plugin.h"
+#include "host/config/points.hpp"
 
 namespace caldera {
+
+// Identity of a file on disk, to notice replacement.
+struct FileStamp {
+  uint64_t device = 0, inode = 0, size = 0;
+  int64_t mtime_ns = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+
+struct PluginInfo {
+  std::string name;
+  std::string version;
+  std::string description;
+  uint32_t abi_version = 0;
+  std::filesystem::path file;  // the file in the plugin dir (not the private copy)
+  FileStamp stamp;
+  std::string sha256;          // of the file's bytes, for status output
+  PointSet implemented = PointSet::none();  // points with at least one non-NULL slot
+  std::vector<cal_option> options;          // the plugin's table (strings in the .so)
+};
 
 class PluginLibrary {
  public:

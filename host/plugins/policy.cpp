@@ -126,7 +126,8 @@ std::shared_ptr<const Policy> build_policy(const SchedulerConfig& config,
       const PluginInfo& info = lib->info();
 
       ConfiguredPlugin cp;
-      cp.library = lib;
+      cp.keepalive = lib;
+      cp.implemented = info.implemented;
       cp.desc = lib->descriptor();
       cp.name = pc.name;
       cp.hierarchy = pc.hierarchy;

@@ -7,7 +7,7 @@
 
 #include "host/config/config.hpp"
 #include "host/plugins/plugin_library.hpp"
-#include "host/plugins/plugin_set.hpp"
+#include "host/session/policy.hpp"
 
 namespace caldera {
 

@@ -21,8 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include "host/plugins/policy.hpp"
-#include "actions/action.hpp"
-#include "host/session/session.hpp"
+#include "host/scheduler/run_session.hpp"
 
 namespace caldera {
 
@@ -320,20 +319,18 @@ int canary_child(int fd, const SchedulerConfig& config, const std::string& confi
     return 2;
   }
 
-  // run_session's steps, one stage each, so that a crash or a hang is reported with the
-  // step it happened in.
+  // The session every front end runs (host/scheduler/run_session.hpp), each step reported
+  // as a stage, so that a crash or a hang is reported with the step it happened in.
   SessionResult r;
   try {
-    emit(fd, "stage", "opening the trial session (plugins' open)");
-    auto ssn = Session::open(cache, policy, now);
-    for (const std::string& name : policy->config.actions) {
-      const ActionInfo* info = find_action(name);
-      if (!info) continue;  // build_policy refused unknown actions
-      emit(fd, "stage", "running action " + name + " in the trial session");
-      info->make()->execute(*ssn);
-    }
-    emit(fd, "stage", "closing the trial session");
-    r = ssn->close();
+    Runtime runtime;
+    r = run_session(cache, policy, now, runtime, nullptr, [fd](std::string_view stage) {
+      // "opening the session ..." reads "opening the trial session ..." in the report.
+      std::string text(stage);
+      if (size_t at = text.find("the session"); at != std::string::npos)
+        text.replace(at, 11, "the trial session");
+      emit(fd, "stage", text);
+    });
   } catch (const std::exception& e) {
     emit(fd, "failure", fmt::format("the trial session threw: {}", e.what()));
     return 4;

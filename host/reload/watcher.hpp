@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "host/plugins/plugin_set.hpp"
+#include "host/plugins/plugin_library.hpp"
 
 namespace caldera {
 

@@ -16,11 +16,13 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 #include <unordered_map>
 
 #include "host/config/config.hpp"
+#include "host/scheduler/commit.hpp"
 #include "host/scheduler/run_session.hpp"
 
 namespace caldera::replay {
@@ -141,6 +143,15 @@ namespace {
 constexpr const char* kPlacedNamespace = "openb-placed";
 constexpr const char* kPlacedPodGroup = "placed";
 
+// The replay as a Backend (host/scheduler/backend.hpp): the bind of the session's one pod is
+// kept for the bookkeeping below; nothing else is real (the trace has no kubelets).
+struct PodPlaced : Backend {
+  std::optional<PodSpec> bound;
+  void bind(const PodSpec&, const PodSpec& b) override { bound = b; }
+  void evict(const PodSpec&) override {}
+  void update_status(const SessionResult&, double) override {}
+};
+
 std::string join_ints(const std::vector<int64_t>& v, const std::vector<size_t>& at) {
   std::string s;
   for (size_t i = 0; i < at.size(); ++i) s += (i ? ";" : "") + std::to_string(v[at[i]]);
@@ -191,6 +202,7 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
   std::unordered_map<std::string, size_t> index;
   std::map<std::tuple<int64_t, int64_t, int32_t, std::string>, size_t> kinds;
   Cache cache;
+  Runtime runtime;  // what the replay's sessions share (worker pool, memo tables)
   for (size_t i = 0; i < nodes.size(); ++i) {
     const OpenbNode& n = nodes[i];
     NodeState& s = state[i];
@@ -293,22 +305,20 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
     cache.upsert_pod(rec);
     res.session_nodes += in_cache;
     SessionTimings timings;
-    SessionResult r = run_session(cache, policy, static_cast<double>(i), &timings);
+    SessionResult r = run_session(cache, policy, static_cast<double>(i), runtime, &timings);
     res.open_seconds += timings.open_seconds;
     for (const auto& [action, secs] : timings.action_seconds) res.action_seconds += secs;
     res.close_seconds += timings.close_seconds;
+    PodPlaced placed;
+    commit_decisions(r, cache, placed, static_cast<double>(i));
 
     ReplayPlacement pl;
     pl.pod = p.name;
-    auto bind = std::find_if(r.binds.begin(), r.binds.end(),
-                             [&](const auto& b) { return b.first == uid; });
-    auto at = bind != r.binds.end() ? index.find(bind->second) : index.end();
+    auto at = placed.bound ? index.find(placed.bound->node) : index.end();
     if (at != index.end()) {
-      pl.node = bind->second;
-      rec.node = bind->second;
+      rec = std::move(*placed.bound);  // on its node, with the device plugin's annotations
       rec.phase = PodPhase::Running;
-      if (auto a = r.bind_annotations.find(uid); a != r.bind_annotations.end())
-        for (const auto& [k, v] : a->second) rec.annotations[k] = v;
+      pl.node = rec.node;
       NodeState& ns = state[at->second];
       bool cards_known = true;
       if (gpu_request > 0) {

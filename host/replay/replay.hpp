@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "host/cache/cache.hpp"
-#include "host/plugins/plugin_set.hpp"
+#include "host/session/policy.hpp"
 #include "host/replay/openb_trace.hpp"
 
 namespace caldera::replay {

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "host/results/job_record.hpp"
+#include "host/backend/sim/job_record.hpp"
 
 namespace caldera {
 

@@ -15,9 +15,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 SessionResult run_session(const Cache& cache, std::shared_ptr<const Policy> policy, double now,
-                          SessionTimings* timings) {
+                          Runtime& runtime, SessionTimings* timings,
+                          const SessionStageFn& on_stage) {
+  auto stage = [&](std::string_view what) {
+    if (on_stage) on_stage(what);
+  };
   auto t0 = std::chrono::steady_clock::now();
-  auto ssn = Session::open(cache, policy, now);
+  stage("opening the session (plugins' open)");
+  auto ssn = Session::open(cache, policy, now, runtime);
   if (timings) timings->open_seconds = seconds_since(t0);
   for (const std::string& name : policy->config.actions) {
     const ActionInfo* info = find_action(name);
@@ -25,10 +30,12 @@ SessionResult run_session(const Cache& cache, std::shared_ptr<const Policy> poli
       spdlog::error("unknown action '{}' skipped", name);
       continue;
     }
+    stage("running action " + name + " in the session");
     auto ta = std::chrono::steady_clock::now();
     info->make()->execute(*ssn);
     if (timings) timings->action_seconds.emplace_back(name, seconds_since(ta));
   }
+  stage("closing the session");
   auto tc = std::chrono::steady_clock::now();
   SessionResult r = ssn->close();
   if (timings) timings->close_seconds = seconds_since(tc);

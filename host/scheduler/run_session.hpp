@@ -1,12 +1,20 @@
 // One scheduling period: open a session on the cache with a policy, run the policy's
-// actions in order, close. Every front end (the run loop, scenario runs, replay,
-// benchmarks) schedules through this one function.
+// actions in order, close (Volcano's pkg/scheduler/scheduler.go runOnce). Every front end
+// (caldera run, scenario runs, replay, the Kubernetes backend, the reload trial,
+// benchmarks) runs its sessions through this one function and hands the result to
+// commit_decisions (host/scheduler/commit.hpp).
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "host/cache/cache.hpp"
-#include "host/plugins/plugin_set.hpp"
+#include "host/session/policy.hpp"
+#include "host/session/runtime.hpp"
 #include "host/session/session.hpp"
 
 namespace caldera {
@@ -17,7 +25,13 @@ struct SessionTimings {
   double close_seconds = 0;
 };
 
+// Told before each step ("opening the session (plugins' open)", "running action
+// allocate in the session", "closing the session"), so that whoever watches a session
+// (the reload trial) can say which step a crash or a hang happened in.
+using SessionStageFn = std::function<void(std::string_view stage)>;
+
 SessionResult run_session(const Cache& cache, std::shared_ptr<const Policy> policy, double now,
-                          SessionTimings* timings = nullptr);
+                          Runtime& runtime, SessionTimings* timings = nullptr,
+                          const SessionStageFn& on_stage = {});
 
 }  // namespace caldera

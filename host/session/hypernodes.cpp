@@ -4,29 +4,19 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <mutex>
 #include <set>
 
 #include "host/cache/cache.hpp"
 #include "host/model/hypernode_tree.hpp"
-#include "host/plugins/host_api.hpp"
+#include "host/session/host_api.hpp"
 #include "host/session/session.hpp"
 
 namespace caldera {
 
 namespace {
 
-// Resolving selectors costs a regex search per node and member; the tree only changes when
-// a HyperNode changes or a node comes, goes or changes its labels, while sessions come
-// every second. So the last tree is kept with what it was built from and reused while
-// that is the same (records are immutable: the same pointer is the same content).
-struct TreeMemo {
-  std::vector<std::shared_ptr<const HyperNodeSpec>> hypernodes;
-  std::vector<std::shared_ptr<const NodeSpec>> nodes;
-  std::shared_ptr<const HyperNodeTree> tree;
-};
 
-bool same_inputs(const TreeMemo& m, const Cache& cache) {
+bool same_inputs(const HyperNodeTreeMemo& m, const Cache& cache) {
   if (m.hypernodes.size() != cache.hypernodes().size() || m.nodes.size() != cache.nodes().size())
     return false;
   size_t i = 0;
@@ -41,10 +31,7 @@ bool same_inputs(const TreeMemo& m, const Cache& cache) {
   return true;
 }
 
-std::shared_ptr<const HyperNodeTree> tree_of(const Cache& cache) {
-  static std::mutex mu;
-  static TreeMemo memo;
-  std::lock_guard<std::mutex> lock(mu);
+std::shared_ptr<const HyperNodeTree> tree_of(const Cache& cache, HyperNodeTreeMemo& memo) {
   if (memo.tree && same_inputs(memo, cache)) {
     // Keep the newest node records, so that the next comparison is by pointer again.
     size_t i = 0;
@@ -78,9 +65,9 @@ HyperNodes::HyperNodes() = default;
 HyperNodes::~HyperNodes() = default;
 
 void HyperNodes::build(const Cache& cache, const std::vector<NodeInfo*>& nodes,
-                       const std::vector<JobInfo*>& jobs) {
+                       const std::vector<JobInfo*>& jobs, HyperNodeTreeMemo& memo) {
   if (cache.hypernodes().empty()) return;
-  std::shared_ptr<const HyperNodeTree> tree = tree_of(cache);
+  std::shared_ptr<const HyperNodeTree> tree = tree_of(cache, memo);
   if (!tree->usable) {
     problem_ = tree->problem;
     return;

@@ -39,6 +39,19 @@ struct HyperNodeInfo {
   std::vector<NodeInfo*> nodes;          // its real nodes in this session, by name
 };
 
+struct HyperNodeTree;  // host/model/hypernode_tree.hpp
+
+// Resolving selectors costs a regex search per node and member; the tree only changes when
+// a HyperNode changes or a node comes, goes or changes its labels, while sessions come
+// every second. So the last tree is kept (in the Runtime, host/session/runtime.hpp) with
+// what it was built from and reused while that is the same (records are immutable: the
+// same pointer is the same content).
+struct HyperNodeTreeMemo {
+  std::vector<std::shared_ptr<const HyperNodeSpec>> hypernodes;
+  std::vector<std::shared_ptr<const NodeSpec>> nodes;
+  std::shared_ptr<const HyperNodeTree> tree;
+};
+
 class HyperNodes {
  public:
   HyperNodes();
@@ -47,8 +60,9 @@ class HyperNodes {
   HyperNodes& operator=(const HyperNodes&) = delete;
 
   // `nodes`: the session's nodes, by name. `jobs`: every job, tasks on their nodes.
+  // `memo`: the runtime's last tree, reused while the HyperNodes and nodes are unchanged.
   void build(const Cache& cache, const std::vector<NodeInfo*>& nodes,
-             const std::vector<JobInfo*>& jobs);
+             const std::vector<JobInfo*>& jobs, HyperNodeTreeMemo& memo);
 
   bool empty() const { return all_.empty(); }
   // "" when the cache's HyperNodes form a usable tree (or there are none).

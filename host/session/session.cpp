@@ -10,7 +10,8 @@
 #include <cstdio>
 
 #include "host/cache/cache.hpp"
-#include "host/plugins/host_api.hpp"
+#include "host/session/host_api.hpp"
+#include "host/session/runtime.hpp"
 #include "host/util/worker_pool.hpp"
 
 namespace caldera {
@@ -53,8 +54,9 @@ const Args& empty_args() {
 // ---------------------------------------------------------------------------------------
 
 std::unique_ptr<Session> Session::open(const Cache& cache, std::shared_ptr<const Policy> policy,
-                                       double now) {
+                                       double now, Runtime& runtime) {
   std::unique_ptr<Session> s(new Session());
+  s->runtime_ = &runtime;
   s->policy_ = std::move(policy);
   s->now_ = now;
   s->build(cache);
@@ -103,7 +105,7 @@ void Session::flatten_chains() {
         if (d->node_order || call.node_order_many) parallel_scores = parallel_scores && parallel;
       }
     }
-  workers_ = &WorkerPool::shared(static_cast<size_t>(std::max(0, policy_->config.threads)));
+  workers_ = &runtime_->workers(static_cast<size_t>(std::max(0, policy_->config.threads)));
   const bool many = workers_->threads() > 1;
   predicates_parallel_ = many && parallel_predicates;
   scores_parallel_ = many && parallel_scores;
@@ -417,7 +419,7 @@ void Session::build(const Cache& cache) {
     }
   }
   for (const auto& [name, args] : policy_->action_args) action_args_[name] = *args;
-  hypernodes_.build(cache, node_list_, job_list_);
+  hypernodes_.build(cache, node_list_, job_list_, runtime_->hypernode_memo());
 }
 
 // ---------------------------------------------------------------------------------------

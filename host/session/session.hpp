@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "host/plugins/plugin_set.hpp"
+#include "host/session/policy.hpp"
 #include "host/session/reasons.hpp"
 #include "host/session/hypernodes.hpp"
 #include "host/session/session_types.hpp"
@@ -23,6 +23,7 @@
 namespace caldera {
 
 class Cache;
+class Runtime;
 class WorkerPool;
 
 // The outcome of a point that can fail: the code, the reason and the plugin that said it.
@@ -52,8 +53,10 @@ class Session {
  public:
   // Copies the cache into a new session and opens the policy's plugin instances. A
   // plugin whose open() fails is logged and left out of this session.
+  // `runtime` (host/session/runtime.hpp) lends what outlives the session: the worker pool,
+  // memo tables, warnings said; it must outlive the session.
   static std::unique_ptr<Session> open(const Cache& cache, std::shared_ptr<const Policy> policy,
-                                       double now);
+                                       double now, Runtime& runtime);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -81,6 +84,7 @@ class Session {
   HyperNodes& hypernodes() { return hypernodes_; }
 
   const Policy& policy() const { return *policy_; }
+  Runtime& runtime() const { return *runtime_; }
   // Validated arguments of an action ([actions.NAME]); empty when none were given.
   const Args& action_args(const std::string& action) const;
 
@@ -145,20 +149,6 @@ class Session {
   // resource_count values, row NodeInfo::index; kept equal to the NodeInfo vectors.
   const double* node_table(cal_node_field f) const;
 
-  // ---- changes (used by Statement; actions use statements) ----------------------------
-  // Each updates job counts and node accounting and fires on_allocate / on_deallocate.
-  void allocate_task(TaskInfo* t, NodeInfo* n);   // Pending -> Allocated
-  void pipeline_task(TaskInfo* t, NodeInfo* n);   // Pending -> Pipelined
-  void evict_task(TaskInfo* t);                   // on node -> Releasing
-  void unallocate_task(TaskInfo* t);              // Allocated / Pipelined -> Pending
-  void unevict_task(TaskInfo* t);                 // Releasing -> its status before
-  // Commit steps: an allocated task goes to Binding and is recorded as a bind; an evicted
-  // task is recorded as an eviction.
-  void commit_bind(TaskInfo* t);
-  void commit_evict(TaskInfo* t);
-
-  // The phase a job's PodGroup is given (enqueue moves Pending -> Inqueue).
-  void set_job_phase(JobInfo* j, JobPhase p);
   // Records why a task stays pending (the last reason of the session wins).
   void set_pending_reason(TaskInfo* t, std::string reason);
   // A plugin's job-level reason (host API job_set_pending_reason). Recorded from a
@@ -173,6 +163,22 @@ class Session {
   const std::vector<std::vector<Instance>>& tiers() const { return tiers_; }
 
  private:
+  friend class Statement;
+  // ---- changes: only through a Statement (statement.hpp) ------------------------------
+  // Each updates job counts and node accounting and fires on_allocate / on_deallocate.
+  void allocate_task(TaskInfo* t, NodeInfo* n);   // Pending -> Allocated
+  void pipeline_task(TaskInfo* t, NodeInfo* n);   // Pending -> Pipelined
+  void evict_task(TaskInfo* t);                   // on node -> Releasing
+  void unallocate_task(TaskInfo* t);              // Allocated / Pipelined -> Pending
+  void unevict_task(TaskInfo* t);                 // Releasing -> its status before
+  // Commit steps: an allocated task goes to Binding and is recorded as a bind; an evicted
+  // task is recorded as an eviction.
+  void commit_bind(TaskInfo* t);
+  void commit_evict(TaskInfo* t);
+
+  // The phase a job's PodGroup is given (enqueue moves Pending -> Inqueue).
+  void set_job_phase(JobInfo* j, JobPhase p);
+
   Session() = default;
   void build(const Cache& cache);
   void flatten_chains();
@@ -184,6 +190,7 @@ class Session {
   void sync_node(const NodeInfo* n);
 
   std::shared_ptr<const Policy> policy_;
+  Runtime* runtime_ = nullptr;
   double now_ = 0;
   std::vector<std::string> resource_names_;
   std::unordered_map<std::string, int> resource_ids_;

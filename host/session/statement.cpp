@@ -35,6 +35,29 @@ void Statement::unallocate(TaskInfo* t) {
   spdlog::warn("statement: unallocate of {} which this statement did not place", t->uid);
 }
 
+void Statement::unpipeline(TaskInfo* t) {
+  NodeInfo* n = t->node;
+  ssn_.unallocate_task(t);
+  ops_.push_back({Kind::Unpipeline, t, n, {}});
+}
+
+void Statement::dispatch_allocated(JobInfo* job) {
+  for (TaskInfo* t : job->tasks) {
+    if (t->status != CAL_TASK_ALLOCATED) continue;
+    bool ours = false;
+    for (const Op& op : ops_) ours = ours || (op.kind == Kind::Allocate && op.task == t);
+    if (!ours) ops_.push_back({Kind::Dispatch, t, t->node, {}});
+  }
+}
+
+void Statement::enqueue(JobInfo* job) {
+  Op op{Kind::Enqueue, nullptr, nullptr, {}};
+  op.job = job;
+  op.phase = job->phase;
+  ssn_.set_job_phase(job, JobPhase::Inqueue);
+  ops_.push_back(std::move(op));
+}
+
 void Statement::commit() {
   for (const Op& op : ops_) {
     switch (op.kind) {
@@ -44,8 +67,12 @@ void Statement::commit() {
       case Kind::Pipeline:
         break;  // stays pipelined in the session; the next session re-decides
       case Kind::Allocate:
+      case Kind::Dispatch:
         ssn_.commit_bind(op.task);
         break;
+      case Kind::Unpipeline:
+      case Kind::Enqueue:
+        break;  // in effect already; nothing to send
     }
   }
   ops_.clear();
@@ -60,6 +87,14 @@ void Statement::discard() {
       case Kind::Pipeline:
       case Kind::Allocate:
         ssn_.unallocate_task(it->task);
+        break;
+      case Kind::Unpipeline:
+        ssn_.pipeline_task(it->task, it->node);
+        break;
+      case Kind::Dispatch:
+        break;  // stays Allocated, as an earlier statement left it
+      case Kind::Enqueue:
+        ssn_.set_job_phase(it->job, it->phase);
         break;
     }
   }

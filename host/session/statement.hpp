@@ -2,6 +2,10 @@
 // evict, pipeline and allocate take effect in the session at once (so later predicates see
 // them), and commit() sends them on, or discard() undoes them in reverse order. Gang
 // all-or-nothing rests on this: allocate every task, then commit only if the job is ready.
+//
+// Statements are the only way actions change a session: the Session's own mutators are
+// private to this class, so every change can be undone and every decision is recorded in
+// one place.
 #pragma once
 
 #include <string>
@@ -22,6 +26,17 @@ class Statement {
   // Undo one earlier allocate or pipeline of this statement (Volcano's UnAllocate /
   // unpipeline), fired in this order.
   void unallocate(TaskInfo* t);
+  // Undoes a pipeline an earlier action left in the session (Volcano's UnPipeline, as
+  // backfill does before placing a best-effort task anew): the task is Pending again now;
+  // discard() pipelines it back.
+  void unpipeline(TaskInfo* t);
+  // The tasks of `job` an earlier statement left Allocated (kept, not committed) are bound
+  // by this statement's commit, as Volcano's Session.Allocate dispatches every allocated
+  // task of a job once it is ready. discard() leaves them Allocated.
+  void dispatch_allocated(JobInfo* job);
+  // The enqueue action admits a job: its PodGroup is Inqueue from now on (plugins are told
+  // through the job_enqueued point first); discard() puts the phase back.
+  void enqueue(JobInfo* job);
 
   // Binds allocated tasks (they become Binding), records evictions; pipelined tasks stay
   // pipelined in the session. The statement is empty afterwards.
@@ -44,12 +59,14 @@ class Statement {
   void merge(Statement&& other);
 
  private:
-  enum class Kind { Evict, Pipeline, Allocate };
+  enum class Kind { Evict, Pipeline, Allocate, Unpipeline, Dispatch, Enqueue };
   struct Op {
     Kind kind;
     TaskInfo* task;
     NodeInfo* node;
     std::string reason;
+    JobInfo* job = nullptr;            // Enqueue
+    JobPhase phase = JobPhase::Pending;  // Enqueue: the phase before
   };
   Session& ssn_;
   std::vector<Op> ops_;

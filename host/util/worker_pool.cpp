@@ -14,12 +14,13 @@ inline void cpu_relax() {
 #endif
 }
 
-size_t resolve(size_t threads) {
+}  // namespace
+
+size_t WorkerPool::resolve(size_t threads) {
   if (threads != 0) return threads;
   const unsigned hw = std::thread::hardware_concurrency();
   return hw == 0 ? 1 : hw;
 }
-}  // namespace
 
 WorkerPool::WorkerPool(size_t threads) {
   const size_t n = resolve(threads);
@@ -88,18 +89,6 @@ void WorkerPool::run(size_t n, size_t min_chunk, const std::function<void(size_t
   while (open_.load(std::memory_order_acquire) != 0) cpu_relax();
   fn_ = nullptr;
   if (error_) std::rethrow_exception(error_);
-}
-
-WorkerPool& WorkerPool::shared(size_t threads) {
-  static std::mutex mu;
-  static std::unique_ptr<WorkerPool> pool;
-  std::lock_guard<std::mutex> lock(mu);
-  const size_t want = resolve(threads);
-  if (!pool || pool->threads() != want) {
-    pool.reset();
-    pool = std::make_unique<WorkerPool>(want);
-  }
-  return *pool;
 }
 
 }  // namespace caldera

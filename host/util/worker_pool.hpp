@@ -38,8 +38,8 @@ class WorkerPool {
   // one run at a time (the scheduling thread's).
   void run(size_t n, size_t min_chunk, const std::function<void(size_t, size_t)>& fn);
 
-  // The process's pool for `threads` (0: one per core); rebuilt when the number changes.
-  static WorkerPool& shared(size_t threads);
+  // How many threads `threads` means: 0 is one per core.
+  static size_t resolve(size_t threads);
 
  private:
   void work_loop();

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "host/plugins/args.hpp"
+#include "host/config/args.hpp"
 
 namespace caldera {
 namespace {

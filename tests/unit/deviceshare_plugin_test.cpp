@@ -14,9 +14,10 @@
 #include "host/config/config.hpp"
 #include "host/model/device_requests.hpp"
 #include "host/plugins/policy.hpp"
-#include "host/scenario/runner.hpp"
+#include "host/backend/sim/scenario_runner.hpp"
 #include "host/scenario/scenario_file.hpp"
 #include "host/scheduler/run_session.hpp"
+#include "tests/unit/session_helpers.hpp"
 
 namespace {
 
@@ -175,7 +176,7 @@ TEST(DeviceSharePlugin, ImpossibleRequestsAreRefusedEverySession) {
     PodSpec ok = gpu_pod("ok-" + std::to_string(session), "caldera.sh/gpu-milli", 300);
     ok.created = 10 + session;
     c.upsert_pod(ok);
-    SessionResult r = run_session(c, policy, session);
+    SessionResult r = caldera::testing::run_one_session(c, policy, session);
     ASSERT_EQ(r.binds.size(), 1u);
     EXPECT_EQ(r.binds[0].first, "default/" + ok.name);
     EXPECT_EQ(r.binds[0].second, "n1");
@@ -200,7 +201,7 @@ TEST(DeviceSharePlugin, BindAnnotationsCarryTheCards) {
   b.created = 2;
   c.upsert_pod(a);
   c.upsert_pod(b);
-  SessionResult r = run_session(c, binpack_policy(), 0);
+  SessionResult r = caldera::testing::run_one_session(c, binpack_policy(), 0);
   ASSERT_EQ(r.binds.size(), 2u);
   // a-1: both cards free, tie -> card 0. b-2: card 0 has 300 left -> card 1.
   EXPECT_EQ(r.bind_annotations["default/a-1"]["volcano.sh/gpu-index"], "0");
@@ -221,7 +222,7 @@ TEST(DeviceSharePlugin, BindAnnotationsCarryTheCards) {
   e.created = 4;
   c.upsert_pod(d);
   c.upsert_pod(e);
-  SessionResult r2 = run_session(c, binpack_policy(), 1);
+  SessionResult r2 = caldera::testing::run_one_session(c, binpack_policy(), 1);
   ASSERT_EQ(r2.binds.size(), 1u);
   EXPECT_EQ(r2.binds[0].first, "default/c-3");
   EXPECT_EQ(r2.bind_annotations["default/c-3"]["volcano.sh/gpu-index"], "1");

@@ -19,12 +19,14 @@
 #include "host/model/hypernode_tree.hpp"
 #include "host/plugins/plugin_library.hpp"
 #include "host/plugins/policy.hpp"
-#include "host/scenario/runner.hpp"
+#include "host/backend/sim/scenario_runner.hpp"
 #include "host/scenario/scenario_file.hpp"
 #include "host/scheduler/run_session.hpp"
 #include "host/session/hypernodes.hpp"
 #include "host/session/session.hpp"
 #include "network_topology_aware/network_topology_aware_math.hpp"
+#include "tests/unit/session_helpers.hpp"
+#include "host/session/runtime.hpp"
 
 namespace {
 
@@ -327,7 +329,8 @@ requests = { cpu = "1" }
 phase = "Running"
 node = "n1"
 )");
-  auto s = Session::open(c, policy_of(kGangPredicates), 0);
+  Runtime runtime;
+  auto s = Session::open(c, policy_of(kGangPredicates), 0, runtime);
   const HyperNodes& h = s->hypernodes();
   ASSERT_FALSE(h.empty());
   EXPECT_EQ(h.problem(), "");
@@ -364,7 +367,8 @@ TEST(SessionHyperNodes, AnUnusableTreeIsEmptyWithItsProblem) {
   b.members = {to_a};
   c.upsert_hypernode(a);
   c.upsert_hypernode(b);
-  auto s = Session::open(c, policy_of(kGangPredicates), 0);
+  Runtime runtime;
+  auto s = Session::open(c, policy_of(kGangPredicates), 0, runtime);
   EXPECT_TRUE(s->hypernodes().empty());
   EXPECT_EQ(s->hypernodes().problem(), "HyperNode b: HyperNode members form a cycle: a -> b -> a");
 }
@@ -383,11 +387,11 @@ TEST(AllocateHyperNodes, AJobThatNeverFitsSaysWhyEverySession) {
   const std::string why =
       "0/2 HyperNodes of tier <= 1 can hold the job (network topology hard): s0, s1: 0/2 nodes "
       "are available: 2 insufficient cpu";
-  SessionResult r1 = run_session(sc.cache, policy, 0);
+  SessionResult r1 = caldera::testing::run_one_session(sc.cache, policy, 0);
   EXPECT_EQ(r1.binds.size(), 3u);
   for (const char* p : {"c1/near-0", "c1/near-1", "c1/near-2"}) EXPECT_EQ(r1.pending[p], why) << p;
   // The next session (wide now bound, nothing changed for near) says it again.
-  SessionResult r2 = run_session(sc.cache, policy, 1);
+  SessionResult r2 = caldera::testing::run_one_session(sc.cache, policy, 1);
   EXPECT_EQ(r2.pending["c1/near-0"], why);
 }
 
@@ -411,7 +415,7 @@ podgroup = "soft"
 requests = { cpu = "1" }
 )");
   auto policy = policy_of(kGangPredicates);
-  SessionResult r = run_session(c, policy, 0);
+  SessionResult r = caldera::testing::run_one_session(c, policy, 0);
   EXPECT_EQ(r.pending["default/job-0"], "network topology hard: the cluster has no HyperNodes");
   // A soft job needs no HyperNode.
   ASSERT_EQ(r.binds.size(), 1u);
@@ -425,7 +429,7 @@ requests = { cpu = "1" }
   self.exact = "a";
   a.members = {self};
   c.upsert_hypernode(a);
-  r = run_session(c, policy, 1);
+  r = caldera::testing::run_one_session(c, policy, 1);
   EXPECT_EQ(r.pending["default/job-0"],
             "network topology hard: the HyperNodes cannot be used (HyperNode a: a HyperNode cannot "
             "be its own member (cycle)); the job waits until they are fixed");
@@ -447,7 +451,7 @@ name = "job-0"
 podgroup = "job"
 requests = { cpu = "1" }
 )");
-  SessionResult r = run_session(c, policy_of(kGangPredicates), 0);
+  SessionResult r = caldera::testing::run_one_session(c, policy_of(kGangPredicates), 0);
   EXPECT_TRUE(r.binds.empty());
   EXPECT_EQ(r.pending["default/job-0"],
             "network topology hard: no HyperNode of tier <= 2 (the lowest tier is 3)");
@@ -520,7 +524,8 @@ TEST(NetworkTopologyPlugin, HyperNodeOrderPacksIntoTheBusierHyperNode) {
 name = "network-topology-aware"
 arguments = { weight = 2 }
 )");
-  auto s = Session::open(sc.cache, policy, 0);
+  Runtime runtime;
+  auto s = Session::open(sc.cache, policy, 0, runtime);
   ASSERT_TRUE(policy->tiers[1][1].points.has(Point::HyperNodeOrder));
   const HyperNodes& h = s->hypernodes();
   std::vector<double> scores;
@@ -578,7 +583,8 @@ node = "n3"
 [[tiers.plugins]]
 name = "network-topology-aware"
 )");
-  auto s = Session::open(c, policy, 0);
+  Runtime runtime;
+  auto s = Session::open(c, policy, 0, runtime);
   const HyperNodes& h = s->hypernodes();
   std::vector<double> scores;
   hyper_node_scores(*s, s->job("default/job"), {h.find("s0"), h.find("s1")}, scores);
@@ -666,7 +672,7 @@ disable = ["hyper_node_order"]
 )");
   EXPECT_FALSE(without->tiers[1][1].points.has(Point::HyperNodeOrder));
   EXPECT_TRUE(without->tiers[1][1].points.has(Point::NodeOrder));
-  EXPECT_TRUE(without->tiers[1][1].library->info().implemented.has(Point::HyperNodeOrder));
+  EXPECT_TRUE(without->tiers[1][1].implemented.has(Point::HyperNodeOrder));
   // The descriptor keeps its size: the 1.0 slots end where hyper_node_order begins.
   EXPECT_EQ(CAL_PLUGIN_V1_0_SIZE, offsetof(cal_plugin, hyper_node_order));
   // ... and the descriptor is as large as in 1.0: check_args, then 16 pointer-sized slots.

@@ -15,6 +15,7 @@
 #include "host/plugins/policy.hpp"
 #include "host/scenario/scenario_file.hpp"
 #include "host/scheduler/run_session.hpp"
+#include "tests/unit/session_helpers.hpp"
 
 namespace {
 
@@ -99,7 +100,7 @@ const char* kBlocked =
 
 TEST(NodeSearch, ReasonsNodeByNodeOnOneThread) {
   Cache c = load();
-  SessionResult r = run_session(c, policy(1), 0);
+  SessionResult r = caldera::testing::run_one_session(c, policy(1), 0);
   EXPECT_EQ(r.pending["c1/blocked-0"], kBlocked);
   ASSERT_EQ(r.binds.size(), 1u);
   // Every node left scores the same (empty nodes of one shape): the first by name.
@@ -109,8 +110,8 @@ TEST(NodeSearch, ReasonsNodeByNodeOnOneThread) {
 TEST(NodeSearch, TwoThreadsDecideAsOne) {
   Cache one = load();
   Cache two = load();
-  SessionResult a = run_session(one, policy(1), 0);
-  SessionResult b = run_session(two, policy(2), 0);
+  SessionResult a = caldera::testing::run_one_session(one, policy(1), 0);
+  SessionResult b = caldera::testing::run_one_session(two, policy(2), 0);
   EXPECT_EQ(a.binds, b.binds);
   EXPECT_EQ(a.pending, b.pending);
   EXPECT_EQ(b.pending["c1/blocked-0"], kBlocked);
@@ -152,7 +153,7 @@ taints = [)";
   Cache cache;
   const toml::table t = toml::parse(std::string_view(text), std::string_view("far.toml"));
   load_cluster_objects(t, "far.toml", cache);
-  SessionResult r = run_session(cache, policy(1), 0);
+  SessionResult r = caldera::testing::run_one_session(cache, policy(1), 0);
   EXPECT_TRUE(r.binds.empty());
   // Both pods: the first from a fresh check, the second from the kept answer.
   const std::string why = "0/1 nodes are available: 1 node(s) had untolerated taint {far: v280}";

@@ -369,7 +369,7 @@ hierarchy = true
   ASSERT_EQ(policy->tiers[0].size(), 1u);
   const ConfiguredPlugin& tc = policy->tiers[0][0];
   EXPECT_EQ(tc.name, "testc");
-  EXPECT_EQ(tc.library, cat.find("testc"));
+  EXPECT_EQ(tc.desc, cat.find("testc")->descriptor());
   EXPECT_EQ(tc.desc, cat.find("testc")->descriptor());
   // Enabled AND implemented: best_node is enabled but not implemented (a warning only).
   EXPECT_EQ(tc.points, points({Point::JobOrder}));
@@ -519,7 +519,7 @@ TEST(ShippedConfig, DefaultConfigBuildsWithTheBuiltinPlugins) {
         auto pt = static_cast<Point>(i);
         if (cp.points.has(pt)) {
           EXPECT_TRUE(c.tiers[t].plugins[p].points.has(pt)) << cp.name << " " << point_name(pt);
-          EXPECT_TRUE(cp.library->info().implemented.has(pt)) << cp.name << " " << point_name(pt);
+          EXPECT_TRUE(cp.implemented.has(pt)) << cp.name << " " << point_name(pt);
         }
       }
     }
@@ -527,7 +527,7 @@ TEST(ShippedConfig, DefaultConfigBuildsWithTheBuiltinPlugins) {
   // gang: disable = ["preemptable"]
   ASSERT_EQ(policy->tiers[0][1].name, "gang");
   EXPECT_FALSE(policy->tiers[0][1].points.has(Point::Preemptable));
-  EXPECT_TRUE(policy->tiers[0][1].library->info().implemented.has(Point::Preemptable));
+  EXPECT_TRUE(policy->tiers[0][1].implemented.has(Point::Preemptable));
 }
 
 TEST(Sha256, KnownDigests) {

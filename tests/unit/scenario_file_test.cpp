@@ -2,7 +2,7 @@
 // defaults SCENARIOS.md documents, the runner's session loop and mismatch wording,
 // and one precise error (file:line:column, object, what) for every kind of bad input.
 #include "host/scenario/scenario_file.hpp"
-#include "host/scenario/runner.hpp"
+#include "host/backend/sim/scenario_runner.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -367,7 +367,7 @@ TEST(ScenarioBadFiles, EachNamesFileLineAndObject) {
   }
 }
 
-// ---- the runner (host/scenario/runner.cpp) on the built-in plugins --------------------
+// ---- the runner (host/backend/sim/scenario_runner.cpp) on the built-in plugins --------------------
 
 namespace {
 
@@ -435,10 +435,10 @@ podgroup_phases = { "c1/pg1" = "Running" }
   EXPECT_EQ(out.binds, (std::vector<std::pair<std::string, std::string>>{{"c1/p-1", "n1"},
                                                                          {"c1/p-2", "n1"}}));
   EXPECT_TRUE(out.failures.empty()) << out.failures.front();
-  EXPECT_EQ(sc.cache.pods().at("c1/p-1")->phase, PodPhase::Running);
-  EXPECT_EQ(sc.cache.pods().at("c1/p-1")->node, "n1");
-  EXPECT_EQ(sc.cache.podgroups().at("c1/pg1")->phase, JobPhase::Running);
+  // The phases are the embedded cluster's at the end; the scenario itself is left as read.
   EXPECT_EQ(out.podgroup_phases.at("c1/pg1"), "Running");
+  EXPECT_EQ(sc.cache.pods().at("c1/p-1")->phase, PodPhase::Pending);
+  EXPECT_EQ(sc.cache.pods().at("c1/p-1")->node, "");
   ASSERT_EQ(out.pending.count("c1/p-3"), 1u);
   EXPECT_FALSE(out.pending.at("c1/p-3").empty());  // the wording is the session's
 

@@ -5,6 +5,7 @@
 #include "host/cache/cache.hpp"
 #include "host/session/session.hpp"
 #include "host/session/statement.hpp"
+#include "host/session/runtime.hpp"
 
 namespace caldera {
 namespace {
@@ -53,7 +54,8 @@ std::shared_ptr<const Policy> empty_policy() { return std::make_shared<Policy>()
 
 TEST(SessionTest, SnapshotAccountsRunningTasksOnTheirNodes) {
   Cache c = small_cluster();
-  auto s = Session::open(c, empty_policy(), 0);
+  Runtime runtime;
+  auto s = Session::open(c, empty_policy(), 0, runtime);
   NodeInfo* n1 = s->node("n1");
   ASSERT_NE(n1, nullptr);
   EXPECT_DOUBLE_EQ(n1->used[0], 1000);
@@ -74,7 +76,8 @@ TEST(SessionTest, SnapshotAccountsRunningTasksOnTheirNodes) {
 
 TEST(SessionTest, StatementDiscardRestoresEveryCount) {
   Cache c = small_cluster();
-  auto s = Session::open(c, empty_policy(), 0);
+  Runtime runtime;
+  auto s = Session::open(c, empty_policy(), 0, runtime);
   JobInfo* j = s->job("c1/pg1");
   NodeInfo* n2 = s->node("n2");
   TaskInfo* t = j->tasks[1];
@@ -98,7 +101,8 @@ TEST(SessionTest, StatementDiscardRestoresEveryCount) {
 
 TEST(SessionTest, CommitBindsAndCloseSetsPhaseRunning) {
   Cache c = small_cluster();
-  auto s = Session::open(c, empty_policy(), 0);
+  Runtime runtime;
+  auto s = Session::open(c, empty_policy(), 0, runtime);
   JobInfo* j = s->job("c1/pg1");
   Statement st(*s);
   st.allocate(j->tasks[1], s->node("n2"));
@@ -114,7 +118,8 @@ TEST(SessionTest, CommitBindsAndCloseSetsPhaseRunning) {
 
 TEST(SessionTest, PipelineUsesFutureIdleNotIdle) {
   Cache c = small_cluster();
-  auto s = Session::open(c, empty_policy(), 0);
+  Runtime runtime;
+  auto s = Session::open(c, empty_policy(), 0, runtime);
   JobInfo* j = s->job("c1/pg1");
   NodeInfo* n2 = s->node("n2");
   Statement st(*s);
@@ -145,7 +150,8 @@ TEST(SessionTest, PodWithoutPodGroupIsAJobOfItsOwnInTheDefaultQueue) {
   Cache c;
   c.upsert_node(node("n1", 1000, 1e9));
   c.upsert_pod(pod("solo", "", 500, PodPhase::Pending));
-  auto s = Session::open(c, empty_policy(), 0);
+  Runtime runtime;
+  auto s = Session::open(c, empty_policy(), 0, runtime);
   JobInfo* j = s->job("c1/solo");
   ASSERT_NE(j, nullptr);
   EXPECT_EQ(j->queue->name, "default");
@@ -170,7 +176,8 @@ TEST(SessionTest, PodsOfMissingPodGroupsOrQueuesStillFillTheirNodes) {
   c.upsert_pod(pod("lost-0", "lost-queue", 1000, PodPhase::Running, "n1"));
   c.upsert_pod(pod("orphan-1", "deleted-pg", 700, PodPhase::Pending));
   c.upsert_pod(pod("done-0", "deleted-pg", 300, PodPhase::Succeeded, "n1"));
-  auto s = Session::open(c, empty_policy(), 0);
+  Runtime runtime;
+  auto s = Session::open(c, empty_policy(), 0, runtime);
   NodeInfo* n1 = s->node("n1");
   ASSERT_NE(n1, nullptr);
   EXPECT_DOUBLE_EQ(n1->used[0], 2500);

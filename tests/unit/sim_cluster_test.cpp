@@ -13,6 +13,7 @@
 #include "host/plugins/policy.hpp"
 #include "host/results/collector.hpp"
 #include "host/scheduler/run_session.hpp"
+#include "tests/unit/session_helpers.hpp"
 
 namespace caldera {
 namespace {
@@ -63,8 +64,8 @@ duration = 5
   ResultsCollector collector(sim.cache());
   for (double now = 0; now <= 20 && !sim.finished(); now += 1) {
     sim.advance(now);
-    SessionResult r = run_session(sim.cache(), policy, now);
-    sim.apply(r, now);
+    SessionResult r = caldera::testing::run_one_session(sim.cache(), policy, now);
+    sim.commit(r, now);
     collector.record_session(now, r, sim.cache());
   }
   EXPECT_TRUE(sim.finished());
@@ -169,8 +170,8 @@ duration = 5
   ResultsCollector collector(sim.cache());
   for (double now = 0; now <= 60 && !sim.finished(); now += 1) {
     sim.advance(now);
-    SessionResult r = run_session(sim.cache(), policy, now);
-    sim.apply(r, now);
+    SessionResult r = caldera::testing::run_one_session(sim.cache(), policy, now);
+    sim.commit(r, now);
     collector.record_session(now, r, sim.cache());
   }
   collector.set_jobs(sim.job_records(), sim.total_jobs());
@@ -265,11 +266,11 @@ duration = 10
   SessionResult bind;
   for (const char* pod : {"j-a-0", "j-a-1", "j-a-2", "j-b-0", "j-b-1"})
     bind.binds.emplace_back(std::string("default/") + pod, "n1");
-  sim.apply(bind, 0);
+  sim.commit(bind, 0);
   sim.advance(1);
   SessionResult evict;
   evict.evictions.push_back("default/" + evicted_pod);
-  sim.apply(evict, 1);
+  sim.commit(evict, 1);
   EXPECT_FALSE(sim.jobs().at("default/j").has_ended()) << "4 pods still run";
   sim.advance(10);
   EXPECT_TRUE(sim.finished());

@@ -406,45 +406,35 @@ void KubeCluster::leadership_lost() { writer_->drop_queued(); }
 
 // ---- decisions out --------------------------------------------------------------------
 
-void KubeCluster::apply(const SessionResult& r, double now) {
+CommitReport KubeCluster::commit(const SessionResult& r, double now) {
   expire_assumptions();
+  CommitReport rep = commit_decisions(r, cache_, *this, now);
+  stats_.binds_skipped += rep.binds_skipped;
+  return rep;
+}
 
-  for (const auto& [key, node] : r.binds) {
-    const PodSpec* pod = cache_.pod(key);
-    // The pod may have changed while the session ran (deleted, bound by someone else,
-    // being deleted); then the decision no longer applies.
-    if (!pod || !pod->node.empty() || pod->releasing || !pod->schedulable ||
-        assumed_.count(key) || !cache_.node(node)) {
-      ++stats_.binds_skipped;
-      spdlog::debug("kubernetes: bind of {} to {} skipped: the pod or node changed", key, node);
-      continue;
-    }
-    Assumed a;
-    a.node = node;
-    a.observed = *pod;
-    PodSpec bound = *pod;
-    bound.node = node;
-    const PodMeta& meta = pod_meta_[key];
-    if (binds_outstanding_ == 0) burst_start_ = mono_now();
-    ++binds_outstanding_;
-    ++burst_binds_;
-    writer_->bind(pod->ns, pod->name, meta.uid, node);
-    cache_.upsert_pod(std::move(bound));
-    assumed_.emplace(key, std::move(a));
-    ++stats_.binds_sent;
-  }
+void KubeCluster::bind(const PodSpec& observed, const PodSpec& bound) {
+  const std::string key = observed.key();
+  Assumed a;
+  a.node = bound.node;
+  a.observed = observed;
+  const PodMeta& meta = pod_meta_[key];
+  if (binds_outstanding_ == 0) burst_start_ = mono_now();
+  ++binds_outstanding_;
+  ++burst_binds_;
+  assumed_.emplace(key, std::move(a));  // before the write: a failure answered at once undoes it
+  writer_->bind(observed.ns, observed.name, meta.uid, bound.node);
+  ++stats_.binds_sent;
+}
 
-  for (const auto& key : r.evictions) {
-    const PodSpec* pod = cache_.pod(key);
-    if (!pod || pod->node.empty() || pod->releasing || evicting_.count(key)) continue;
-    evicting_.emplace(key, *pod);
-    PodSpec releasing = *pod;
-    releasing.releasing = true;
-    writer_->evict(pod->ns, pod->name, pod_meta_[key].uid);
-    cache_.upsert_pod(std::move(releasing));
-    ++stats_.evictions_sent;
-  }
+void KubeCluster::evict(const PodSpec& observed) {
+  const std::string key = observed.key();
+  evicting_.emplace(key, observed);  // before the write, as for binds
+  writer_->evict(observed.ns, observed.name, pod_meta_[key].uid);
+  ++stats_.evictions_sent;
+}
 
+void KubeCluster::update_status(const SessionResult& r, double now) {
   // A PodGroup whose queue does not exist is left out of sessions; say so once, on the
   // object, where its owner looks.
   for (const auto& [key, pg] : cache_.podgroups()) {
@@ -512,15 +502,9 @@ void KubeCluster::write_podgroup_status(const SessionResult& r, double now) {
     meta.running = c[0];
     meta.succeeded = c[1];
     meta.failed = c[2];
-    if (ph != meta.phase) {
-      meta.phase = ph;
-      // The next session must see the phase decided here (Inqueue from enqueue) even
-      // before the watch brings it back.
-      PodGroupSpec next = *pg;
-      next.phase = phase;
-      next.phase_since = now;
-      cache_.upsert_podgroup(std::move(next));
-    }
+    // The cache holds the phase decided here already (commit_decisions), so the next
+    // session sees it (Inqueue from enqueue) before the watch brings it back.
+    meta.phase = ph;
   }
 }
 

@@ -24,6 +24,8 @@
 #include "host/backend/kubernetes/informer.hpp"
 #include "host/backend/kubernetes/writer.hpp"
 #include "host/cache/cache.hpp"
+#include "host/scheduler/backend.hpp"
+#include "host/scheduler/commit.hpp"
 #include "host/session/session.hpp"
 
 namespace caldera::k8s {
@@ -44,7 +46,7 @@ struct KubeStats {
   double last_burst_binds_per_second = 0;  // binds of the last burst / its write time
 };
 
-class KubeCluster : public Informer::Handler {
+class KubeCluster : public Informer::Handler, public Backend {
  public:
   KubeCluster(uv_loop_t* loop, HttpClient& http, KubeOptions opts);
   ~KubeCluster() override;
@@ -58,10 +60,16 @@ class KubeCluster : public Informer::Handler {
   std::string sync_state() const;
   const Cache& cache() const { return cache_; }
 
-  // Sends a session's decisions: binds and evictions (with their assumptions in the cache),
+  // Sends a session's decisions through commit_decisions (host/scheduler/commit.hpp) with
+  // this cluster as the backend: binds and evictions (with their assumptions in the cache),
   // PodGroup phases and Queue status where they changed, the PodScheduled condition and a
   // FailedScheduling event for pods whose reason to wait changed. `now`: unix seconds.
-  void apply(const SessionResult& r, double now);
+  CommitReport commit(const SessionResult& r, double now);
+
+  // Backend: called by commit_decisions.
+  void bind(const PodSpec& observed, const PodSpec& bound) override;
+  void evict(const PodSpec& observed) override;
+  void update_status(const SessionResult& r, double now) override;
   // Leadership lost: writes not yet sent are dropped (their assumptions undone).
   void leadership_lost();
 

@@ -37,6 +37,8 @@ bool job_completed(const PodGroupSpec& pg, int succeeded,
 
 }  // namespace
 
+SimCluster::SimCluster(Cache cache) : cache_(std::move(cache)) {}
+
 SimCluster::SimCluster(const std::filesystem::path& cluster_file,
                        const std::filesystem::path& workload_file) {
   toml::table root;
@@ -99,6 +101,7 @@ std::vector<JobRecord> SimCluster::job_records() const {
 }
 
 void SimCluster::advance(double now) {
+  now_ = now;
   // Completions first: resources freed at `now` are free for the arrivals of `now`.
   std::set<std::string> touched_jobs;
   for (auto it = end_time_.begin(); it != end_time_.end();) {
@@ -166,41 +169,32 @@ void SimCluster::end_jobs(const std::set<std::string>& keys, double now) {
   }
 }
 
-void SimCluster::apply(const SessionResult& r, double now) {
-  for (const auto& [uid, node] : r.binds) {
-    const PodSpec* p = cache_.pod(uid);
-    if (!p) continue;
-    PodSpec bound = *p;
-    bound.node = node;
-    bound.phase = PodPhase::Running;  // no kubelet delay in the embedded cluster
-    // Annotations plugins recorded with the bind (device assignments) go on the pod.
-    if (auto a = r.bind_annotations.find(uid); a != r.bind_annotations.end())
-      for (const auto& [k, v] : a->second) bound.annotations[k] = v;
-    auto d = duration_.find(uid);
-    if (d != duration_.end()) end_time_[uid] = now + d->second;
-    cache_.upsert_pod(std::move(bound));
-  }
-  std::set<std::string> failed_jobs;
-  for (const std::string& uid : r.evictions) {
-    const PodSpec* p = cache_.pod(uid);
-    if (!p) continue;
-    PodSpec evicted = *p;
-    evicted.node.clear();
-    evicted.releasing = false;
-    evicted.phase = workload_.evicted_pods_fail ? PodPhase::Failed : PodPhase::Pending;
-    if (workload_.evicted_pods_fail) failed_jobs.insert(evicted.ns + "/" + evicted.podgroup);
-    end_time_.erase(uid);
-    cache_.upsert_pod(std::move(evicted));
-  }
-  end_jobs(failed_jobs, now);
-  for (const auto& [key, phase] : r.podgroup_phases) {
-    const PodGroupSpec* pg = cache_.podgroup(key);
-    if (!pg || pg->phase == phase) continue;
-    PodGroupSpec next = *pg;
-    next.phase = phase;
-    next.phase_since = now;
-    cache_.upsert_podgroup(std::move(next));
-  }
+CommitReport SimCluster::commit(const SessionResult& r, double now) {
+  now_ = now;
+  return commit_decisions(r, cache_, *this, now);
+}
+
+void SimCluster::bind(const PodSpec&, const PodSpec& bound) {
+  PodSpec running = bound;
+  running.phase = PodPhase::Running;  // no kubelet delay in the embedded cluster
+  auto d = duration_.find(running.key());
+  if (d != duration_.end()) end_time_[running.key()] = now_ + d->second;
+  cache_.upsert_pod(std::move(running));
+}
+
+void SimCluster::evict(const PodSpec& observed) {
+  PodSpec evicted = observed;
+  evicted.node.clear();
+  evicted.releasing = false;
+  evicted.phase = workload_.evicted_pods_fail ? PodPhase::Failed : PodPhase::Pending;
+  if (workload_.evicted_pods_fail) failed_jobs_.insert(evicted.ns + "/" + evicted.podgroup);
+  end_time_.erase(evicted.key());
+  cache_.upsert_pod(std::move(evicted));
+}
+
+void SimCluster::update_status(const SessionResult&, double now) {
+  end_jobs(failed_jobs_, now);
+  failed_jobs_.clear();
   // A job has started when min_member of its pods run.
   std::map<std::string, int> running;
   for (const auto& [_, p] : cache_.pods())

@@ -12,25 +12,38 @@
 
 #include "host/backend/sim/workload.hpp"
 #include "host/cache/cache.hpp"
-#include "host/results/job_record.hpp"
+#include "host/backend/sim/job_record.hpp"
+#include "host/scheduler/backend.hpp"
+#include "host/scheduler/commit.hpp"
 #include "host/session/session.hpp"
 
 namespace caldera {
 
-class SimCluster {
+// As a Backend (host/scheduler/backend.hpp) it is the cluster's kubelets and controllers:
+// a bound pod runs at once (no kubelet delay), an evicted pod leaves its node and is
+// Pending again, as its controller would recreate it, or Failed (the workload's
+// evicted_pods); a job whose last pods failed ends.
+class SimCluster : public Backend {
  public:
   // Reads the cluster file (scenario keys: priority_classes, queues, nodes, and optionally
   // podgroups and pods already present) and the workload. Throws InputError.
   SimCluster(const std::filesystem::path& cluster_file, const std::filesystem::path& workload_file);
+  // A cluster in the state `cache` holds, with no workload: nothing arrives, and pods run
+  // until the end (a scenario file's cluster).
+  explicit SimCluster(Cache cache);
 
   // Moves the clock to `now`: pods whose run time is over succeed, jobs that ended leave,
   // jobs whose arrival time has come enter the cache as Pending PodGroups.
   void advance(double now);
-  // Applies a session's decisions at `now`: bound pods run, evicted pods become Pending
-  // again or Failed (the workload's evicted_pods), and a job whose last pods failed ends.
-  // What the decisions were is counted by the results collector
+  // Commits a session's decisions at `now` (host/scheduler/commit.hpp, with this cluster
+  // as the backend). What the decisions were is counted by the results collector
   // (host/results/collector.hpp), which is fed the same SessionResult.
-  void apply(const SessionResult& r, double now);
+  CommitReport commit(const SessionResult& r, double now);
+
+  // Backend: called by commit_decisions.
+  void bind(const PodSpec& observed, const PodSpec& bound) override;
+  void evict(const PodSpec& observed) override;
+  void update_status(const SessionResult& r, double now) override;
 
   const Cache& cache() const { return cache_; }
   bool all_arrived() const { return next_arrival_ >= workload_.jobs.size(); }
@@ -58,6 +71,8 @@ class SimCluster {
   std::map<std::string, double> end_time_;   // running pod -> when it finishes
   std::map<std::string, double> duration_;   // pod -> run time
   std::map<std::string, JobRecord> records_;
+  double now_ = 0;  // the clock: the last advance() or commit()
+  std::set<std::string> failed_jobs_;  // jobs with a pod failed by eviction, this commit
 };
 
 }  // namespace caldera

@@ -1,12 +1,12 @@
 // The host table (cal_host_api): the only way a plugin reads the session. Each function
 // is a thin read of the session objects; the contracts are written in caldera/plugin.h.
-#include "host/plugins/host_api.hpp"
+#include "host/session/host_api.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <cstring>
 
-#include "host/plugins/args.hpp"
+#include "host/config/args.hpp"
 #include "host/session/session.hpp"
 
 namespace caldera {

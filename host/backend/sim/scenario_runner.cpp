@@ -1,9 +1,9 @@
 // Running a scenario: Volcano's scheduling loop (pkg/scheduler/scheduler.go runOnce: open a
 // session, run each configured action in order, close the session) repeated `sessions`
-// times on the scenario's cache, with the session's results applied between sessions the
-// way the embedded cluster applies them (binds run, evictions return to Pending, PodGroup
-// phases are written back), and the check of the scenario's expectations.
-#include "host/scenario/runner.hpp"
+// times on the scenario's cluster as the embedded cluster (sim_cluster.hpp) holds it, each
+// session's decisions committed to it between sessions (binds run, evictions return to
+// Pending, PodGroup phases are written back), and the check of the scenario's expectations.
+#include "host/backend/sim/scenario_runner.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "host/backend/sim/sim_cluster.hpp"
 #include "host/model/device_requests.hpp"
 #include "host/plugins/plugin_library.hpp"
 #include "host/plugins/policy.hpp"
@@ -28,49 +29,6 @@ std::string config_hash(const Scenario& sc) {
     return sha256_file(f);
   } catch (const std::exception&) {
     return "";
-  }
-}
-
-// What the embedded cluster does with a session's result, done on the scenario's cache.
-void apply_result(const SessionResult& r, Cache& cache, double now) {
-  for (const auto& [uid, node] : r.binds) {
-    const PodSpec* cur = cache.pod(uid);
-    if (!cur) {
-      spdlog::warn("scenario: bind of unknown pod {} ignored", uid);
-      continue;
-    }
-    PodSpec p = *cur;
-    p.node = node;
-    p.phase = PodPhase::Running;
-    // What plugins recorded with the bind (device assignments such as volcano.sh/gpu-index)
-    // is written on the pod, as the Kubernetes backend patches it.
-    if (auto a = r.bind_annotations.find(uid); a != r.bind_annotations.end())
-      for (const auto& [k, v] : a->second) p.annotations[k] = v;
-    cache.upsert_pod(std::move(p));
-  }
-  // An evicted pod leaves its node and comes back as a pending pod, as its controller
-  // would recreate it; the next session may place it again.
-  for (const auto& uid : r.evictions) {
-    const PodSpec* cur = cache.pod(uid);
-    if (!cur) {
-      spdlog::warn("scenario: eviction of unknown pod {} ignored", uid);
-      continue;
-    }
-    PodSpec p = *cur;
-    p.node.clear();
-    p.phase = PodPhase::Pending;
-    p.releasing = false;
-    cache.upsert_pod(std::move(p));
-  }
-  // Pipelined tasks are not applied: they stay pending and the next session decides again,
-  // as Volcano keeps no pipelined state between sessions.
-  for (const auto& [uid, phase] : r.podgroup_phases) {
-    const PodGroupSpec* cur = cache.podgroup(uid);
-    if (!cur || cur->phase == phase) continue;  // a pod without PodGroup has no record
-    PodGroupSpec pg = *cur;
-    pg.phase = phase;
-    pg.phase_since = now;
-    cache.upsert_podgroup(std::move(pg));
   }
 }
 
@@ -121,7 +79,7 @@ void check_expectations(const Scenario& sc, ScenarioOutcome& out) {
 
 }  // namespace
 
-ScenarioOutcome run_scenario(Scenario& sc) {
+ScenarioOutcome run_scenario(const Scenario& sc) {
   ScenarioOutcome out;
   // GPU requests that are malformed or that no node could ever meet are input errors,
   // named by file, line and pod, before any session (host/model/device_requests.hpp).
@@ -130,11 +88,13 @@ ScenarioOutcome run_scenario(Scenario& sc) {
   PluginCatalog catalog = PluginCatalog::scan(sc.config.plugin_dirs);
   std::shared_ptr<const Policy> policy = build_policy(sc.config, catalog, config_hash(sc));
 
+  SimCluster cluster(sc.cache);
+  Runtime runtime;
   for (int i = 0; i < sc.sessions; ++i) {
     double now = i * sc.config.period_seconds;
-    // The one scheduling step every front end shares: open, each action in order, close.
-    SessionResult r = run_session(sc.cache, policy, now);
-    apply_result(r, sc.cache, now);
+    // The steps every front end shares: run a session, commit its decisions.
+    SessionResult r = run_session(cluster.cache(), policy, now, runtime);
+    cluster.commit(r, now);
 
     out.binds.insert(out.binds.end(), r.binds.begin(), r.binds.end());
     out.evictions.insert(out.evictions.end(), r.evictions.begin(), r.evictions.end());
@@ -147,7 +107,8 @@ ScenarioOutcome run_scenario(Scenario& sc) {
       out.pending = r.pending;
       out.job_pending = r.job_pending;
       // Every PodGroup's phase at the end, plus any job of the session without a record.
-      for (const auto& [key, pg] : sc.cache.podgroups()) out.podgroup_phases[key] = to_string(pg->phase);
+      for (const auto& [key, pg] : cluster.cache().podgroups())
+        out.podgroup_phases[key] = to_string(pg->phase);
       for (const auto& [key, phase] : r.podgroup_phases)
         out.podgroup_phases.emplace(key, to_string(phase));
     }

@@ -21,10 +21,10 @@ struct ScenarioOutcome {
   std::vector<std::string> failures;  // expectation mismatches, empty when it passes
 };
 
-// Runs the scenario. Between sessions the result is applied to the cache as the embedded
-// cluster does: bound pods run on their node, evicted pods leave their node and return to
-// Pending, PodGroup phases are written back.
-ScenarioOutcome run_scenario(Scenario& scenario);
+// Runs the scenario on an embedded cluster (sim_cluster.hpp) in the scenario's state:
+// between sessions bound pods run on their node, evicted pods leave their node and return
+// to Pending, PodGroup phases are written back. The scenario itself is not changed.
+ScenarioOutcome run_scenario(const Scenario& scenario);
 
 // One JSON object (one line) with every decision, as SCENARIOS.md section 2 shows.
 std::string outcome_json(const Scenario& scenario, const ScenarioOutcome& outcome);

@@ -5,7 +5,7 @@
 // ignored, as is a misspelt key. Caldera instead checks the config against the plugin's
 // typed option table (plugin.h, cal_option) before the policy is used: an unknown name or
 // a value of the wrong type is an error naming the file, line, column and option.
-#include "host/plugins/args.hpp"
+#include "host/config/args.hpp"
 
 #include <cerrno>
 #include <cmath>

@@ -1,0 +1,37 @@
+// Where a session's decisions go: the cluster behind the cache. Volcano's scheduler cache
+// hands them to a Binder, an Evictor and a StatusUpdater (pkg/scheduler/cache/interface.go);
+// Caldera's backends implement this one small interface: the embedded cluster
+// (host/backend/sim), the Kubernetes API (host/backend/kubernetes) and the openb trace
+// replay (host/replay).
+//
+// commit_decisions (commit.hpp) is the only caller: it has already changed the cache the
+// way Volcano's cache assumes a decision (a bound pod is on its node, an evicted pod is
+// Releasing, a PodGroup has its new phase) before it calls the backend, so a backend only
+// makes the decision real and records what follows from it (a simulated kubelet starting
+// the pod, an API call, an event).
+#pragma once
+
+#include "host/model/objects.hpp"
+
+namespace caldera {
+
+struct SessionResult;
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // Binder. `observed` is the pod as it was before the decision; `bound` is what the cache
+  // now holds: on `bound.node`, with the plugins' bind annotations (device assignments).
+  virtual void bind(const PodSpec& observed, const PodSpec& bound) = 0;
+
+  // Evictor. `observed` is the pod as it was; the cache now holds it Releasing.
+  virtual void evict(const PodSpec& observed) = 0;
+
+  // StatusUpdater, once per session after the binds and evictions: PodGroup status and
+  // conditions, queue status, pending reasons and events. The cache already holds the
+  // session's PodGroup phases.
+  virtual void update_status(const SessionResult& result, double now) = 0;
+};
+
+}  // namespace caldera
