@@ -1,4 +1,4 @@
-// Tests of Args::validate (host/plugins/args.cpp): plugin and action arguments against a
+// Tests of Args::validate (host/config/args.cpp): plugin and action arguments against a
 // typed option table (plugin.h, cal_option).
 #include <gtest/gtest.h>
 
