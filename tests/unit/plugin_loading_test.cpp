@@ -11,10 +11,12 @@
 #include <string>
 #include <thread>
 
+#include "host/cache/cache.hpp"
 #include "host/cli/commands.hpp"
 #include "host/config/config.hpp"
 #include "host/plugins/plugin_library.hpp"
 #include "host/plugins/policy.hpp"
+#include "host/session/session.hpp"
 #include "host/util/sha256.hpp"
 
 namespace caldera {
@@ -152,12 +154,57 @@ TEST_F(PluginLoading, PrivateCopyIsRemovedAtUnload) {
   EXPECT_EQ(copies(), 0);
 }
 
-TEST_F(PluginLoading, OlderDescriptorSizeLoads) {
-  // A descriptor exactly as large as ABI 1.0's (built before any slot was appended).
-  auto lib = PluginLibrary::load(plugin("old_size"));
-  EXPECT_EQ(lib->info().name, "old_size");
+TEST_F(PluginLoading, OneZeroDescriptorsLoad) {
+  // A descriptor as the 1.0 header built it: stamped 1.0, sizeof(cal_plugin) (384 bytes at
+  // 1.0 too). The host keeps the bytes 1.0 defines.
+  auto lib = PluginLibrary::load(plugin("v1_0"));
+  EXPECT_EQ(lib->info().name, "v1_0");
+  EXPECT_EQ(lib->info().abi_version, 1u << 16);
   EXPECT_EQ(lib->descriptor()->struct_size, CAL_PLUGIN_V1_0_SIZE);
   EXPECT_EQ(lib->info().implemented, points({Point::JobOrder}));
+  // One that ends at its last 1.0 slot, the smallest descriptor accepted.
+  auto short_lib = PluginLibrary::load(plugin("v1_0_short"));
+  EXPECT_EQ(short_lib->descriptor()->struct_size, CAL_PLUGIN_V1_0_SIZE);
+  EXPECT_EQ(short_lib->info().implemented, points({Point::JobOrder}));
+}
+
+// A plugin stamped 1.0 whose descriptor also sets the 1.1 slots (its struct_size reaches
+// them): the host ignores them, as a 1.0 host did. The same descriptor stamped 1.1 has them.
+TEST_F(PluginLoading, OneOneSlotsOfAOneZeroPluginAreIgnored) {
+  auto old_lib = PluginLibrary::load(plugin("v1_0_sets_1_1"));
+  EXPECT_EQ(old_lib->info().implemented,
+            points({Point::JobOrder, Point::Predicate, Point::NodeOrder}));
+  const cal_plugin* d = old_lib->descriptor();
+  EXPECT_NE(d->predicate, nullptr);
+  EXPECT_NE(d->node_order, nullptr);
+  EXPECT_EQ(d->predicate_many, nullptr);
+  EXPECT_EQ(d->node_order_many, nullptr);
+  EXPECT_EQ(d->hyper_node_order, nullptr);
+  EXPECT_FALSE(CAL_PLUGIN_HAS(d, predicate_many));
+
+  auto new_lib = PluginLibrary::load(plugin("v1_1_sets_1_1"));
+  EXPECT_EQ(new_lib->info().implemented, points({Point::JobOrder, Point::Predicate,
+                                                 Point::NodeOrder, Point::HyperNodeOrder}));
+  EXPECT_NE(new_lib->descriptor()->predicate_many, nullptr);
+  EXPECT_EQ(new_lib->descriptor()->struct_size, CAL_PLUGIN_V1_1_SIZE);
+}
+
+TEST_F(PluginLoading, NonZeroReservedWordIsRefused) {
+  std::string f = plugin("reserved").string();
+  EXPECT_EQ(load_error(plugin("reserved")),
+            f + ": plugin 'reserved' (ABI 1.1) has reserved word 2 of its descriptor set "
+                "(cal_plugin.reserved[2], byte 296 of 384); reserved words must be zero: "
+                "rebuild it against caldera-sdk 1.1 from an unmodified caldera/plugin.h, with "
+                "the descriptor zeroed (memset or = {0}) and no slot newer than ABI 1.1");
+  // A word past the descriptor's struct_size is not the plugin's: never read.
+  EXPECT_EQ(load_error(plugin("reserved_past")), "");
+}
+
+TEST_F(PluginLoading, OpenAndCloseAreRequired) {
+  EXPECT_EQ(load_error(plugin("no_open")),
+            plugin("no_open").string() +
+                ": plugin 'no_open' has no open or close function: a descriptor must set both "
+                "open and close (caldera/plugin.h); rebuild it with them");
 }
 
 TEST_F(PluginLoading, NewerMinorIsRefused) {
@@ -273,12 +320,14 @@ TEST_F(PluginLoading, CatalogOfTheTestPluginFolder) {
   PluginCatalog cat = PluginCatalog::scan({kTestPlugins});
   std::vector<std::string> names;
   for (const auto& l : cat.plugins()) names.push_back(l->info().name);
-  EXPECT_EQ(names, (std::vector<std::string>{"old_size", "testc", "testcpp"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"reserved_past", "testc", "testcpp", "v1_0",
+                                              "v1_0_sets_1_1", "v1_0_short", "v1_1_sets_1_1"}));
   std::vector<std::string> failed;
   for (const auto& f : cat.failures()) failed.push_back(f.file.filename().string());
   EXPECT_EQ(failed, (std::vector<std::string>{"bad_default.so", "bad_options.so", "newer_minor.so",
-                                              "no_entry.so", "no_name.so", "null_entry.so",
-                                              "other_major.so", "small_desc.so", "unresolved.so"}));
+                                              "no_entry.so", "no_name.so", "no_open.so",
+                                              "null_entry.so", "other_major.so", "reserved.so",
+                                              "small_desc.so", "unresolved.so"}));
 }
 
 TEST_F(PluginLoading, DuplicateNamesAreAnErrorNamingBothFiles) {
@@ -412,6 +461,65 @@ TEST_F(PolicyTest, WrongArgumentType) {
                      "arguments = { \"testc.enabled\" = 1 }\n"),
             file() + ":8:33: tiers[1].plugins[0] (testc): argument 'testc.enabled' expects a "
                      "boolean, got the integer 1");
+}
+
+// The 1.1 slots of a plugin stamped 1.0 are never called in a session: its 1.0 predicate
+// (every node passes) and node_order (1) answer, not predicate_many (every node fails) and
+// node_order_many (1000). The same descriptor stamped 1.1 shows the slots are otherwise used.
+TEST_F(PolicyTest, OneOneSlotsOfAOneZeroPluginAreNotCalled) {
+  put("v1_0_sets_1_1");
+  put("v1_1_sets_1_1");
+  struct Answer {
+    cal_code code;
+    std::string reason;
+    double score;
+  };
+  auto run = [&](const std::string& name) {
+    SchedulerConfig c = config("[[tiers]]\n[[tiers.plugins]]\nname = \"" + name + "\"\n");
+    auto policy = build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
+    Cache cache;
+    NodeSpec n;
+    n.name = "n1";
+    n.allocatable = {{"cpu", 4000}, {"memory", 8e9}};
+    n.max_pods = 10;
+    cache.upsert_node(n);
+    QueueSpec q;
+    q.name = "q1";
+    cache.upsert_queue(q);
+    PodGroupSpec pg;
+    pg.ns = "c1";
+    pg.name = "pg1";
+    pg.queue = "q1";
+    pg.min_member = 1;
+    pg.phase = JobPhase::Inqueue;
+    cache.upsert_podgroup(pg);
+    PodSpec p;
+    p.ns = "c1";
+    p.name = "p-1";
+    p.podgroup = "pg1";
+    p.requests = {{"cpu", 1000}, {"memory", 1e9}};
+    p.phase = PodPhase::Pending;
+    cache.upsert_pod(p);
+    auto s = Session::open(cache, policy, 0);
+    const TaskInfo* t = s->job("c1/pg1")->tasks.at(0);
+    NodeInfo* node = s->node("n1");
+    const NodeInfo* nodes[1] = {node};
+    cal_code codes[1];
+    const std::string* plugins[1];
+    const char* reasons[1];
+    cal_status statuses[1];
+    s->predicate_codes(t, nodes, 1, codes, plugins, reasons, statuses);
+    std::vector<double> scores;
+    s->node_scores(t, {node}, scores);
+    return Answer{codes[0], reasons[0] ? reasons[0] : "", scores.at(0)};
+  };
+  Answer old_answer = run("v1_0_sets_1_1");
+  EXPECT_EQ(old_answer.code, CAL_SUCCESS) << old_answer.reason;
+  EXPECT_EQ(old_answer.score, 1);
+  Answer new_answer = run("v1_1_sets_1_1");
+  EXPECT_EQ(new_answer.code, CAL_UNSCHEDULABLE);
+  EXPECT_EQ(new_answer.reason, "the 1.1 slot predicate_many was called");
+  EXPECT_EQ(new_answer.score, 1000);
 }
 
 TEST_F(PolicyTest, ActionArgumentsAreCheckedAgainstTheAction) {
