@@ -579,6 +579,12 @@ TEST_F(PolicyTest, PluginsListAndDescribe) {
   int rc = cli::plugins_list(c, {});
   std::string out = testing::internal::GetCapturedStdout();
   EXPECT_EQ(rc, 0);
+  const std::string host_abi = std::to_string(CAL_ABI_MAJOR) + "." + std::to_string(CAL_ABI_MINOR);
+  EXPECT_EQ(out.rfind("host ABI " + host_abi + " (loads plugins built for ABI " +
+                          std::to_string(CAL_ABI_MAJOR) + ".0 to " + host_abi + ")\n\n",
+                      0),
+            0u)
+      << out;
   EXPECT_TRUE(contains(out, "testc    1.2.3    1.1   " + (dir_ / "p" / "testc.so").string()))
       << out;
   EXPECT_TRUE(contains(out, "job_order,predicate,node_order,job_enqueueable")) << out;
@@ -594,6 +600,7 @@ TEST_F(PolicyTest, PluginsListAndDescribe) {
   EXPECT_EQ(rc, 0);
   EXPECT_TRUE(contains(out, "testc 1.2.3\n  test plugin written in C\n")) << out;
   EXPECT_TRUE(contains(out, "sha256: " + sha256_file(dir_ / "p" / "testc.so"))) << out;
+  EXPECT_TRUE(contains(out, "ABI:    1.1 (host " + host_abi + ")\n")) << out;
   EXPECT_TRUE(contains(out, "  testc.weight       int       2        an integer weight\n")) << out;
   EXPECT_TRUE(contains(out, "  testc.wait         duration  1m30s    a waiting time\n")) << out;
   EXPECT_TRUE(contains(out, "  testc.resources.*  int       -        one weight per resource\n"))
