@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <sstream>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -18,6 +19,9 @@
 #include "host/plugins/policy.hpp"
 #include "host/session/session.hpp"
 #include "host/util/sha256.hpp"
+
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 namespace caldera {
 namespace {
@@ -420,7 +424,8 @@ hierarchy = true
   EXPECT_EQ(tc.name, "testc");
   EXPECT_EQ(tc.library, cat.find("testc"));
   EXPECT_EQ(tc.desc, cat.find("testc")->descriptor());
-  // Enabled AND implemented: best_node is enabled but not implemented (a warning only).
+  // Enabled AND implemented: best_node is enabled but not implemented (a warning only, as
+  // the plugin takes part in job_order).
   EXPECT_EQ(tc.points, points({Point::JobOrder}));
   EXPECT_FALSE(tc.hierarchy);
   EXPECT_EQ(tc.args->get_int("testc.weight"), 5);
@@ -520,6 +525,61 @@ TEST_F(PolicyTest, OneOneSlotsOfAOneZeroPluginAreNotCalled) {
   EXPECT_EQ(new_answer.code, CAL_UNSCHEDULABLE);
   EXPECT_EQ(new_answer.reason, "the 1.1 slot predicate_many was called");
   EXPECT_EQ(new_answer.score, 1000);
+}
+
+// What the log says while `f` runs (the default logger, swapped for one into a string).
+template <class F>
+std::string logged(F&& f) {
+  std::ostringstream out;
+  auto old = spdlog::default_logger();
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out);
+  sink->set_pattern("%l %v");
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", sink));
+  try {
+    f();
+  } catch (...) {
+    spdlog::set_default_logger(old);
+    throw;
+  }
+  spdlog::set_default_logger(old);
+  return out.str();
+}
+
+// An `enable` list naming only points the plugin does not implement: kube-scheduler's
+// "plugin X does not extend <point>", a config error.
+TEST_F(PolicyTest, EnablingOnlyPointsThePluginLacksIsAnError) {
+  EXPECT_EQ(error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"testcpp\"\n"
+                     "enable = [\"predicate\", \"job_ready\"]\n"),
+            file() + ":5:1: tiers[0].plugins[0] (testcpp): plugin \"testcpp\" does not extend "
+                     "predicate, job_ready: 'enable' names only points the plugin does not "
+                     "implement, so it would take part in nothing; it implements task_order, "
+                     "node_order, preemptable (" +
+                (dir_ / "p" / "testcpp.so").string() + ")");
+  // The same point it does implement is fine.
+  EXPECT_EQ(error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"testcpp\"\n"
+                     "enable = [\"node_order\"]\n"),
+            "");
+}
+
+// Mixed with points it implements, the rest is a no-op as in Volcano, with a warning; no
+// enable list (or a disable list) says nothing about points the plugin lacks.
+TEST_F(PolicyTest, EnablingSomePointsThePluginLacksWarns) {
+  std::string log = logged([&] {
+    SchedulerConfig c = config("[[tiers]]\n[[tiers.plugins]]\nname = \"testcpp\"\n"
+                               "enable = [\"task_order\", \"predicate\"]\n");
+    auto policy = build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
+    EXPECT_EQ(policy->tiers[0][0].points, points({Point::TaskOrder}));
+  });
+  EXPECT_EQ(log, "warning " + file() + ":5:1: tiers[0].plugins[0] (testcpp): plugin \"testcpp\" "
+                 "does not extend predicate; that part of 'enable' has no effect (the plugin "
+                 "implements task_order, node_order, preemptable)\n");
+  log = logged([&] {
+    SchedulerConfig c = config("[[tiers]]\n[[tiers.plugins]]\nname = \"testcpp\"\n"
+                               "[[tiers.plugins]]\nname = \"testc\"\n"
+                               "disable = [\"preemptable\", \"job_ready\"]\n");
+    build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
+  });
+  EXPECT_EQ(log, "");
 }
 
 TEST_F(PolicyTest, ActionArgumentsAreCheckedAgainstTheAction) {
