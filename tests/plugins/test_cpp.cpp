@@ -12,18 +12,21 @@ struct TestCpp {
   static constexpr const char* kName = "testcpp";
   static constexpr const char* kVersion = "0.9.0";
   static constexpr const char* kDescription = "test plugin written with the C++ SDK";
-  static std::vector<cal_option> options() {
-    return {option("testcpp.factor", CAL_OPT_DOUBLE, "1.5", "score factor"),
-            option("testcpp.name", CAL_OPT_STRING, nullptr, "a name")};
-  }
-  TestCpp(Session, const Args&) {}
+  static constexpr Hooks kHooks =
+      hooks(Hook::task_order, Hook::batch_node_order, Hook::preemptable);
+  static constexpr Double kFactor{"testcpp.factor", 1.5, "score factor"};
+  static constexpr String kNameOption{"testcpp.name", no_default, "a name"};
+  static constexpr auto kOptions = options(kFactor, kNameOption);
+
+  TestCpp(Session, const Args& a) : factor_(a.get(kFactor)) {}
   int task_order(Task, Task) { return 0; }
   void batch_node_order(Task, const cal_node* const*, size_t n, double* scores) {
-    for (size_t i = 0; i < n; ++i) scores[i] += 1;
+    for (size_t i = 0; i < n; ++i) scores[i] += factor_ / 1.5;
   }
   cal_vote preemptable(Task, const std::vector<Task>&, std::vector<uint8_t>&) {
     return CAL_ABSTAIN;
   }
+  double factor_;
 };
 
 }  // namespace

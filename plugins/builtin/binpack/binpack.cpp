@@ -33,6 +33,7 @@ class Binpack {
   static constexpr const char* kVersion = "1.0.0";
   static constexpr const char* kDescription =
       "prefers the nodes a task fills most, by weighted resource (Volcano's binpack)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::node_order);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
   static std::vector<cal_option> options() {

@@ -78,6 +78,10 @@ class Capacity {
       "elastic queue quotas: borrow idle resources up to capability, reclaim back to "
       "deserved, keep guarantee; hierarchical queues with hierarchy = true "
       "(Volcano's capacity)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::queue_order,
+      sdk::Hook::reclaimable, sdk::Hook::allocatable, sdk::Hook::preemptive,
+      sdk::Hook::job_enqueueable, sdk::Hook::job_enqueued, sdk::Hook::on_allocate,
+      sdk::Hook::on_deallocate, sdk::Hook::check_args);
 
   static std::vector<cal_option> options() {
     return {sdk::option(kAncestorReclaimLevel, CAL_OPT_INT, "0",

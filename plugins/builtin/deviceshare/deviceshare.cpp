@@ -193,6 +193,9 @@ class DeviceShare {
   static constexpr const char* kDescription =
       "GPU cards as devices: whole cards and shares of one card, per-card predicate and "
       "assignment (volcano.sh/gpu-index), binpack / spread / fragmentation (FGD) scoring";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::pre_predicate,
+      sdk::Hook::predicate, sdk::Hook::node_order, sdk::Hook::on_allocate,
+      sdk::Hook::on_deallocate, sdk::Hook::check_args);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
   static std::vector<cal_option> options() {

@@ -62,6 +62,8 @@ class NetworkTopologyAware {
   static constexpr const char* kDescription =
       "packs jobs into the HyperNodes (network domains) already in use and keeps a job's "
       "tasks close to each other (Volcano's network-topology-aware)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::batch_node_order,
+      sdk::Hook::hyper_node_order, sdk::Hook::on_allocate, sdk::Hook::on_deallocate);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
   static std::vector<cal_option> options() {

@@ -54,6 +54,8 @@ class NodeOrder {
   static constexpr const char* kDescription =
       "scores nodes with Kubernetes' least / most allocated, balanced allocation and taint "
       "toleration scores, weighted (Volcano's nodeorder)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::node_order,
+      sdk::Hook::node_order_many, sdk::Hook::batch_node_order);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
   static std::vector<cal_option> options() {

@@ -70,6 +70,9 @@ class NumaAware {
       "keeps guaranteed pods' whole cpus (and memory) within the NUMA nodes the node's "
       "topology manager policy allows, and prefers nodes where they span fewer NUMA nodes "
       "(Volcano's numa-aware)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::predicate,
+      sdk::Hook::batch_node_order, sdk::Hook::on_allocate, sdk::Hook::on_deallocate,
+      sdk::Hook::check_args);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
   static std::vector<cal_option> options() {

@@ -46,6 +46,8 @@ class Overcommit {
   static constexpr const char* kDescription =
       "admits jobs to Inqueue while the minResources of admitted jobs fit the cluster's "
       "total times overcommit-factor, less what is in use (Volcano's overcommit)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::job_enqueueable,
+      sdk::Hook::job_enqueued, sdk::Hook::check_args);
 
   static std::vector<cal_option> options() {
     return {sdk::option(om::kFactorKey, CAL_OPT_DOUBLE, "1.2",

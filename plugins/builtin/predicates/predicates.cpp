@@ -52,6 +52,8 @@ class Predicates {
   static constexpr const char* kDescription =
       "filters nodes: pod count, unschedulable nodes, node selector, taints and tolerations, "
       "GPU proportionality, resource fit (Volcano's predicates)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::pre_predicate,
+      sdk::Hook::predicate, sdk::Hook::on_allocate, sdk::Hook::on_deallocate);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
   static std::vector<cal_option> options() {

@@ -55,6 +55,8 @@ class Sla {
       "service-level waiting time: jobs with a deadline (creation + sla-waiting-time) go "
       "first, earliest first, and a job that has waited that long is let through enqueue "
       "and pipelining (Volcano's sla)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::job_order,
+      sdk::Hook::job_pipelined, sdk::Hook::job_enqueueable, sdk::Hook::check_args);
 
   static std::vector<cal_option> options() {
     return {sdk::option(sm::kWaitingTimeKey, CAL_OPT_DURATION, nullptr,

@@ -51,6 +51,8 @@ class TaskTopology {
       "places the task roles of a job together or apart as its PodGroup's task-topology "
       "annotations ask, through buckets of tasks meant for one node (Volcano's "
       "task-topology)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::task_order, sdk::Hook::node_order,
+      sdk::Hook::on_allocate, sdk::Hook::on_deallocate, sdk::Hook::check_args);
 
   static std::vector<cal_option> options() {
     return {sdk::option(kWeight, CAL_OPT_INT, "1", "Weight of the bucket score.")};

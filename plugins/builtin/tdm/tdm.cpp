@@ -95,6 +95,9 @@ class Tdm {
   static constexpr const char* kDescription =
       "lends revocable nodes to preemptable tasks inside daily time windows and takes them "
       "back when the window closes (Volcano's tdm)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::job_order, sdk::Hook::predicate,
+      sdk::Hook::node_order, sdk::Hook::preemptable, sdk::Hook::victim_tasks,
+      sdk::Hook::job_starving, sdk::Hook::job_pipelined, sdk::Hook::check_args);
 
   static std::vector<cal_option> options() {
     return {
