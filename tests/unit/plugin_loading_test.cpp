@@ -324,8 +324,9 @@ TEST_F(PluginLoading, CatalogOfTheTestPluginFolder) {
   PluginCatalog cat = PluginCatalog::scan({kTestPlugins});
   std::vector<std::string> names;
   for (const auto& l : cat.plugins()) names.push_back(l->info().name);
-  EXPECT_EQ(names, (std::vector<std::string>{"reserved_past", "testc", "testcpp", "v1_0",
-                                              "v1_0_sets_1_1", "v1_0_short", "v1_1_sets_1_1"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"reserved_past", "testc", "testcpp",
+                                              "testcpp_undeclared", "v1_0", "v1_0_sets_1_1",
+                                              "v1_0_short", "v1_1_sets_1_1"}));
   std::vector<std::string> failed;
   for (const auto& f : cat.failures()) failed.push_back(f.file.filename().string());
   EXPECT_EQ(failed, (std::vector<std::string>{"bad_default.so", "bad_options.so", "newer_minor.so",
@@ -468,6 +469,94 @@ TEST_F(PolicyTest, WrongArgumentType) {
                      "boolean, got the integer 1");
 }
 
+// What the log says while `f` runs (the default logger, swapped for one into a string).
+template <class F>
+std::string logged(F&& f) {
+  std::ostringstream out;
+  auto old = spdlog::default_logger();
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out);
+  sink->set_pattern("%l %v");
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", sink));
+  try {
+    f();
+  } catch (...) {
+    spdlog::set_default_logger(old);
+    throw;
+  }
+  spdlog::set_default_logger(old);
+  return out.str();
+}
+
+// One node, one queue, one pending pod c1/p-1 of PodGroup c1/pg1.
+Cache one_pod_cluster() {
+  Cache cache;
+  NodeSpec n;
+  n.name = "n1";
+  n.allocatable = {{"cpu", 4000}, {"memory", 8e9}};
+  n.max_pods = 10;
+  cache.upsert_node(n);
+  QueueSpec q;
+  q.name = "q1";
+  cache.upsert_queue(q);
+  PodGroupSpec pg;
+  pg.ns = "c1";
+  pg.name = "pg1";
+  pg.queue = "q1";
+  pg.min_member = 1;
+  pg.phase = JobPhase::Inqueue;
+  cache.upsert_podgroup(pg);
+  PodSpec p;
+  p.ns = "c1";
+  p.name = "p-1";
+  p.podgroup = "pg1";
+  p.requests = {{"cpu", 1000}, {"memory", 1e9}};
+  p.phase = PodPhase::Pending;
+  cache.upsert_pod(p);
+  return cache;
+}
+
+// The C++ SDK's one-line options: the table built from the declarations (names, types,
+// defaults as text), and the plugin reading the value the config gives.
+TEST_F(PolicyTest, SdkOptionDeclarationsBuildTheTableAndReadTheValue) {
+  PluginCatalog cat = PluginCatalog::scan({dir_ / "p"});  // keeps the library (its strings)
+  const PluginInfo& info = cat.find("testcpp")->info();
+  ASSERT_EQ(info.options.size(), 2u);
+  EXPECT_STREQ(info.options[0].name, "testcpp.factor");
+  EXPECT_EQ(info.options[0].type, CAL_OPT_DOUBLE);
+  EXPECT_STREQ(info.options[0].default_value, "1.5");
+  EXPECT_STREQ(info.options[0].description, "score factor");
+  EXPECT_STREQ(info.options[1].name, "testcpp.name");
+  EXPECT_EQ(info.options[1].type, CAL_OPT_STRING);
+  EXPECT_EQ(info.options[1].default_value, nullptr);
+
+  for (auto [args, score] : {std::pair<std::string, double>{"", 1.0},
+                             {"arguments = { \"testcpp.factor\" = 3.0 }\n", 2.0}}) {
+    SchedulerConfig c = config("[[tiers]]\n[[tiers.plugins]]\nname = \"testcpp\"\n" + args);
+    auto policy = build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
+    Cache cache = one_pod_cluster();
+    auto s = Session::open(cache, policy, 0);
+    std::vector<double> scores;
+    s->node_scores(s->job("c1/pg1")->tasks.at(0), {s->node("n1")}, scores);
+    EXPECT_EQ(scores.at(0), score) << args;
+  }
+}
+
+// A plugin reading an option it did not declare in kOptions: its open() fails, naming the
+// option, and the session runs without it.
+TEST_F(PolicyTest, SdkReadingAnUndeclaredOptionFailsOpen) {
+  put("testcpp_undeclared");
+  SchedulerConfig c = config("[[tiers]]\n[[tiers.plugins]]\nname = \"testcpp_undeclared\"\n");
+  auto policy = build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
+  Cache cache = one_pod_cluster();
+  std::string log = logged([&] {
+    auto s = Session::open(cache, policy, 0);
+    EXPECT_FALSE(s->has_point(Point::NodeOrder));
+  });
+  EXPECT_EQ(log, "error plugin testcpp_undeclared: open failed (option 'testcpp.forgotten' is "
+                 "read but not declared in the plugin's kOptions); this session runs without "
+                 "it\n");
+}
+
 // The 1.1 slots of a plugin stamped 1.0 are never called in a session: its 1.0 predicate
 // (every node passes) and node_order (1) answer, not predicate_many (every node fails) and
 // node_order_many (1000). The same descriptor stamped 1.1 shows the slots are otherwise used.
@@ -482,29 +571,7 @@ TEST_F(PolicyTest, OneOneSlotsOfAOneZeroPluginAreNotCalled) {
   auto run = [&](const std::string& name) {
     SchedulerConfig c = config("[[tiers]]\n[[tiers.plugins]]\nname = \"" + name + "\"\n");
     auto policy = build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
-    Cache cache;
-    NodeSpec n;
-    n.name = "n1";
-    n.allocatable = {{"cpu", 4000}, {"memory", 8e9}};
-    n.max_pods = 10;
-    cache.upsert_node(n);
-    QueueSpec q;
-    q.name = "q1";
-    cache.upsert_queue(q);
-    PodGroupSpec pg;
-    pg.ns = "c1";
-    pg.name = "pg1";
-    pg.queue = "q1";
-    pg.min_member = 1;
-    pg.phase = JobPhase::Inqueue;
-    cache.upsert_podgroup(pg);
-    PodSpec p;
-    p.ns = "c1";
-    p.name = "p-1";
-    p.podgroup = "pg1";
-    p.requests = {{"cpu", 1000}, {"memory", 1e9}};
-    p.phase = PodPhase::Pending;
-    cache.upsert_pod(p);
+    Cache cache = one_pod_cluster();
     auto s = Session::open(cache, policy, 0);
     const TaskInfo* t = s->job("c1/pg1")->tasks.at(0);
     NodeInfo* node = s->node("n1");
@@ -525,24 +592,6 @@ TEST_F(PolicyTest, OneOneSlotsOfAOneZeroPluginAreNotCalled) {
   EXPECT_EQ(new_answer.code, CAL_UNSCHEDULABLE);
   EXPECT_EQ(new_answer.reason, "the 1.1 slot predicate_many was called");
   EXPECT_EQ(new_answer.score, 1000);
-}
-
-// What the log says while `f` runs (the default logger, swapped for one into a string).
-template <class F>
-std::string logged(F&& f) {
-  std::ostringstream out;
-  auto old = spdlog::default_logger();
-  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out);
-  sink->set_pattern("%l %v");
-  spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", sink));
-  try {
-    f();
-  } catch (...) {
-    spdlog::set_default_logger(old);
-    throw;
-  }
-  spdlog::set_default_logger(old);
-  return out.str();
 }
 
 // An `enable` list naming only points the plugin does not implement: kube-scheduler's
