@@ -30,7 +30,7 @@
 // predicate_many / node_order_many slots, the same method in a loop, so the host makes one
 // call per run of nodes. A plugin that can do better over a run (work out what a task
 // needs once) defines node_order_many(Task, const cal_node* const*, size_t, double*)
-// itself, writing scores[i] for nodes[i].
+// itself, writing scores[i] for nodes[i], and lists Hook::node_order_many.
 //
 // Guarantee: no exception leaves a callback. Each trampoline catches everything; the
 // message is logged with the plugin's name and the call returns the point's neutral or
@@ -1276,7 +1276,9 @@ const cal_plugin* descriptor() {
 
 }  // namespace detail
 
-// Helper to declare one option.
+// One cal_option entry, for a plugin that writes its table itself in a static options()
+// returning std::vector<cal_option> (the form before kOptions; it still works, but then the
+// key, type and default are written again where the option is read: prefer kOptions).
 inline cal_option option(const char* name, cal_option_type type, const char* def,
                          const char* description) {
   return cal_option{sizeof(cal_option), name, type, def, description};
