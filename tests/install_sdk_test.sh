@@ -33,6 +33,18 @@ incdir=$(echo "$cflags" | sed -n 's/^-I\([^ ]*\).*/\1/p')
 for h in plugin.h sdk.hpp resources.hpp; do
   [ -f "$incdir/caldera/$h" ] || { echo "FAIL: $incdir/caldera/$h missing (cflags: $cflags)"; exit 1; }
 done
+# One source for the ABI version: CAL_ABI_MAJOR / CAL_ABI_MINOR of plugin.h. The .pc file's
+# abi_major / abi_minor say the same, for the source header and the installed one.
+abi_of() { sed -n "s/^#define $2 \([0-9][0-9]*\)[[:space:]]*\$/\1/p" "$1"; }
+hdr="$src/sdk/c-abi/caldera/plugin.h"
+h_abi="$(abi_of "$hdr" CAL_ABI_MAJOR).$(abi_of "$hdr" CAL_ABI_MINOR)"
+i_abi="$(abi_of "$incdir/caldera/plugin.h" CAL_ABI_MAJOR).$(abi_of "$incdir/caldera/plugin.h" CAL_ABI_MINOR)"
+pc_abi="$($pkgconfig --variable=abi_major caldera-sdk).$($pkgconfig --variable=abi_minor caldera-sdk)"
+case "$h_abi" in [0-9]*.[0-9]*) ;; *) echo "FAIL: no ABI version found in $hdr"; exit 1;; esac
+[ "$pc_abi" = "$h_abi" ] ||
+  { echo "FAIL: caldera-sdk.pc says ABI $pc_abi, plugin.h says $h_abi"; exit 1; }
+[ "$i_abi" = "$h_abi" ] ||
+  { echo "FAIL: the installed plugin.h says ABI $i_abi, the source says $h_abi"; exit 1; }
 plugindir=$($pkgconfig --variable=plugindir caldera-sdk)
 [ -d "$plugindir" ] || { echo "FAIL: plugin folder $plugindir (from the .pc file) missing"; exit 1; }
 
@@ -57,6 +69,8 @@ out=$(TMPDIR="$work/tmp" "$caldera" --plugin-dir "$plugindir" plugins list)
 echo "$out"
 echo "$out" | grep -q '^spread  *1\.0\.0  *1\.1  .*spread\.so  *node_order$' ||
   { echo "FAIL: spread not listed by caldera plugins list"; exit 1; }
+echo "$out" | head -n 1 | grep -q "^host ABI $h_abi " ||
+  { echo "FAIL: caldera plugins list does not say host ABI $h_abi first"; exit 1; }
 echo "$out" | grep -q '^binpack ' || { echo "FAIL: the shipped plugins are not listed"; exit 1; }
 if echo "$out" | grep -q 'failed to load'; then echo "FAIL: some plugin failed to load"; exit 1; fi
 

@@ -50,6 +50,10 @@ int plugins_list(const Common& c, const std::filesystem::path& config) {
     SchedulerConfig cfg = config_for_plugins(c, config);
     PluginCatalog cat = PluginCatalog::scan(cfg.plugin_dirs);
 
+    // The host's ABI, from the same macros the plugins' are read with (caldera/plugin.h):
+    // a plugin of major CAL_ABI_MAJOR and a minor up to CAL_ABI_MINOR loads.
+    fmt::print("host ABI {}.{} (loads plugins built for ABI {}.0 to {}.{})\n\n", CAL_ABI_MAJOR,
+               CAL_ABI_MINOR, CAL_ABI_MAJOR, CAL_ABI_MAJOR, CAL_ABI_MINOR);
     size_t wn = 4, wv = 7, wf = 4;
     for (const auto& lib : cat.plugins()) {
       wn = std::max(wn, lib->info().name.size());
@@ -99,7 +103,7 @@ int plugins_describe(const Common& c, const std::filesystem::path& config, const
     if (!i.description.empty()) fmt::print("  {}\n", i.description);
     fmt::print("file:   {}\n", i.file.string());
     fmt::print("sha256: {}\n", i.sha256);
-    fmt::print("ABI:    {}\n", abi_text(i.abi_version));
+    fmt::print("ABI:    {} (host {})\n", abi_text(i.abi_version), abi_text(CAL_ABI_VERSION));
     fmt::print("points: {}\n", points_text(i.implemented));
     const cal_plugin* d = lib->descriptor();
     fmt::print("node callbacks may run in parallel: {}\n",

@@ -330,7 +330,7 @@ PointSet implemented_points(const cal_plugin* d) {
   mark(d->job_enqueueable || d->job_enqueued, Point::JobEnqueueable);
   mark(d->job_starving, Point::JobStarving);
   mark(d->victim_tasks, Point::VictimTasks);
-  // Slots after 1.0: only when the descriptor is large enough to hold them.
+  // Slots after 1.0: only when the descriptor's minor and size both cover them.
   mark(CAL_PLUGIN_HAS(d, hyper_node_order), Point::HyperNodeOrder);
   mark(CAL_PLUGIN_HAS(d, predicate_many), Point::Predicate);
   mark(CAL_PLUGIN_HAS(d, node_order_many), Point::NodeOrder);
@@ -462,6 +462,42 @@ std::shared_ptr<PluginLibrary> PluginLibrary::load(const fs::path& file) {
                                  "digits, '-', '_' and '.'",
                                  f, name));
 
+  // Reserved words: every word of cal_plugin.reserved[] (the room no minor up to this
+  // host's defines) that lies inside the descriptor must be zero. A non-zero one means the
+  // descriptor was not built from this header for the minor it is stamped with, or was
+  // not zeroed; the host cannot tell what it is meant to be, so it refuses the plugin.
+  const size_t known = std::min<size_t>(d->struct_size, sizeof(cal_plugin));
+  constexpr size_t kReservedAt = offsetof(cal_plugin, reserved);
+  for (size_t off = kReservedAt; off + sizeof(void*) <= known; off += sizeof(void*)) {
+    void* word = nullptr;
+    std::memcpy(&word, reinterpret_cast<const unsigned char*>(d) + off, sizeof word);
+    if (word)
+      throw InputError(fmt::format(
+          "{}: plugin '{}' (ABI {}) has reserved word {} of its descriptor set "
+          "(cal_plugin.reserved[{}], byte {} of {}); reserved words must be zero: rebuild it "
+          "against caldera-sdk {} from an unmodified caldera/plugin.h, with the descriptor "
+          "zeroed (memset or = {{0}}) and no slot newer than ABI {}",
+          f, name, version_str(abi), (off - kReservedAt) / sizeof(void*),
+          (off - kReservedAt) / sizeof(void*), off, d->struct_size,
+          version_str(CAL_ABI_VERSION), version_str(abi)));
+  }
+
+  // The host's own copy of the descriptor, holding only what the plugin's minor defines
+  // and its struct_size covers (CAL_PLUGIN_COVERED): a plugin stamped 1.0 has its 1.1
+  // slots ignored even when its struct_size reaches them (they were reserved words in
+  // 1.0, which the 1.0 host never read). Every later read of the descriptor, by the
+  // loader, the policy and the session, reads this copy.
+  const size_t covered = CAL_PLUGIN_COVERED(d);
+  std::memset(&pl->desc_, 0, sizeof pl->desc_);
+  std::memcpy(&pl->desc_, d, covered);
+  pl->desc_.struct_size = static_cast<uint32_t>(covered);
+  d = &pl->desc_;
+  if (!d->open || !d->close)
+    throw InputError(fmt::format(
+        "{}: plugin '{}' has no {} function: a descriptor must set both open and close "
+        "(caldera/plugin.h); rebuild it with them",
+        f, name, !d->open && !d->close ? "open or close" : !d->open ? "open" : "close"));
+
   PluginInfo& info = pl->info_;
   info.name = name;
   info.version = d->version ? d->version : "";
@@ -472,7 +508,6 @@ std::shared_ptr<PluginLibrary> PluginLibrary::load(const fs::path& file) {
   info.sha256 = sha256_hex(bytes);
   info.implemented = implemented_points(d);
   info.options = read_options(file, name, d);
-  pl->desc_ = d;
   return pl;
 }
 

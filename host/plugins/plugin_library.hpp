@@ -39,7 +39,9 @@ class PluginLibrary {
  public:
   // Loads `file` (from a private copy), calls its entry with the host table, and checks the
   // descriptor: ABI major equal, minor not newer than the host's, struct size, name
-  // present, options well formed. Throws InputError naming the file, both versions and
+  // present, every reserved word inside struct_size zero, open and close set, options well
+  // formed. Keeps a copy of the descriptor with only the slots the plugin's minor defines
+  // (descriptor()). Throws InputError naming the file, both versions and
   // what to rebuild on a mismatch; "not a caldera plugin" when the entry symbol is missing
   // or the file is not a loadable shared object.
   static std::shared_ptr<PluginLibrary> load(const std::filesystem::path& file);
@@ -54,14 +56,17 @@ class PluginLibrary {
   static void remove_private_copies_of(long pid);
 
   const PluginInfo& info() const { return info_; }
-  const cal_plugin* descriptor() const { return desc_; }
+  // The host's copy of the plugin's descriptor: the bytes its ABI minor defines and its
+  // struct_size covers (struct_size is set to that), the rest zero; pointers in it point
+  // into the library.
+  const cal_plugin* descriptor() const { return &desc_; }
 
  private:
   PluginLibrary() = default;
   struct Impl;
   std::unique_ptr<Impl> impl_;  // holds the boost::dll::shared_library and the copy's path
   PluginInfo info_;
-  const cal_plugin* desc_ = nullptr;
+  cal_plugin desc_{};
 };
 
 // The plugins found in the plugin dirs: every *.so, loaded and checked. Files that fail to

@@ -132,16 +132,39 @@ std::shared_ptr<const Policy> build_policy(const SchedulerConfig& config,
       cp.name = pc.name;
       cp.hierarchy = pc.hierarchy;
       cp.points = PointSet::none();
+      std::string lacking;  // points the `enable` list names that the plugin does not extend
+      bool takes_part = false;
       for (int i = 0; i < kPointCount; ++i) {
         auto p = static_cast<Point>(i);
         if (!pc.points.has(p)) continue;
-        if (info.implemented.has(p))
+        if (info.implemented.has(p)) {
           cp.points.add(p);
-        else if (pc.enabled_explicitly.has(p))
-          // Volcano allows enabling a point a plugin has no function for; it is a no-op.
-          spdlog::debug("{}{} ({}): enables '{}', which plugin '{}' ({}) does not implement",
-                       where(pc.src), object, pc.name, point_name(p), pc.name,
-                       info.file.string());
+          takes_part = true;
+        } else if (pc.enabled_explicitly.has(p)) {
+          lacking += fmt::format("{}{}", lacking.empty() ? "" : ", ", point_name(p));
+        }
+      }
+      // An `enable` list naming a point the plugin does not implement, in kube-scheduler's
+      // words ("plugin %q does not extend %s plugin"). When the list names nothing the
+      // plugin implements, the plugin would take part in nothing: a config error. When it
+      // also names points the plugin implements, the rest is a no-op, as in Volcano (whose
+      // shipped and test configs enable points on every plugin of a tier): a warning.
+      // Points left to the default (no enable list) are never reported.
+      if (!lacking.empty()) {
+        std::string implemented;
+        for (int i = 0; i < kPointCount; ++i)
+          if (info.implemented.has(static_cast<Point>(i)))
+            implemented += fmt::format("{}{}", implemented.empty() ? "" : ", ",
+                                       point_name(static_cast<Point>(i)));
+        std::string msg = fmt::format("{}{} ({}): plugin \"{}\" does not extend {}",
+                                      where(pc.src), object, pc.name, pc.name, lacking);
+        if (!takes_part)
+          throw InputError(fmt::format(
+              "{}: 'enable' names only points the plugin does not implement, so it would take "
+              "part in nothing; it implements {} ({})",
+              msg, implemented.empty() ? "none" : implemented, info.file.string()));
+        spdlog::warn("{}; that part of 'enable' has no effect (the plugin implements {})", msg,
+                     implemented);
       }
       Args args =
           Args::validate(fmt::format("{} ({})", object, pc.name), info.options, pc.arguments);

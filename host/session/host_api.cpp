@@ -324,10 +324,18 @@ const double* h_node_table(const cal_session* s, cal_node_field f) {
 cal_host_api make_table() {
   cal_host_api h;
   std::memset(&h, 0, sizeof h);
+  // Grouped and ordered as cal_host_api in caldera/plugin.h: each group is headed as there,
+  // and a function added in a later minor goes at the end, in its own "added in 1.N" group.
+  // abi_freeze_test checks that every member is set.
+
+  // ===== 1.0 ============================================================================
   h.struct_size = sizeof h;
   h.abi_version = CAL_ABI_VERSION;
+  // --- logging
   h.log = h_log;
+  // --- status helper
   h.status_set = h_status_set;
+  // --- arguments (validated against the plugin's option table)
   h.arg_is_set = h_arg_is_set;
   h.arg_bool = h_arg_bool;
   h.arg_int = h_arg_int;
@@ -335,6 +343,7 @@ cal_host_api make_table() {
   h.arg_string = h_arg_string;
   h.arg_count = h_arg_count;
   h.arg_name = h_arg_name;
+  // --- session
   h.resource_count = h_resource_count;
   h.resource_name = h_resource_name;
   h.resource_id = h_resource_id;
@@ -348,6 +357,7 @@ cal_host_api make_table() {
   h.queue_at = h_queue_at;
   h.queue_by_name = h_queue_by_name;
   h.node_by_name = h_node_by_name;
+  // --- jobs
   h.job_name = h_job_name;
   h.job_namespace = h_job_namespace;
   h.job_queue = h_job_queue;
@@ -372,6 +382,7 @@ cal_host_api make_table() {
   h.job_total_request = h_job_total_request;
   h.job_min_resources = h_job_min_resources;
   h.job_set_pending_reason = h_job_set_pending_reason;
+  // --- tasks
   h.task_name = h_task_name;
   h.task_job = h_task_job;
   h.task_node = h_task_node;
@@ -391,6 +402,7 @@ cal_host_api make_table() {
   h.task_selector_value = h_task_selector_value;
   h.task_toleration_count = h_task_toleration_count;
   h.task_toleration_at = h_task_toleration_at;
+  // --- nodes
   h.node_name = h_node_name;
   h.node_allocatable = h_node_allocatable;
   h.node_idle = h_node_idle;
@@ -409,6 +421,7 @@ cal_host_api make_table() {
   h.node_taint_at = h_node_taint_at;
   h.node_task_count = h_node_task_count;
   h.node_task_at = h_node_task_at;
+  // --- queues
   h.queue_name = h_queue_name;
   h.queue_weight = h_queue_weight;
   h.queue_capability = h_queue_capability;
@@ -419,18 +432,24 @@ cal_host_api make_table() {
   h.queue_state = h_queue_state;
   h.queue_parent = h_queue_parent;
   h.queue_created = h_queue_created;
+  // --- more task and argument access
   h.task_priority_class = h_task_priority_class;
   h.arg_hierarchy = h_arg_hierarchy;
   h.task_set_annotation = h_task_set_annotation;
+  // --- annotations and NUMA layout
   h.job_annotation = h_job_annotation;
   h.node_annotation = h_node_annotation;
   h.node_numa_count = h_node_numa_count;
   h.node_numa_cpu = h_node_numa_cpu;
   h.node_numa_memory = h_node_numa_memory;
   h.node_topology_policy = h_node_topology_policy;
+
+  // ===== added in 1.1 (starts at CAL_HOST_API_V1_0_SIZE) ================================
+  // --- added in 1.1: per-node state in arrays, Kubernetes' view of a node
   h.node_index = h_node_index;
   h.node_pod_requests = h_node_pod_requests;
   h.node_pod_requests_nonzero = h_node_pod_requests_nonzero;
+  // --- added in 1.1: network topology, HyperNodes
   h.hypernode_count = h_hypernode_count;
   h.hypernode_at = h_hypernode_at;
   h.hypernode_name = h_hypernode_name;
@@ -443,6 +462,7 @@ cal_host_api make_table() {
   h.hypernode_lca = h_hypernode_lca;
   h.job_network_topology = h_job_network_topology;
   h.job_allocated_hypernode = h_job_allocated_hypernode;
+  // --- added in 1.1: node state as tables
   h.node_table = h_node_table;
   return h;
 }

@@ -1,14 +1,25 @@
 /* One source, several test plugins: each build sets one VARIANT_* macro to produce a
  * descriptor the loader must accept or refuse (see tests/plugins/meson.build).
- *   VARIANT_OLD_SIZE     struct_size == CAL_PLUGIN_V1_0_SIZE (a plugin from before any
- *                        appended slot): accepted
- *   VARIANT_NEWER_MINOR  ABI 1.7: refused (newer than the host)
- *   VARIANT_OTHER_MAJOR  ABI 2.0: refused
- *   VARIANT_NULL         the entry returns NULL: refused
- *   VARIANT_NO_NAME      empty name: refused
- *   VARIANT_BAD_OPTIONS  a family with a default: refused
- *   VARIANT_BAD_DEFAULT  an INT option whose default is "ten": refused
- *   VARIANT_SMALL        struct_size smaller than ABI 1.0's: refused */
+ *   VARIANT_V1_0          a real 1.0 build: stamped 1.0, struct_size = sizeof(cal_plugin) as
+ *                         the 1.0 header wrote it (the same 384 bytes: the 1.1 slots came
+ *                         out of its reserved room), 1.0 slots only: accepted
+ *   VARIANT_V1_0_SHORT    stamped 1.0, struct_size = CAL_PLUGIN_V1_0_SIZE (a descriptor
+ *                         declared without the reserved room, the smallest accepted): accepted
+ *   VARIANT_V1_0_SETS_1_1 stamped 1.0, full struct_size, and also sets the 1.1 slots
+ *                         (predicate_many, node_order_many, hyper_node_order) with answers
+ *                         that differ from its 1.0 slots: accepted, the 1.1 slots ignored
+ *   VARIANT_V1_1_SETS_1_1 the same descriptor stamped 1.1 (the control: the host uses them)
+ *   VARIANT_RESERVED      stamped 1.1 with reserved[2] non-zero: refused
+ *   VARIANT_RESERVED_PAST reserved[0] non-zero but outside struct_size
+ *                         (CAL_PLUGIN_V1_1_SIZE): accepted, the word is not the plugin's
+ *   VARIANT_NO_OPEN       open and close NULL: refused
+ *   VARIANT_NEWER_MINOR   ABI 1.7: refused (newer than the host)
+ *   VARIANT_OTHER_MAJOR   ABI 2.0: refused
+ *   VARIANT_NULL          the entry returns NULL: refused
+ *   VARIANT_NO_NAME       empty name: refused
+ *   VARIANT_BAD_OPTIONS   a family with a default: refused
+ *   VARIANT_BAD_DEFAULT   an INT option whose default is "ten": refused
+ *   VARIANT_SMALL         struct_size smaller than ABI 1.0's: refused */
 #include <string.h>
 
 #include "caldera/plugin.h"
@@ -16,6 +27,9 @@
 #ifndef VARIANT_NAME
 #define VARIANT_NAME "variant"
 #endif
+
+#define ABI_1_0 ((uint32_t)(1u << 16))
+#define ABI_1_1 ((uint32_t)((1u << 16) | 1u))
 
 #if defined(VARIANT_BAD_OPTIONS)
 static const cal_option bad_options[] = {
@@ -27,12 +41,76 @@ static const cal_option bad_default[] = {
 };
 #endif
 
+static int state;
+
+static void *open_fn(cal_session *s, const cal_args *a, cal_code *code, cal_status *st) {
+  (void)s;
+  (void)a;
+  (void)code;
+  (void)st;
+  return &state;
+}
+
+static void close_fn(void *self) { (void)self; }
+
 static int job_order(void *self, const cal_job *l, const cal_job *r) {
   (void)self;
   (void)l;
   (void)r;
   return 0;
 }
+
+#if defined(VARIANT_V1_0_SETS_1_1) || defined(VARIANT_V1_1_SETS_1_1)
+/* The 1.0 slots: every node passes and scores 1. */
+static cal_code predicate(void *self, const cal_task *t, const cal_node *n, cal_status *st) {
+  (void)self;
+  (void)t;
+  (void)n;
+  (void)st;
+  return CAL_SUCCESS;
+}
+static cal_code node_order(void *self, const cal_task *t, const cal_node *n, double *score,
+                           cal_status *st) {
+  (void)self;
+  (void)t;
+  (void)n;
+  (void)st;
+  *score = 1;
+  return CAL_SUCCESS;
+}
+/* The 1.1 slots: every node fails with a reason that says so, and scores 1000. */
+static void predicate_many(void *self, const cal_task *t, const cal_node *const *nodes,
+                           size_t n, cal_code *codes, const char **reasons) {
+  size_t i;
+  (void)self;
+  (void)t;
+  (void)nodes;
+  for (i = 0; i < n; ++i) {
+    codes[i] = CAL_UNSCHEDULABLE;
+    reasons[i] = "the 1.1 slot predicate_many was called";
+  }
+}
+static cal_code node_order_many(void *self, const cal_task *t, const cal_node *const *nodes,
+                                size_t n, double *scores, cal_status *st) {
+  size_t i;
+  (void)self;
+  (void)t;
+  (void)nodes;
+  (void)st;
+  for (i = 0; i < n; ++i) scores[i] = 1000;
+  return CAL_SUCCESS;
+}
+static cal_code hyper_node_order(void *self, const cal_job *j, const cal_hypernode *const *h,
+                                 size_t n, double *scores, cal_status *st) {
+  (void)self;
+  (void)j;
+  (void)h;
+  (void)n;
+  (void)scores;
+  (void)st;
+  return CAL_SUCCESS;
+}
+#endif
 
 static cal_plugin desc;
 
@@ -44,9 +122,35 @@ CALDERA_PLUGIN_ENTRY(h, abi) {
   desc.abi_version = CAL_ABI_VERSION;
   desc.name = VARIANT_NAME;
   desc.version = "0.0.1";
+  desc.open = open_fn;
+  desc.close = close_fn;
   desc.job_order = job_order;
-#if defined(VARIANT_OLD_SIZE)
+#if defined(VARIANT_V1_0)
+  desc.abi_version = ABI_1_0;
+#elif defined(VARIANT_V1_0_SHORT)
+  desc.abi_version = ABI_1_0;
   desc.struct_size = (uint32_t)CAL_PLUGIN_V1_0_SIZE;
+#elif defined(VARIANT_V1_0_SETS_1_1) || defined(VARIANT_V1_1_SETS_1_1)
+#if defined(VARIANT_V1_0_SETS_1_1)
+  desc.abi_version = ABI_1_0;
+#else
+  desc.abi_version = ABI_1_1;
+#endif
+  desc.predicate = predicate;
+  desc.node_order = node_order;
+  desc.predicate_many = predicate_many;
+  desc.node_order_many = node_order_many;
+  desc.hyper_node_order = hyper_node_order;
+#elif defined(VARIANT_RESERVED)
+  desc.abi_version = ABI_1_1;
+  desc.reserved[2] = &desc;
+#elif defined(VARIANT_RESERVED_PAST)
+  desc.abi_version = ABI_1_1;
+  desc.struct_size = (uint32_t)CAL_PLUGIN_V1_1_SIZE;
+  desc.reserved[0] = &desc;
+#elif defined(VARIANT_NO_OPEN)
+  desc.open = NULL;
+  desc.close = NULL;
 #elif defined(VARIANT_NEWER_MINOR)
   desc.abi_version = (1u << 16) | 7u;
 #elif defined(VARIANT_OTHER_MAJOR)

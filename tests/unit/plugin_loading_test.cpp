@@ -6,16 +6,22 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <sstream>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
 
+#include "host/cache/cache.hpp"
 #include "host/cli/commands.hpp"
 #include "host/config/config.hpp"
 #include "host/plugins/plugin_library.hpp"
 #include "host/plugins/policy.hpp"
+#include "host/session/session.hpp"
 #include "host/util/sha256.hpp"
+
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
 namespace caldera {
 namespace {
@@ -152,12 +158,57 @@ TEST_F(PluginLoading, PrivateCopyIsRemovedAtUnload) {
   EXPECT_EQ(copies(), 0);
 }
 
-TEST_F(PluginLoading, OlderDescriptorSizeLoads) {
-  // A descriptor exactly as large as ABI 1.0's (built before any slot was appended).
-  auto lib = PluginLibrary::load(plugin("old_size"));
-  EXPECT_EQ(lib->info().name, "old_size");
+TEST_F(PluginLoading, OneZeroDescriptorsLoad) {
+  // A descriptor as the 1.0 header built it: stamped 1.0, sizeof(cal_plugin) (384 bytes at
+  // 1.0 too). The host keeps the bytes 1.0 defines.
+  auto lib = PluginLibrary::load(plugin("v1_0"));
+  EXPECT_EQ(lib->info().name, "v1_0");
+  EXPECT_EQ(lib->info().abi_version, 1u << 16);
   EXPECT_EQ(lib->descriptor()->struct_size, CAL_PLUGIN_V1_0_SIZE);
   EXPECT_EQ(lib->info().implemented, points({Point::JobOrder}));
+  // One that ends at its last 1.0 slot, the smallest descriptor accepted.
+  auto short_lib = PluginLibrary::load(plugin("v1_0_short"));
+  EXPECT_EQ(short_lib->descriptor()->struct_size, CAL_PLUGIN_V1_0_SIZE);
+  EXPECT_EQ(short_lib->info().implemented, points({Point::JobOrder}));
+}
+
+// A plugin stamped 1.0 whose descriptor also sets the 1.1 slots (its struct_size reaches
+// them): the host ignores them, as a 1.0 host did. The same descriptor stamped 1.1 has them.
+TEST_F(PluginLoading, OneOneSlotsOfAOneZeroPluginAreIgnored) {
+  auto old_lib = PluginLibrary::load(plugin("v1_0_sets_1_1"));
+  EXPECT_EQ(old_lib->info().implemented,
+            points({Point::JobOrder, Point::Predicate, Point::NodeOrder}));
+  const cal_plugin* d = old_lib->descriptor();
+  EXPECT_NE(d->predicate, nullptr);
+  EXPECT_NE(d->node_order, nullptr);
+  EXPECT_EQ(d->predicate_many, nullptr);
+  EXPECT_EQ(d->node_order_many, nullptr);
+  EXPECT_EQ(d->hyper_node_order, nullptr);
+  EXPECT_FALSE(CAL_PLUGIN_HAS(d, predicate_many));
+
+  auto new_lib = PluginLibrary::load(plugin("v1_1_sets_1_1"));
+  EXPECT_EQ(new_lib->info().implemented, points({Point::JobOrder, Point::Predicate,
+                                                 Point::NodeOrder, Point::HyperNodeOrder}));
+  EXPECT_NE(new_lib->descriptor()->predicate_many, nullptr);
+  EXPECT_EQ(new_lib->descriptor()->struct_size, CAL_PLUGIN_V1_1_SIZE);
+}
+
+TEST_F(PluginLoading, NonZeroReservedWordIsRefused) {
+  std::string f = plugin("reserved").string();
+  EXPECT_EQ(load_error(plugin("reserved")),
+            f + ": plugin 'reserved' (ABI 1.1) has reserved word 2 of its descriptor set "
+                "(cal_plugin.reserved[2], byte 296 of 384); reserved words must be zero: "
+                "rebuild it against caldera-sdk 1.1 from an unmodified caldera/plugin.h, with "
+                "the descriptor zeroed (memset or = {0}) and no slot newer than ABI 1.1");
+  // A word past the descriptor's struct_size is not the plugin's: never read.
+  EXPECT_EQ(load_error(plugin("reserved_past")), "");
+}
+
+TEST_F(PluginLoading, OpenAndCloseAreRequired) {
+  EXPECT_EQ(load_error(plugin("no_open")),
+            plugin("no_open").string() +
+                ": plugin 'no_open' has no open or close function: a descriptor must set both "
+                "open and close (caldera/plugin.h); rebuild it with them");
 }
 
 TEST_F(PluginLoading, NewerMinorIsRefused) {
@@ -273,12 +324,15 @@ TEST_F(PluginLoading, CatalogOfTheTestPluginFolder) {
   PluginCatalog cat = PluginCatalog::scan({kTestPlugins});
   std::vector<std::string> names;
   for (const auto& l : cat.plugins()) names.push_back(l->info().name);
-  EXPECT_EQ(names, (std::vector<std::string>{"old_size", "testc", "testcpp"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"reserved_past", "testc", "testcpp",
+                                              "testcpp_undeclared", "v1_0", "v1_0_sets_1_1",
+                                              "v1_0_short", "v1_1_sets_1_1"}));
   std::vector<std::string> failed;
   for (const auto& f : cat.failures()) failed.push_back(f.file.filename().string());
   EXPECT_EQ(failed, (std::vector<std::string>{"bad_default.so", "bad_options.so", "newer_minor.so",
-                                              "no_entry.so", "no_name.so", "null_entry.so",
-                                              "other_major.so", "small_desc.so", "unresolved.so"}));
+                                              "no_entry.so", "no_name.so", "no_open.so",
+                                              "null_entry.so", "other_major.so", "reserved.so",
+                                              "small_desc.so", "unresolved.so"}));
 }
 
 TEST_F(PluginLoading, DuplicateNamesAreAnErrorNamingBothFiles) {
@@ -371,7 +425,8 @@ hierarchy = true
   EXPECT_EQ(tc.name, "testc");
   EXPECT_EQ(tc.desc, cat.find("testc")->descriptor());
   EXPECT_EQ(tc.desc, cat.find("testc")->descriptor());
-  // Enabled AND implemented: best_node is enabled but not implemented (a warning only).
+  // Enabled AND implemented: best_node is enabled but not implemented (a warning only, as
+  // the plugin takes part in job_order).
   EXPECT_EQ(tc.points, points({Point::JobOrder}));
   EXPECT_FALSE(tc.hierarchy);
   EXPECT_EQ(tc.args->get_int("testc.weight"), 5);
@@ -412,6 +467,168 @@ TEST_F(PolicyTest, WrongArgumentType) {
                      "arguments = { \"testc.enabled\" = 1 }\n"),
             file() + ":8:33: tiers[1].plugins[0] (testc): argument 'testc.enabled' expects a "
                      "boolean, got the integer 1");
+}
+
+// What the log says while `f` runs (the default logger, swapped for one into a string).
+template <class F>
+std::string logged(F&& f) {
+  std::ostringstream out;
+  auto old = spdlog::default_logger();
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out);
+  sink->set_pattern("%l %v");
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", sink));
+  try {
+    f();
+  } catch (...) {
+    spdlog::set_default_logger(old);
+    throw;
+  }
+  spdlog::set_default_logger(old);
+  return out.str();
+}
+
+// One node, one queue, one pending pod c1/p-1 of PodGroup c1/pg1.
+Cache one_pod_cluster() {
+  Cache cache;
+  NodeSpec n;
+  n.name = "n1";
+  n.allocatable = {{"cpu", 4000}, {"memory", 8e9}};
+  n.max_pods = 10;
+  cache.upsert_node(n);
+  QueueSpec q;
+  q.name = "q1";
+  cache.upsert_queue(q);
+  PodGroupSpec pg;
+  pg.ns = "c1";
+  pg.name = "pg1";
+  pg.queue = "q1";
+  pg.min_member = 1;
+  pg.phase = JobPhase::Inqueue;
+  cache.upsert_podgroup(pg);
+  PodSpec p;
+  p.ns = "c1";
+  p.name = "p-1";
+  p.podgroup = "pg1";
+  p.requests = {{"cpu", 1000}, {"memory", 1e9}};
+  p.phase = PodPhase::Pending;
+  cache.upsert_pod(p);
+  return cache;
+}
+
+// The C++ SDK's one-line options: the table built from the declarations (names, types,
+// defaults as text), and the plugin reading the value the config gives.
+TEST_F(PolicyTest, SdkOptionDeclarationsBuildTheTableAndReadTheValue) {
+  PluginCatalog cat = PluginCatalog::scan({dir_ / "p"});  // keeps the library (its strings)
+  const PluginInfo& info = cat.find("testcpp")->info();
+  ASSERT_EQ(info.options.size(), 2u);
+  EXPECT_STREQ(info.options[0].name, "testcpp.factor");
+  EXPECT_EQ(info.options[0].type, CAL_OPT_DOUBLE);
+  EXPECT_STREQ(info.options[0].default_value, "1.5");
+  EXPECT_STREQ(info.options[0].description, "score factor");
+  EXPECT_STREQ(info.options[1].name, "testcpp.name");
+  EXPECT_EQ(info.options[1].type, CAL_OPT_STRING);
+  EXPECT_EQ(info.options[1].default_value, nullptr);
+
+  for (auto [args, score] : {std::pair<std::string, double>{"", 1.0},
+                             {"arguments = { \"testcpp.factor\" = 3.0 }\n", 2.0}}) {
+    SchedulerConfig c = config("[[tiers]]\n[[tiers.plugins]]\nname = \"testcpp\"\n" + args);
+    auto policy = build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
+    Cache cache = one_pod_cluster();
+    auto s = Session::open(cache, policy, 0);
+    std::vector<double> scores;
+    s->node_scores(s->job("c1/pg1")->tasks.at(0), {s->node("n1")}, scores);
+    EXPECT_EQ(scores.at(0), score) << args;
+  }
+}
+
+// A plugin reading an option it did not declare in kOptions: its open() fails, naming the
+// option, and the session runs without it.
+TEST_F(PolicyTest, SdkReadingAnUndeclaredOptionFailsOpen) {
+  put("testcpp_undeclared");
+  SchedulerConfig c = config("[[tiers]]\n[[tiers.plugins]]\nname = \"testcpp_undeclared\"\n");
+  auto policy = build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
+  Cache cache = one_pod_cluster();
+  std::string log = logged([&] {
+    auto s = Session::open(cache, policy, 0);
+    EXPECT_FALSE(s->has_point(Point::NodeOrder));
+  });
+  EXPECT_EQ(log, "error plugin testcpp_undeclared: open failed (option 'testcpp.forgotten' is "
+                 "read but not declared in the plugin's kOptions); this session runs without "
+                 "it\n");
+}
+
+// The 1.1 slots of a plugin stamped 1.0 are never called in a session: its 1.0 predicate
+// (every node passes) and node_order (1) answer, not predicate_many (every node fails) and
+// node_order_many (1000). The same descriptor stamped 1.1 shows the slots are otherwise used.
+TEST_F(PolicyTest, OneOneSlotsOfAOneZeroPluginAreNotCalled) {
+  put("v1_0_sets_1_1");
+  put("v1_1_sets_1_1");
+  struct Answer {
+    cal_code code;
+    std::string reason;
+    double score;
+  };
+  auto run = [&](const std::string& name) {
+    SchedulerConfig c = config("[[tiers]]\n[[tiers.plugins]]\nname = \"" + name + "\"\n");
+    auto policy = build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
+    Cache cache = one_pod_cluster();
+    auto s = Session::open(cache, policy, 0);
+    const TaskInfo* t = s->job("c1/pg1")->tasks.at(0);
+    NodeInfo* node = s->node("n1");
+    const NodeInfo* nodes[1] = {node};
+    cal_code codes[1];
+    const std::string* plugins[1];
+    const char* reasons[1];
+    cal_status statuses[1];
+    s->predicate_codes(t, nodes, 1, codes, plugins, reasons, statuses);
+    std::vector<double> scores;
+    s->node_scores(t, {node}, scores);
+    return Answer{codes[0], reasons[0] ? reasons[0] : "", scores.at(0)};
+  };
+  Answer old_answer = run("v1_0_sets_1_1");
+  EXPECT_EQ(old_answer.code, CAL_SUCCESS) << old_answer.reason;
+  EXPECT_EQ(old_answer.score, 1);
+  Answer new_answer = run("v1_1_sets_1_1");
+  EXPECT_EQ(new_answer.code, CAL_UNSCHEDULABLE);
+  EXPECT_EQ(new_answer.reason, "the 1.1 slot predicate_many was called");
+  EXPECT_EQ(new_answer.score, 1000);
+}
+
+// An `enable` list naming only points the plugin does not implement: kube-scheduler's
+// "plugin X does not extend <point>", a config error.
+TEST_F(PolicyTest, EnablingOnlyPointsThePluginLacksIsAnError) {
+  EXPECT_EQ(error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"testcpp\"\n"
+                     "enable = [\"predicate\", \"job_ready\"]\n"),
+            file() + ":5:1: tiers[0].plugins[0] (testcpp): plugin \"testcpp\" does not extend "
+                     "predicate, job_ready: 'enable' names only points the plugin does not "
+                     "implement, so it would take part in nothing; it implements task_order, "
+                     "node_order, preemptable (" +
+                (dir_ / "p" / "testcpp.so").string() + ")");
+  // The same point it does implement is fine.
+  EXPECT_EQ(error_of("[[tiers]]\n[[tiers.plugins]]\nname = \"testcpp\"\n"
+                     "enable = [\"node_order\"]\n"),
+            "");
+}
+
+// Mixed with points it implements, the rest is a no-op as in Volcano, with a warning; no
+// enable list (or a disable list) says nothing about points the plugin lacks.
+TEST_F(PolicyTest, EnablingSomePointsThePluginLacksWarns) {
+  std::string log = logged([&] {
+    SchedulerConfig c = config("[[tiers]]\n[[tiers.plugins]]\nname = \"testcpp\"\n"
+                               "enable = [\"task_order\", \"predicate\"]\n");
+    auto policy = build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
+    EXPECT_EQ(policy->tiers[0][0].points, points({Point::TaskOrder}));
+  });
+  EXPECT_EQ(log, "warning " + file() + ":5:1: tiers[0].plugins[0] (testcpp): plugin \"testcpp\" "
+                 "does not extend predicate; that part of 'enable' has no effect (the plugin "
+                 "implements task_order, node_order, preemptable)\n");
+  log = logged([&] {
+    SchedulerConfig c = config("[[tiers]]\n[[tiers.plugins]]\nname = \"testcpp\"\n"
+                               "[[tiers.plugins]]\nname = \"testc\"\n"
+                               "disable = [\"preemptable\", \"job_ready\"]\n");
+    build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
+  });
+  EXPECT_EQ(log, "");
 }
 
 TEST_F(PolicyTest, ActionArgumentsAreCheckedAgainstTheAction) {
@@ -471,6 +688,12 @@ TEST_F(PolicyTest, PluginsListAndDescribe) {
   int rc = cli::plugins_list(c, {});
   std::string out = testing::internal::GetCapturedStdout();
   EXPECT_EQ(rc, 0);
+  const std::string host_abi = std::to_string(CAL_ABI_MAJOR) + "." + std::to_string(CAL_ABI_MINOR);
+  EXPECT_EQ(out.rfind("host ABI " + host_abi + " (loads plugins built for ABI " +
+                          std::to_string(CAL_ABI_MAJOR) + ".0 to " + host_abi + ")\n\n",
+                      0),
+            0u)
+      << out;
   EXPECT_TRUE(contains(out, "testc    1.2.3    1.1   " + (dir_ / "p" / "testc.so").string()))
       << out;
   EXPECT_TRUE(contains(out, "job_order,predicate,node_order,job_enqueueable")) << out;
@@ -486,6 +709,7 @@ TEST_F(PolicyTest, PluginsListAndDescribe) {
   EXPECT_EQ(rc, 0);
   EXPECT_TRUE(contains(out, "testc 1.2.3\n  test plugin written in C\n")) << out;
   EXPECT_TRUE(contains(out, "sha256: " + sha256_file(dir_ / "p" / "testc.so"))) << out;
+  EXPECT_TRUE(contains(out, "ABI:    1.1 (host " + host_abi + ")\n")) << out;
   EXPECT_TRUE(contains(out, "  testc.weight       int       2        an integer weight\n")) << out;
   EXPECT_TRUE(contains(out, "  testc.wait         duration  1m30s    a waiting time\n")) << out;
   EXPECT_TRUE(contains(out, "  testc.resources.*  int       -        one weight per resource\n"))

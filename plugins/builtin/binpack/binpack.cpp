@@ -33,34 +33,33 @@ class Binpack {
   static constexpr const char* kVersion = "1.0.0";
   static constexpr const char* kDescription =
       "prefers the nodes a task fills most, by weighted resource (Volcano's binpack)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::node_order);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
-  static std::vector<cal_option> options() {
-    return {
-        sdk::option("binpack.weight", CAL_OPT_INT, "1",
-                    "Weight of the binpack score (0 turns the score off)."),
-        sdk::option("binpack.cpu", CAL_OPT_INT, "1",
-                    "Weight of cpu in the binpack score (negative reads as 1)."),
-        sdk::option("binpack.memory", CAL_OPT_INT, "1",
-                    "Weight of memory in the binpack score (negative reads as 1)."),
-        sdk::option("binpack.resources", CAL_OPT_STRING, nullptr,
-                    "Comma-separated scalar resources to score too, e.g. "
-                    "\"nvidia.com/gpu, example.com/foo\"."),
-        sdk::option("binpack.resources.*", CAL_OPT_INT, nullptr,
-                    "binpack.resources.<name>: weight of a resource listed in "
-                    "binpack.resources (default 1; negative reads as 1)."),
-    };
-  }
+  static constexpr sdk::Int kWeight{"binpack.weight", 1,
+                                    "Weight of the binpack score (0 turns the score off)."};
+  static constexpr sdk::Int kCpu{"binpack.cpu", 1,
+                                 "Weight of cpu in the binpack score (negative reads as 1)."};
+  static constexpr sdk::Int kMemory{
+      "binpack.memory", 1, "Weight of memory in the binpack score (negative reads as 1)."};
+  static constexpr sdk::String kResources{
+      "binpack.resources", sdk::no_default,
+      "Comma-separated scalar resources to score too, e.g. \"nvidia.com/gpu, example.com/foo\"."};
+  static constexpr sdk::Family<sdk::Int> kResourceWeight{
+      "binpack.resources.*",
+      "binpack.resources.<name>: weight of a resource listed in binpack.resources (default 1; "
+      "negative reads as 1)."};
+  static constexpr auto kOptions = sdk::options(kWeight, kCpu, kMemory, kResources, kResourceWeight);
 
   Binpack(sdk::Session s, const sdk::Args& a)
-      : weight_(a.get_int("binpack.weight", 1)), weights_(s.resource_count()) {
-    int64_t cpu = a.get_int("binpack.cpu", 1);
+      : weight_(a.get(kWeight)), weights_(s.resource_count()) {
+    int64_t cpu = a.get(kCpu);
     if (cpu < 0) cpu = 1;
-    int64_t memory = a.get_int("binpack.memory", 1);
+    int64_t memory = a.get(kMemory);
     if (memory < 0) memory = 1;
 
-    for (const std::string& name : a.get_list("binpack.resources")) {
-      int64_t w = a.get_int(("binpack.resources." + name).c_str(), 1);
+    for (const std::string& name : a.get_list(kResources)) {
+      int64_t w = a.get(kResourceWeight, name).value_or(1);
       if (w < 0) w = 1;
       const int32_t id = s.resource_id(name.c_str());
       if (id >= 0) weights_[static_cast<size_t>(id)] = w;  // else nothing requests it

@@ -58,7 +58,6 @@ using caldera::capacity::QueueAttr;
 namespace cm = caldera::capacity;
 namespace sdk = caldera::sdk;
 
-constexpr const char* kAncestorReclaimLevel = "ancestorReclaimLevel";
 constexpr const char* kRootQueue = "root";
 
 const char* state_name(cal_queue_state s) {
@@ -78,17 +77,21 @@ class Capacity {
       "elastic queue quotas: borrow idle resources up to capability, reclaim back to "
       "deserved, keep guarantee; hierarchical queues with hierarchy = true "
       "(Volcano's capacity)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::queue_order,
+      sdk::Hook::reclaimable, sdk::Hook::allocatable, sdk::Hook::preemptive,
+      sdk::Hook::job_enqueueable, sdk::Hook::job_enqueued, sdk::Hook::on_allocate,
+      sdk::Hook::on_deallocate, sdk::Hook::check_args);
 
-  static std::vector<cal_option> options() {
-    return {sdk::option(kAncestorReclaimLevel, CAL_OPT_INT, "0",
-                        "With hierarchy: how many ancestor levels reclaim and preemptive "
-                        "also check against their deserved (0: only the queue itself).")};
-  }
+  static constexpr sdk::Int kAncestorReclaimLevel{
+      "ancestorReclaimLevel", 0,
+      "With hierarchy: how many ancestor levels reclaim and preemptive also check against "
+      "their deserved (0: only the queue itself)."};
+  static constexpr auto kOptions = sdk::options(kAncestorReclaimLevel);
 
   static sdk::Status check_args(const sdk::Args& a) {
-    if (a.get_int(kAncestorReclaimLevel, 0) < 0)
-      return sdk::Status::error({kAncestorReclaimLevel, " must be >= 0, got ",
-                                 std::to_string(a.get_int(kAncestorReclaimLevel, 0))});
+    if (a.get(kAncestorReclaimLevel) < 0)
+      return sdk::Status::error({kAncestorReclaimLevel.name, " must be >= 0, got ",
+                                 std::to_string(a.get(kAncestorReclaimLevel))});
     return sdk::Status::ok();
   }
 
@@ -96,7 +99,7 @@ class Capacity {
       : ssn_(s),
         n_(s.resource_count()),
         hierarchy_(a.hierarchy()),
-        level_(static_cast<int>(std::max<int64_t>(0, a.get_int(kAncestorReclaimLevel, 0)))) {
+        level_(static_cast<int>(std::max<int64_t>(0, a.get(kAncestorReclaimLevel)))) {
     if (hierarchy_)
       build_hierarchy();
     else

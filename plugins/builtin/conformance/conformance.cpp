@@ -18,6 +18,7 @@
 
 namespace {
 
+namespace sdk = caldera::sdk;
 using caldera::sdk::Args;
 using caldera::sdk::Session;
 using caldera::sdk::Task;
@@ -38,6 +39,8 @@ struct Conformance {
   static constexpr const char* kVersion = "1.0.0";
   static constexpr const char* kDescription =
       "never evicts kube-system pods or pods of the system-critical priority classes";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::preemptable,
+      sdk::Hook::reclaimable);
   // Volcano's conformance plugin reads no arguments.
 
   Conformance(Session, const Args&) {}

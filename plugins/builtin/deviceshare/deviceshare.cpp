@@ -193,103 +193,108 @@ class DeviceShare {
   static constexpr const char* kDescription =
       "GPU cards as devices: whole cards and shares of one card, per-card predicate and "
       "assignment (volcano.sh/gpu-index), binpack / spread / fragmentation (FGD) scoring";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::pre_predicate,
+      sdk::Hook::predicate, sdk::Hook::node_order, sdk::Hook::on_allocate,
+      sdk::Hook::on_deallocate, sdk::Hook::check_args);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
-  static std::vector<cal_option> options() {
-    return {
-        sdk::option("deviceshare.policy", CAL_OPT_STRING, "binpack",
-                    "How cards and nodes are chosen: binpack (least free GPU after placement), "
-                    "spread (most free GPU), fragmentation (FGD: least growth of the node's GPU "
-                    "fragmentation for the expected mix of pod shapes)."),
-        sdk::option("deviceshare.SchedulePolicy", CAL_OPT_STRING, nullptr,
-                    "Volcano's name for deviceshare.policy (binpack | spread | fragmentation); "
-                    "it wins over deviceshare.policy, which must agree when set to other than "
-                    "binpack."),
-        sdk::option("deviceshare.ScheduleWeight", CAL_OPT_INT, "1",
-                    "Weight of the device score (Volcano's name); 0 turns scoring off, the "
-                    "predicate and card assignment stay."),
-        sdk::option("deviceshare.GPUSharingEnable", CAL_OPT_BOOL, "true",
-                    "Volcano's switch for GPU shares; must be true here (shares are always "
-                    "handled)."),
-        sdk::option("deviceshare.GPUNumberEnable", CAL_OPT_BOOL, "true",
-                    "Volcano's switch for whole cards (volcano.sh/gpu-number); must be true "
-                    "here (whole cards are always handled)."),
-        sdk::option("deviceshare.fragmentation.memory", CAL_OPT_BOOL, "false",
-                    "Fragmentation policy: true counts a node whose idle memory is below a "
-                    "shape's as unable to use its GPUs for that shape, as FGD counts cpu (FGD "
-                    "itself weighs cpu only; on the openb replay this changes little)."),
-        sdk::option("deviceshare.fragmentation.decay", CAL_OPT_DOUBLE, "0.999",
-                    "Fragmentation policy: each newly seen pod weighs 1/decay times the one "
-                    "before in the shape history (0 < decay <= 1; 1 keeps plain counts)."),
-        sdk::option("deviceshare.fragmentation.history", CAL_OPT_INT, "100000",
-                    "Fragmentation policy: how many recent pod names are remembered so that a "
-                    "pod pending over many sessions is counted once."),
-        sdk::option("deviceshare.fragmentation.shapes", CAL_OPT_INT, "64",
-                    "Fragmentation policy: at most this many of the most frequent shapes make "
-                    "the expected mix."),
-        sdk::option("deviceshare.fragmentation.coverage", CAL_OPT_DOUBLE, "1.0",
-                    "Fragmentation policy: the most frequent shapes are taken until they cover "
-                    "this share of the history's weight (0 < coverage <= 1)."),
-    };
-  }
+  static constexpr sdk::String kPolicy{
+      "deviceshare.policy", "binpack",
+      "How cards and nodes are chosen: binpack (least free GPU after placement), spread (most "
+      "free GPU), fragmentation (FGD: least growth of the node's GPU fragmentation for the "
+      "expected mix of pod shapes)."};
+  static constexpr sdk::String kSchedulePolicy{
+      "deviceshare.SchedulePolicy", sdk::no_default,
+      "Volcano's name for deviceshare.policy (binpack | spread | fragmentation); it wins over "
+      "deviceshare.policy, which must agree when set to other than binpack."};
+  static constexpr sdk::Int kScheduleWeight{
+      "deviceshare.ScheduleWeight", 1,
+      "Weight of the device score (Volcano's name); 0 turns scoring off, the predicate and "
+      "card assignment stay."};
+  static constexpr sdk::Bool kSharingEnable{
+      "deviceshare.GPUSharingEnable", true,
+      "Volcano's switch for GPU shares; must be true here (shares are always handled)."};
+  static constexpr sdk::Bool kNumberEnable{
+      "deviceshare.GPUNumberEnable", true,
+      "Volcano's switch for whole cards (volcano.sh/gpu-number); must be true here (whole "
+      "cards are always handled)."};
+  static constexpr sdk::Bool kFragMemory{
+      "deviceshare.fragmentation.memory", false,
+      "Fragmentation policy: true counts a node whose idle memory is below a shape's as unable "
+      "to use its GPUs for that shape, as FGD counts cpu (FGD itself weighs cpu only; on the "
+      "openb replay this changes little)."};
+  static constexpr sdk::Double kFragDecay{
+      "deviceshare.fragmentation.decay", 0.999,
+      "Fragmentation policy: each newly seen pod weighs 1/decay times the one before in the "
+      "shape history (0 < decay <= 1; 1 keeps plain counts)."};
+  static constexpr sdk::Int kFragHistory{
+      "deviceshare.fragmentation.history", 100000,
+      "Fragmentation policy: how many recent pod names are remembered so that a pod pending "
+      "over many sessions is counted once."};
+  static constexpr sdk::Int kFragShapes{
+      "deviceshare.fragmentation.shapes", 64,
+      "Fragmentation policy: at most this many of the most frequent shapes make the expected "
+      "mix."};
+  static constexpr sdk::Double kFragCoverage{
+      "deviceshare.fragmentation.coverage", 1.0,
+      "Fragmentation policy: the most frequent shapes are taken until they cover this share "
+      "of the history's weight (0 < coverage <= 1)."};
+  static constexpr auto kOptions =
+      sdk::options(kPolicy, kSchedulePolicy, kScheduleWeight, kSharingEnable, kNumberEnable,
+                   kFragMemory, kFragDecay, kFragHistory, kFragShapes, kFragCoverage);
 
   static sdk::Status check_args(const sdk::Args& a) {
     bool ok = true;
-    const std::string p = a.get_string("deviceshare.policy", "binpack");
+    const std::string p = a.get(kPolicy);
     parse_policy(p, ok);
     if (!ok)
-      return sdk::Status::error("deviceshare.policy must be binpack, spread or fragmentation, not '" +
-                                p + "'");
-    if (a.has("deviceshare.SchedulePolicy")) {
-      const std::string v = a.get_string("deviceshare.SchedulePolicy");
+      return sdk::Status::error(
+          {kPolicy.name, " must be binpack, spread or fragmentation, not '", p, "'"});
+    if (a.has(kSchedulePolicy)) {
+      const std::string v = a.get(kSchedulePolicy);
       ds::Policy pv = parse_policy(v, ok);
       if (!ok)
         return sdk::Status::error(
-            "deviceshare.SchedulePolicy must be binpack, spread or fragmentation, not '" + v + "'");
+            {kSchedulePolicy.name, " must be binpack, spread or fragmentation, not '", v, "'"});
       // deviceshare.policy has a default (binpack), so only a non-default value can be seen
       // to disagree.
       bool ok2 = true;
-      if (p != "binpack" && parse_policy(p, ok2) != pv)
-        return sdk::Status::error("deviceshare.policy '" + p + "' and deviceshare.SchedulePolicy '" +
-                                  v + "' disagree");
+      if (p != kPolicy.text_default && parse_policy(p, ok2) != pv)
+        return sdk::Status::error(
+            {kPolicy.name, " '", p, "' and ", kSchedulePolicy.name, " '", v, "' disagree"});
     }
-    if (a.get_int("deviceshare.ScheduleWeight", 1) < 0)
-      return sdk::Status::error("deviceshare.ScheduleWeight must be >= 0");
-    if (!a.get_bool("deviceshare.GPUSharingEnable", true) || !a.get_bool("deviceshare.GPUNumberEnable", true))
-      return sdk::Status::error(
-          "deviceshare.GPUSharingEnable and deviceshare.GPUNumberEnable must be true: this "
-          "plugin always handles both whole cards and shares");
-    const double decay = a.get_double("deviceshare.fragmentation.decay", 0.999);
+    if (a.get(kScheduleWeight) < 0)
+      return sdk::Status::error({kScheduleWeight.name, " must be >= 0"});
+    if (!a.get(kSharingEnable) || !a.get(kNumberEnable))
+      return sdk::Status::error({kSharingEnable.name, " and ", kNumberEnable.name,
+                                 " must be true: this plugin always handles both whole cards "
+                                 "and shares"});
+    const double decay = a.get(kFragDecay);
     if (!(decay > 0 && decay <= 1))
-      return sdk::Status::error("deviceshare.fragmentation.decay must be in (0, 1]");
-    if (a.get_int("deviceshare.fragmentation.history", 100000) < 1)
-      return sdk::Status::error("deviceshare.fragmentation.history must be >= 1");
-    if (a.get_int("deviceshare.fragmentation.shapes", 64) < 1)
-      return sdk::Status::error("deviceshare.fragmentation.shapes must be >= 1");
-    const double cov = a.get_double("deviceshare.fragmentation.coverage", 1.0);
+      return sdk::Status::error({kFragDecay.name, " must be in (0, 1]"});
+    if (a.get(kFragHistory) < 1) return sdk::Status::error({kFragHistory.name, " must be >= 1"});
+    if (a.get(kFragShapes) < 1) return sdk::Status::error({kFragShapes.name, " must be >= 1"});
+    const double cov = a.get(kFragCoverage);
     if (!(cov > 0 && cov <= 1))
-      return sdk::Status::error("deviceshare.fragmentation.coverage must be in (0, 1]");
+      return sdk::Status::error({kFragCoverage.name, " must be in (0, 1]"});
     return sdk::Status::ok();
   }
 
   DeviceShare(sdk::Session s, const sdk::Args& a) : ssn_(s) {
     bool ok = true;
-    policy_ = parse_policy(a.get_string("deviceshare.policy", "binpack"), ok);
-    if (a.has("deviceshare.SchedulePolicy"))
-      policy_ = parse_policy(a.get_string("deviceshare.SchedulePolicy"), ok);
-    weight_ = static_cast<double>(a.get_int("deviceshare.ScheduleWeight", 1));
+    policy_ = parse_policy(a.get(kPolicy), ok);
+    if (a.has(kSchedulePolicy)) policy_ = parse_policy(a.get(kSchedulePolicy), ok);
+    weight_ = static_cast<double>(a.get(kScheduleWeight));
     gpu_id_ = s.resource_id(kGpu);
     number_id_ = s.resource_id(kGpuNumber);
     memory_id_ = s.resource_id(kGpuMemory);
     milli_id_ = s.resource_id(kGpuMilli);
     index_nodes();
-    weigh_memory_ = a.get_bool("deviceshare.fragmentation.memory", false);
+    weigh_memory_ = a.get(kFragMemory);
     if (policy_ == ds::Policy::Fragmentation) {
       std::lock_guard<std::mutex> lock(history_mutex());
-      learn_pending(a.get_double("deviceshare.fragmentation.decay", 0.999),
-                    static_cast<size_t>(a.get_int("deviceshare.fragmentation.history", 100000)));
-      mix_ = history().mix(a.get_double("deviceshare.fragmentation.coverage", 1.0),
-                           static_cast<size_t>(a.get_int("deviceshare.fragmentation.shapes", 64)));
+      learn_pending(a.get(kFragDecay), static_cast<size_t>(a.get(kFragHistory)));
+      mix_ = history().mix(a.get(kFragCoverage), static_cast<size_t>(a.get(kFragShapes)));
     }
   }
 

@@ -29,6 +29,7 @@
 namespace {
 
 using caldera::ResVec;
+namespace sdk = caldera::sdk;
 using caldera::sdk::Args;
 using caldera::sdk::Job;
 using caldera::sdk::Session;
@@ -40,6 +41,8 @@ struct Drf {
   static constexpr const char* kDescription =
       "dominant resource fairness: jobs with the smallest dominant share go first and may "
       "preempt jobs with a larger one";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::job_order, sdk::Hook::preemptable,
+      sdk::Hook::on_allocate, sdk::Hook::on_deallocate);
   // Volcano's drf plugin reads no arguments (enableHierarchy is the config's `hierarchy`).
 
   Drf(Session s, const Args&) : ssn_(s), total_(s.cluster_total().copy()) {

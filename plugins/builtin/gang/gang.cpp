@@ -31,6 +31,7 @@ namespace {
 
 using caldera::gang::JobCounts;
 using caldera::gang::RoleCounts;
+namespace sdk = caldera::sdk;
 using caldera::sdk::Args;
 using caldera::sdk::Job;
 using caldera::sdk::Session;
@@ -94,6 +95,9 @@ struct Gang {
   static constexpr const char* kDescription =
       "gang scheduling: a job runs only when minMember of its tasks (and each role's "
       "minTaskMember) can run together";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::job_order, sdk::Hook::preemptable,
+      sdk::Hook::reclaimable, sdk::Hook::job_ready, sdk::Hook::job_starving,
+      sdk::Hook::job_pipelined, sdk::Hook::job_valid);
   // Volcano's gang plugin reads no arguments.
 
   Gang(Session s, const Args&) : ssn_(s) {}

@@ -48,13 +48,6 @@ namespace sdk = caldera::sdk;
 namespace nt = caldera::network_topology;
 using caldera::ResVec;
 
-constexpr const char* kWeight = "weight";
-constexpr const char* kCpu = "hypernode.binpack.cpu";
-constexpr const char* kMemory = "hypernode.binpack.memory";
-constexpr const char* kResources = "hypernode.binpack.resources";
-constexpr const char* kNormalEnable = "hypernode.binpack.normal-pod.enable";
-constexpr const char* kNormalFading = "hypernode.binpack.normal-pod.fading";
-
 class NetworkTopologyAware {
  public:
   static constexpr const char* kName = "network-topology-aware";
@@ -62,45 +55,48 @@ class NetworkTopologyAware {
   static constexpr const char* kDescription =
       "packs jobs into the HyperNodes (network domains) already in use and keeps a job's "
       "tasks close to each other (Volcano's network-topology-aware)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::batch_node_order,
+      sdk::Hook::hyper_node_order, sdk::Hook::on_allocate, sdk::Hook::on_deallocate);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
-  static std::vector<cal_option> options() {
-    return {
-        sdk::option(kWeight, CAL_OPT_INT, "1", "Weight of every score of the plugin."),
-        sdk::option(kCpu, CAL_OPT_INT, "1", "Weight of cpu in HyperNode bin packing."),
-        sdk::option(kMemory, CAL_OPT_INT, "1", "Weight of memory in HyperNode bin packing."),
-        sdk::option(kResources, CAL_OPT_STRING, nullptr,
-                    "Comma-separated scalar resources to pack too, e.g. \"nvidia.com/gpu\"."),
-        sdk::option("hypernode.binpack.resources.*", CAL_OPT_INT, nullptr,
-                    "hypernode.binpack.resources.<name>: weight of a listed resource "
-                    "(default 1)."),
-        sdk::option(kNormalEnable, CAL_OPT_BOOL, "true",
-                    "Score nodes for pods without a network topology by HyperNode bin "
-                    "packing."),
-        sdk::option(kNormalFading, CAL_OPT_DOUBLE, "0.8",
-                    "How much each tier up counts less for those pods (tier t weighs "
-                    "fading^(t-1))."),
-    };
-  }
+  static constexpr sdk::Int kWeight{"weight", 1, "Weight of every score of the plugin."};
+  static constexpr sdk::Int kCpu{"hypernode.binpack.cpu", 1,
+                                 "Weight of cpu in HyperNode bin packing."};
+  static constexpr sdk::Int kMemory{"hypernode.binpack.memory", 1,
+                                    "Weight of memory in HyperNode bin packing."};
+  static constexpr sdk::String kResources{
+      "hypernode.binpack.resources", sdk::no_default,
+      "Comma-separated scalar resources to pack too, e.g. \"nvidia.com/gpu\"."};
+  static constexpr sdk::Family<sdk::Int> kResourceWeight{
+      "hypernode.binpack.resources.*",
+      "hypernode.binpack.resources.<name>: weight of a listed resource (default 1)."};
+  static constexpr sdk::Bool kNormalEnable{
+      "hypernode.binpack.normal-pod.enable", true,
+      "Score nodes for pods without a network topology by HyperNode bin packing."};
+  static constexpr sdk::Double kNormalFading{
+      "hypernode.binpack.normal-pod.fading", 0.8,
+      "How much each tier up counts less for those pods (tier t weighs fading^(t-1))."};
+  static constexpr auto kOptions = sdk::options(kWeight, kCpu, kMemory, kResources,
+                                                kResourceWeight, kNormalEnable, kNormalFading);
 
   NetworkTopologyAware(sdk::Session s, const sdk::Args& a)
       : ssn_(s), weights_(s.resource_count()) {
-    weight_ = a.get_int(kWeight, 1);
+    weight_ = a.get(kWeight);
     if (weight_ < 0) weight_ = 1;
-    int64_t cpu = a.get_int(kCpu, 1), memory = a.get_int(kMemory, 1);
+    int64_t cpu = a.get(kCpu), memory = a.get(kMemory);
     if (cpu < 0) cpu = 1;
     if (memory < 0) memory = 1;
     for (const std::string& name : a.get_list(kResources)) {
-      int64_t w = a.get_int((std::string(kResources) + "." + name).c_str(), 1);
+      int64_t w = a.get(kResourceWeight, name).value_or(1);
       if (w < 0) w = 1;
       const int32_t id = s.resource_id(name.c_str());
       if (id >= 0) weights_[static_cast<size_t>(id)] = w;  // else nothing requests it
     }
     if (!weights_.empty()) weights_[0] = cpu;
     if (weights_.size() > 1) weights_[1] = memory;
-    normal_enable_ = a.get_bool(kNormalEnable, true);
-    fading_ = a.get_double(kNormalFading, 0.8);
-    if (fading_ < 0) fading_ = 0.8;
+    normal_enable_ = a.get(kNormalEnable);
+    fading_ = a.get(kNormalFading);
+    if (fading_ < 0) fading_ = kNormalFading.double_default;
 
     // The resource status of every HyperNode (Volcano's hyperNodeResourceCache).
     const size_t n = s.resource_count();

@@ -41,10 +41,10 @@ namespace pr = caldera::predicates;
 namespace sdk = caldera::sdk;
 
 struct Weights {
-  int64_t least = 1;
+  int64_t least = 0;
   int64_t most = 0;
-  int64_t balanced = 1;
-  int64_t taint = 3;
+  int64_t balanced = 0;
+  int64_t taint = 0;
 };
 
 class NodeOrder {
@@ -54,49 +54,61 @@ class NodeOrder {
   static constexpr const char* kDescription =
       "scores nodes with Kubernetes' least / most allocated, balanced allocation and taint "
       "toleration scores, weighted (Volcano's nodeorder)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::node_order,
+      sdk::Hook::node_order_many, sdk::Hook::batch_node_order);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
-  static std::vector<cal_option> options() {
-    return {
-        sdk::option("leastrequested.weight", CAL_OPT_INT, "1",
-                    "Weight of NodeResourcesFit LeastAllocated: free cpu and memory after "
-                    "placing the pod, 0..100 (prefers empty nodes)."),
-        sdk::option("mostrequested.weight", CAL_OPT_INT, "0",
-                    "Weight of NodeResourcesFit MostAllocated: used cpu and memory after "
-                    "placing the pod, 0..100 (prefers full nodes)."),
-        sdk::option("balancedresource.weight", CAL_OPT_INT, "1",
-                    "Weight of NodeResourcesBalancedAllocation: 100 * (1 - std deviation of "
-                    "the cpu, memory and nvidia.com/gpu fractions)."),
-        sdk::option("tainttoleration.weight", CAL_OPT_INT, "3",
-                    "Weight of TaintToleration: fewer untolerated PreferNoSchedule taints "
-                    "score higher, normalised to 0..100 over the candidate nodes."),
-        sdk::option("nodeaffinity.weight", CAL_OPT_INT, "2",
-                    "Weight of NodeAffinity's preferred terms. Accepted; no effect: the model "
-                    "has no preferred node affinity, so the score is 0."),
-        sdk::option("podaffinity.weight", CAL_OPT_INT, "2",
-                    "Weight of InterPodAffinity. Accepted; no effect: the model has no pod "
-                    "affinity terms, so the score is 0."),
-        sdk::option("imagelocality.weight", CAL_OPT_INT, "1",
-                    "Weight of ImageLocality. Accepted; no effect: the model has no images, "
-                    "so the score is 0."),
-        sdk::option("podtopologyspread.weight", CAL_OPT_INT, "2",
-                    "Weight of PodTopologySpread. Accepted; no effect: the model has no "
-                    "topology spread constraints, so the score is 0."),
-        sdk::option("selectorspread.weight", CAL_OPT_INT, "0",
-                    "Weight of SelectorSpread (older Volcano). Accepted; no effect: the model "
-                    "has no services or replica sets, so the score is 0."),
-        sdk::option("volumebinding.weight", CAL_OPT_INT, "1",
-                    "Weight of VolumeBinding (older Volcano). Accepted; no effect: the model "
-                    "has no volumes, so the score is 0."),
-    };
-  }
+  static constexpr sdk::Int kLeast{
+      "leastrequested.weight", 1,
+      "Weight of NodeResourcesFit LeastAllocated: free cpu and memory after placing the pod, "
+      "0..100 (prefers empty nodes)."};
+  static constexpr sdk::Int kMost{
+      "mostrequested.weight", 0,
+      "Weight of NodeResourcesFit MostAllocated: used cpu and memory after placing the pod, "
+      "0..100 (prefers full nodes)."};
+  static constexpr sdk::Int kBalanced{
+      "balancedresource.weight", 1,
+      "Weight of NodeResourcesBalancedAllocation: 100 * (1 - std deviation of the cpu, memory "
+      "and nvidia.com/gpu fractions)."};
+  static constexpr sdk::Int kTaint{
+      "tainttoleration.weight", 3,
+      "Weight of TaintToleration: fewer untolerated PreferNoSchedule taints score higher, "
+      "normalised to 0..100 over the candidate nodes."};
+  // Accepted with Volcano's defaults; their scores are 0 for every pod of the model.
+  static constexpr sdk::Int kNodeAffinity{
+      "nodeaffinity.weight", 2,
+      "Weight of NodeAffinity's preferred terms. Accepted; no effect: the model has no "
+      "preferred node affinity, so the score is 0."};
+  static constexpr sdk::Int kPodAffinity{
+      "podaffinity.weight", 2,
+      "Weight of InterPodAffinity. Accepted; no effect: the model has no pod affinity terms, "
+      "so the score is 0."};
+  static constexpr sdk::Int kImageLocality{
+      "imagelocality.weight", 1,
+      "Weight of ImageLocality. Accepted; no effect: the model has no images, so the score "
+      "is 0."};
+  static constexpr sdk::Int kPodTopologySpread{
+      "podtopologyspread.weight", 2,
+      "Weight of PodTopologySpread. Accepted; no effect: the model has no topology spread "
+      "constraints, so the score is 0."};
+  static constexpr sdk::Int kSelectorSpread{
+      "selectorspread.weight", 0,
+      "Weight of SelectorSpread (older Volcano). Accepted; no effect: the model has no "
+      "services or replica sets, so the score is 0."};
+  static constexpr sdk::Int kVolumeBinding{
+      "volumebinding.weight", 1,
+      "Weight of VolumeBinding (older Volcano). Accepted; no effect: the model has no "
+      "volumes, so the score is 0."};
+  static constexpr auto kOptions =
+      sdk::options(kLeast, kMost, kBalanced, kTaint, kNodeAffinity, kPodAffinity,
+                   kImageLocality, kPodTopologySpread, kSelectorSpread, kVolumeBinding);
 
   NodeOrder(sdk::Session s, const sdk::Args& a)
       : resources_(s.resource_count()), gpu_(s.resource_id("nvidia.com/gpu")) {
-    w_.least = a.get_int("leastrequested.weight", 1);
-    w_.most = a.get_int("mostrequested.weight", 0);
-    w_.balanced = a.get_int("balancedresource.weight", 1);
-    w_.taint = a.get_int("tainttoleration.weight", 3);
+    w_.least = a.get(kLeast);
+    w_.most = a.get(kMost);
+    w_.balanced = a.get(kBalanced);
+    w_.taint = a.get(kTaint);
   }
 
   double node_order(sdk::Task t, sdk::Node n) const {

@@ -46,7 +46,6 @@ namespace {
 namespace sdk = caldera::sdk;
 namespace nm = caldera::numa;
 
-constexpr const char* kWeight = "weight";
 constexpr const char* kTaskPolicyKey = "volcano.sh/numa-topology-policy";
 constexpr const char* kDecisionKey = "volcano.sh/topology-decision";
 
@@ -70,20 +69,23 @@ class NumaAware {
       "keeps guaranteed pods' whole cpus (and memory) within the NUMA nodes the node's "
       "topology manager policy allows, and prefers nodes where they span fewer NUMA nodes "
       "(Volcano's numa-aware)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::predicate,
+      sdk::Hook::batch_node_order, sdk::Hook::on_allocate, sdk::Hook::on_deallocate,
+      sdk::Hook::check_args);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
-  static std::vector<cal_option> options() {
-    return {sdk::option(kWeight, CAL_OPT_INT, "1",
-                        "Weight of the NUMA score (fewer NUMA nodes used scores higher).")};
-  }
+  static constexpr sdk::Int kWeight{
+      "weight", 1, "Weight of the NUMA score (fewer NUMA nodes used scores higher)."};
+  static constexpr auto kOptions = sdk::options(kWeight);
 
   static sdk::Status check_args(const sdk::Args& a) {
-    if (a.get_int(kWeight, 1) < 0)
-      return sdk::Status::error("weight must be >= 0, got " + std::to_string(a.get_int(kWeight, 1)));
+    if (a.get(kWeight) < 0)
+      return sdk::Status::error(
+          {kWeight.name, " must be >= 0, got ", std::to_string(a.get(kWeight))});
     return sdk::Status::ok();
   }
 
-  NumaAware(sdk::Session s, const sdk::Args& a) : ssn_(s), weight_(a.get_int(kWeight, 1)) {
+  NumaAware(sdk::Session s, const sdk::Args& a) : ssn_(s), weight_(a.get(kWeight)) {
     for (size_t i = 0; i < s.node_count(); ++i) {
       sdk::Node n = s.node(i);
       const size_t k = n.numa_count();

@@ -46,22 +46,26 @@ class Overcommit {
   static constexpr const char* kDescription =
       "admits jobs to Inqueue while the minResources of admitted jobs fit the cluster's "
       "total times overcommit-factor, less what is in use (Volcano's overcommit)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::job_enqueueable,
+      sdk::Hook::job_enqueued, sdk::Hook::check_args);
 
-  static std::vector<cal_option> options() {
-    return {sdk::option(om::kFactorKey, CAL_OPT_DOUBLE, "1.2",
-                        "how far enqueue may promise beyond the cluster: jobs are admitted "
-                        "while inqueue + minResources <= total * factor - used (>= 1)"),
-            sdk::option("overcommit-factor.*", CAL_OPT_DOUBLE, nullptr,
-                        "the factor of one resource, e.g. overcommit-factor.cpu = 1.0, "
-                        "overcommit-factor.nvidia.com/gpu = 1.0 (>= 1); others use "
-                        "overcommit-factor")};
-  }
+  static constexpr sdk::Double kFactor{
+      om::kFactorKey, om::kDefaultFactor,
+      "how far enqueue may promise beyond the cluster: jobs are admitted while inqueue + "
+      "minResources <= total * factor - used (>= 1)"};
+  static constexpr sdk::Family<sdk::Double> kResourceFactor{
+      "overcommit-factor.*",
+      "the factor of one resource, e.g. overcommit-factor.cpu = 1.0, "
+      "overcommit-factor.nvidia.com/gpu = 1.0 (>= 1); others use overcommit-factor"};
+  static constexpr auto kOptions = sdk::options(kFactor, kResourceFactor);
 
   // Every factor given must be a finite number >= 1 (see the header comment).
   static sdk::Status check_args(const sdk::Args& a) {
-    for (const std::string& name : a.names()) {
-      if (name != om::kFactorKey && name.rfind(om::kFactorPrefix, 0) != 0) continue;
-      const std::string problem = om::factor_problem(name, a.get_double(name.c_str()));
+    std::string problem = om::factor_problem(kFactor.name, a.get(kFactor));
+    if (!problem.empty()) return sdk::Status::error(problem);
+    for (const std::string& resource : a.members(kResourceFactor)) {
+      problem = om::factor_problem(kResourceFactor.key(resource),
+                                   a.get(kResourceFactor, resource).value_or(0));
       if (!problem.empty()) return sdk::Status::error(problem);
     }
     return sdk::Status::ok();
@@ -118,13 +122,11 @@ class Overcommit {
   // ones on top; each invalid one (only possible when the host skipped check_args) falls
   // back to Volcano's default 1.2.
   void read_factors(const sdk::Args& a) {
-    const double general = checked(om::kFactorKey, a.get_double(om::kFactorKey, om::kDefaultFactor));
+    const double general = checked(kFactor.name, a.get(kFactor));
     factors_.fill(general);
-    const std::string_view prefix = om::kFactorPrefix;
-    for (const std::string& name : a.names()) {
-      if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
-      const std::string resource = name.substr(prefix.size());
-      const double f = checked(name, a.get_double(name.c_str()));
+    for (const std::string& resource : a.members(kResourceFactor)) {
+      const std::string name = kResourceFactor.key(resource);
+      const double f = checked(name, a.get(kResourceFactor, resource).value_or(0));
       const int32_t id = ssn_.resource_id(resource.c_str());
       if (id < 0) {
         // No object of this session uses the resource: there is nothing to scale.

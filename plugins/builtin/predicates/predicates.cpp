@@ -52,71 +52,88 @@ class Predicates {
   static constexpr const char* kDescription =
       "filters nodes: pod count, unschedulable nodes, node selector, taints and tolerations, "
       "GPU proportionality, resource fit (Volcano's predicates)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::pre_predicate,
+      sdk::Hook::predicate, sdk::Hook::on_allocate, sdk::Hook::on_deallocate);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
-  static std::vector<cal_option> options() {
-    const char* no_input =
-        " Accepted so that Volcano configs load; no effect here: the pod model has no input "
-        "for this filter, so every pod passes it.";
-    static const std::string ports = std::string("Volcano's NodePorts filter.") + no_input;
-    static const std::string podaff = std::string("Volcano's InterPodAffinity filter.") + no_input;
-    static const std::string vlimits =
-        std::string("Volcano's NodeVolumeLimits (CSI) filter.") + no_input;
-    static const std::string vzone = std::string("Volcano's VolumeZone filter.") + no_input;
-    static const std::string spread =
-        std::string("Volcano's PodTopologySpread filter.") + no_input;
-    static const std::string vbind = std::string("Volcano's VolumeBinding filter.") + no_input;
-    static const std::string dra =
-        std::string("Volcano's DynamicResourceAllocation filter.") + no_input;
-    return {
-        sdk::option("predicate.NodeAffinityEnable", CAL_OPT_BOOL, "true",
-                    "Check the pod's nodeSelector against the node's labels (Kubernetes "
-                    "NodeAffinity; the model carries no required affinity terms)."),
-        sdk::option("predicate.TaintTolerationEnable", CAL_OPT_BOOL, "true",
-                    "Refuse nodes with a NoSchedule or NoExecute taint the pod does not "
-                    "tolerate (Kubernetes TaintToleration)."),
-        sdk::option("predicate.ProportionalEnable", CAL_OPT_BOOL, "false",
-                    "Keep cpu and memory idle in proportion to a node's idle scalar resources "
-                    "(listed in predicate.resources) for tasks that do not request them."),
-        sdk::option("predicate.resources", CAL_OPT_STRING, nullptr,
-                    "Comma-separated scalar resources for predicate.ProportionalEnable, e.g. "
-                    "\"nvidia.com/gpu\"."),
-        sdk::option("predicate.resources.*", CAL_OPT_DOUBLE, nullptr,
-                    "predicate.resources.<name>.cpu and .memory: cores and GB to keep idle per "
-                    "idle unit of <name> (default 1; a negative value reads as 1)."),
-        sdk::option("predicate.NodePortsEnable", CAL_OPT_BOOL, "true", ports.c_str()),
-        sdk::option("predicate.PodAffinityEnable", CAL_OPT_BOOL, "true", podaff.c_str()),
-        sdk::option("predicate.NodeVolumeLimitsEnable", CAL_OPT_BOOL, "true", vlimits.c_str()),
-        sdk::option("predicate.VolumeZoneEnable", CAL_OPT_BOOL, "true", vzone.c_str()),
-        sdk::option("predicate.PodTopologySpreadEnable", CAL_OPT_BOOL, "true", spread.c_str()),
-        sdk::option("predicate.VolumeBindingEnable", CAL_OPT_BOOL, "true", vbind.c_str()),
-        sdk::option("predicate.DynamicResourceAllocationEnable", CAL_OPT_BOOL, "false",
-                    dra.c_str()),
-        sdk::option("predicate.CacheEnable", CAL_OPT_BOOL, "false",
-                    "Volcano's equivalence cache of filter results. Accepted; no effect here: "
-                    "the answers of the filters on what a session never changes (node "
-                    "unschedulable, selector, taints) are always kept per selector and "
-                    "tolerations for the session, and give the same answers as without."),
-        sdk::option("predicate.GPUSharingEnable", CAL_OPT_BOOL, "false",
-                    "Volcano's older GPU-sharing switch. Accepted; no effect here: GPU sharing "
-                    "is the deviceshare plugin's job."),
-        sdk::option("predicate.GPUNumberEnable", CAL_OPT_BOOL, "false",
-                    "Volcano's older GPU-number switch. Accepted; no effect here: GPU "
-                    "placement is the deviceshare plugin's job."),
-        sdk::option("volumebinding.weight", CAL_OPT_INT, "1",
-                    "Weight of Volcano's VolumeBinding score. Accepted; no effect here: the "
-                    "model has no volumes, so the score is 0 on every node."),
-        sdk::option("volumebinding.bindTimeoutSeconds", CAL_OPT_INT, "600",
-                    "Volcano's VolumeBinding bind timeout. Accepted; no effect here (no "
-                    "volumes)."),
-    };
-  }
+// The tail of the description of a filter Volcano has and the model gives no input to.
+#define CALDERA_PREDICATES_NO_INPUT                                                          \
+  " Accepted so that Volcano configs load; no effect here: the pod model has no input for "   \
+  "this filter, so every pod passes it."
+  static constexpr sdk::Bool kNodeAffinity{
+      "predicate.NodeAffinityEnable", true,
+      "Check the pod's nodeSelector against the node's labels (Kubernetes NodeAffinity; the "
+      "model carries no required affinity terms)."};
+  static constexpr sdk::Bool kTaintToleration{
+      "predicate.TaintTolerationEnable", true,
+      "Refuse nodes with a NoSchedule or NoExecute taint the pod does not tolerate "
+      "(Kubernetes TaintToleration)."};
+  static constexpr sdk::Bool kProportional{
+      "predicate.ProportionalEnable", false,
+      "Keep cpu and memory idle in proportion to a node's idle scalar resources (listed in "
+      "predicate.resources) for tasks that do not request them."};
+  static constexpr sdk::String kResources{
+      "predicate.resources", sdk::no_default,
+      "Comma-separated scalar resources for predicate.ProportionalEnable, e.g. "
+      "\"nvidia.com/gpu\"."};
+  static constexpr sdk::Family<sdk::Double> kResourceRates{
+      "predicate.resources.*",
+      "predicate.resources.<name>.cpu and .memory: cores and GB to keep idle per idle unit of "
+      "<name> (default 1; a negative value reads as 1)."};
+  static constexpr sdk::Bool kNodePorts{
+      "predicate.NodePortsEnable", true,
+      "Volcano's NodePorts filter." CALDERA_PREDICATES_NO_INPUT};
+  static constexpr sdk::Bool kPodAffinity{
+      "predicate.PodAffinityEnable", true,
+      "Volcano's InterPodAffinity filter." CALDERA_PREDICATES_NO_INPUT};
+  static constexpr sdk::Bool kNodeVolumeLimits{
+      "predicate.NodeVolumeLimitsEnable", true,
+      "Volcano's NodeVolumeLimits (CSI) filter." CALDERA_PREDICATES_NO_INPUT};
+  static constexpr sdk::Bool kVolumeZone{
+      "predicate.VolumeZoneEnable", true,
+      "Volcano's VolumeZone filter." CALDERA_PREDICATES_NO_INPUT};
+  static constexpr sdk::Bool kPodTopologySpread{
+      "predicate.PodTopologySpreadEnable", true,
+      "Volcano's PodTopologySpread filter." CALDERA_PREDICATES_NO_INPUT};
+  static constexpr sdk::Bool kVolumeBinding{
+      "predicate.VolumeBindingEnable", true,
+      "Volcano's VolumeBinding filter." CALDERA_PREDICATES_NO_INPUT};
+  static constexpr sdk::Bool kDynamicResourceAllocation{
+      "predicate.DynamicResourceAllocationEnable", false,
+      "Volcano's DynamicResourceAllocation filter." CALDERA_PREDICATES_NO_INPUT};
+#undef CALDERA_PREDICATES_NO_INPUT
+  static constexpr sdk::Bool kCache{
+      "predicate.CacheEnable", false,
+      "Volcano's equivalence cache of filter results. Accepted; no effect here: the answers "
+      "of the filters on what a session never changes (node unschedulable, selector, taints) "
+      "are always kept per selector and tolerations for the session, and give the same "
+      "answers as without."};
+  static constexpr sdk::Bool kGpuSharing{
+      "predicate.GPUSharingEnable", false,
+      "Volcano's older GPU-sharing switch. Accepted; no effect here: GPU sharing is the "
+      "deviceshare plugin's job."};
+  static constexpr sdk::Bool kGpuNumber{
+      "predicate.GPUNumberEnable", false,
+      "Volcano's older GPU-number switch. Accepted; no effect here: GPU placement is the "
+      "deviceshare plugin's job."};
+  static constexpr sdk::Int kVolumeBindingWeight{
+      "volumebinding.weight", 1,
+      "Weight of Volcano's VolumeBinding score. Accepted; no effect here: the model has no "
+      "volumes, so the score is 0 on every node."};
+  static constexpr sdk::Int kBindTimeout{
+      "volumebinding.bindTimeoutSeconds", 600,
+      "Volcano's VolumeBinding bind timeout. Accepted; no effect here (no volumes)."};
+  static constexpr auto kOptions = sdk::options(
+      kNodeAffinity, kTaintToleration, kProportional, kResources, kResourceRates, kNodePorts,
+      kPodAffinity, kNodeVolumeLimits, kVolumeZone, kPodTopologySpread, kVolumeBinding,
+      kDynamicResourceAllocation, kCache, kGpuSharing, kGpuNumber, kVolumeBindingWeight,
+      kBindTimeout);
 
   Predicates(sdk::Session s, const sdk::Args& a)
       : n_(s.resource_count()),
-        node_affinity_(a.get_bool("predicate.NodeAffinityEnable", true)),
-        taint_toleration_(a.get_bool("predicate.TaintTolerationEnable", true)),
-        proportional_(a.get_bool("predicate.ProportionalEnable", false)),
+        node_affinity_(a.get(kNodeAffinity)),
+        taint_toleration_(a.get(kTaintToleration)),
+        proportional_(a.get(kProportional)),
         node_count_(s.node_count()) {
     for (size_t i = 0; i < n_; ++i) {
       names_.emplace_back(s.resource_name(i));
@@ -124,12 +141,11 @@ class Predicates {
     }
     if (!proportional_) return;
     // predicate.resources: "a, b"; each with predicate.resources.<name>.cpu / .memory.
-    for (const std::string& name : a.get_list("predicate.resources")) {
+    for (const std::string& name : a.get_list(kResources)) {
       pr::ProportionalRate rate;
-      const std::string prefix = "predicate.resources." + name;
-      rate.cpu = a.get_double((prefix + ".cpu").c_str(), 1.0);
+      rate.cpu = a.get(kResourceRates, name + ".cpu").value_or(1.0);
       if (rate.cpu < 0) rate.cpu = 1.0;
-      rate.memory = a.get_double((prefix + ".memory").c_str(), 1.0);
+      rate.memory = a.get(kResourceRates, name + ".memory").value_or(1.0);
       if (rate.memory < 0) rate.memory = 1.0;
       const int32_t id = s.resource_id(name.c_str());
       if (id < 0) continue;  // nothing in this session has it: the rule cannot apply

@@ -26,6 +26,7 @@
 
 namespace {
 
+namespace sdk = caldera::sdk;
 using caldera::sdk::Args;
 using caldera::sdk::Job;
 using caldera::sdk::Session;
@@ -36,6 +37,8 @@ struct Priority {
   static constexpr const char* kVersion = "1.0.0";
   static constexpr const char* kDescription =
       "orders jobs and tasks by priority; lower-priority tasks may be preempted";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::job_order, sdk::Hook::task_order,
+      sdk::Hook::preemptable, sdk::Hook::job_starving);
   // Volcano's priority plugin reads no arguments.
 
   Priority(Session, const Args&) {}

@@ -49,6 +49,10 @@ class Proportion {
       "shares the cluster between queues by weight (deserved), orders queues by share, "
       "limits allocation to deserved and enqueueing to capability, reclaims from queues "
       "over their share (Volcano's proportion)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::queue_order,
+      sdk::Hook::reclaimable, sdk::Hook::overused, sdk::Hook::allocatable,
+      sdk::Hook::preemptive, sdk::Hook::job_enqueueable, sdk::Hook::job_enqueued,
+      sdk::Hook::on_allocate, sdk::Hook::on_deallocate);
 
   Proportion(sdk::Session s, const sdk::Args&) : ssn_(s), n_(s.resource_count()) {
     const ResVec total = s.cluster_total().copy();

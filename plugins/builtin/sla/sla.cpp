@@ -55,25 +55,25 @@ class Sla {
       "service-level waiting time: jobs with a deadline (creation + sla-waiting-time) go "
       "first, earliest first, and a job that has waited that long is let through enqueue "
       "and pipelining (Volcano's sla)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::job_order,
+      sdk::Hook::job_pipelined, sdk::Hook::job_enqueueable, sdk::Hook::check_args);
 
-  static std::vector<cal_option> options() {
-    return {sdk::option(sm::kWaitingTimeKey, CAL_OPT_DURATION, nullptr,
-                        "the longest time a job may wait from its creation before it is "
-                        "enqueued regardless of resources (e.g. \"3m\", \"1h30m\"); a "
-                        "PodGroup's own sla-waiting-time annotation overrides it; unset: "
-                        "only PodGroups with the annotation have an SLA")};
-  }
+  static constexpr sdk::Duration kWaitingTime{
+      sm::kWaitingTimeKey, sdk::no_default,
+      "the longest time a job may wait from its creation before it is enqueued regardless of "
+      "resources (e.g. \"3m\", \"1h30m\"); a PodGroup's own sla-waiting-time annotation "
+      "overrides it; unset: only PodGroups with the annotation have an SLA"};
+  static constexpr auto kOptions = sdk::options(kWaitingTime);
 
   static sdk::Status check_args(const sdk::Args& a) {
-    if (!a.has(sm::kWaitingTimeKey)) return sdk::Status::ok();
-    const std::string problem =
-        sm::global_waiting_time_problem(a.get_double(sm::kWaitingTimeKey));
+    if (!a.has(kWaitingTime)) return sdk::Status::ok();
+    const std::string problem = sm::global_waiting_time_problem(a.get(kWaitingTime));
     return problem.empty() ? sdk::Status::ok() : sdk::Status::error(problem);
   }
 
   Sla(sdk::Session s, const sdk::Args& a) : ssn_(s) {
-    if (a.has(sm::kWaitingTimeKey)) {
-      const double secs = a.get_double(sm::kWaitingTimeKey);
+    if (a.has(kWaitingTime)) {
+      const double secs = a.get(kWaitingTime);
       const Nanos ns = sm::to_nanos(secs);
       // Only reachable on a host that does not call check_args: then, as Volcano, log a
       // waiting time that is not positive and run with no global SLA.

@@ -41,8 +41,6 @@ namespace sdk = caldera::sdk;
 namespace tt = caldera::task_topology;
 using caldera::ResVec;
 
-constexpr const char* kWeight = "task-topology.weight";
-
 class TaskTopology {
  public:
   static constexpr const char* kName = "task-topology";
@@ -51,20 +49,21 @@ class TaskTopology {
       "places the task roles of a job together or apart as its PodGroup's task-topology "
       "annotations ask, through buckets of tasks meant for one node (Volcano's "
       "task-topology)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::task_order, sdk::Hook::node_order,
+      sdk::Hook::on_allocate, sdk::Hook::on_deallocate, sdk::Hook::check_args);
 
-  static std::vector<cal_option> options() {
-    return {sdk::option(kWeight, CAL_OPT_INT, "1", "Weight of the bucket score.")};
-  }
+  static constexpr sdk::Int kWeight{"task-topology.weight", 1, "Weight of the bucket score."};
+  static constexpr auto kOptions = sdk::options(kWeight);
 
   static sdk::Status check_args(const sdk::Args& a) {
-    if (a.get_int(kWeight, 1) < 0)
+    if (a.get(kWeight) < 0)
       return sdk::Status::error(
-          {kWeight, " must be >= 0, got ", std::to_string(a.get_int(kWeight, 1))});
+          {kWeight.name, " must be >= 0, got ", std::to_string(a.get(kWeight))});
     return sdk::Status::ok();
   }
 
   TaskTopology(sdk::Session s, const sdk::Args& a)
-      : ssn_(s), n_(s.resource_count()), weight_(a.get_int(kWeight, 1)) {
+      : ssn_(s), n_(s.resource_count()), weight_(a.get(kWeight)) {
     for (size_t i = 0; i < s.job_count(); ++i) init_job(s.job(i));
   }
 

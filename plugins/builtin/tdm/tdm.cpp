@@ -50,8 +50,6 @@ namespace {
 namespace sdk = caldera::sdk;
 namespace tm = caldera::tdm;
 
-constexpr const char* kZonePrefix = "tdm.revocable-zone.";
-constexpr const char* kEvictPeriod = "tdm.evict.period";
 constexpr const char* kRevocableZoneKey = "volcano.sh/revocable-zone";
 constexpr const char* kPreemptableKey = "volcano.sh/preemptable";
 constexpr const char* kJdbMinAvailable = "volcano.sh/jdb-min-available";
@@ -95,38 +93,38 @@ class Tdm {
   static constexpr const char* kDescription =
       "lends revocable nodes to preemptable tasks inside daily time windows and takes them "
       "back when the window closes (Volcano's tdm)";
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::job_order, sdk::Hook::predicate,
+      sdk::Hook::node_order, sdk::Hook::preemptable, sdk::Hook::victim_tasks,
+      sdk::Hook::job_starving, sdk::Hook::job_pipelined, sdk::Hook::check_args);
 
-  static std::vector<cal_option> options() {
-    return {
-        sdk::option("tdm.revocable-zone.*", CAL_OPT_STRING, nullptr,
-                    "tdm.revocable-zone.<zone>: the daily window \"HH:MM-HH:MM\" in which "
-                    "nodes labelled volcano.sh/revocable-zone=<zone> take preemptable tasks "
-                    "(time of day: session clock modulo 24h)."),
-        sdk::option(kEvictPeriod, CAL_OPT_DURATION, "1m",
-                    "Least time between two rounds of victims on closed zones (shuffle)."),
-    };
-  }
+  static constexpr sdk::Family<sdk::String> kZones{
+      "tdm.revocable-zone.*",
+      "tdm.revocable-zone.<zone>: the daily window \"HH:MM-HH:MM\" in which nodes labelled "
+      "volcano.sh/revocable-zone=<zone> take preemptable tasks (time of day: session clock "
+      "modulo 24h)."};
+  static constexpr sdk::Duration kEvictPeriod{
+      "tdm.evict.period", "1m",
+      "Least time between two rounds of victims on closed zones (shuffle)."};
+  static constexpr auto kOptions = sdk::options(kZones, kEvictPeriod);
 
   static sdk::Status check_args(const sdk::Args& a) {
-    for (const std::string& name : a.names()) {
-      if (name.rfind(kZonePrefix, 0) != 0) continue;
+    for (const std::string& zone : a.members(kZones)) {
       std::string why;
-      const std::string value = a.get_string(name.c_str());
+      const std::string value = a.get(kZones, zone).value_or("");
       if (!tm::parse_window(value, &why))
-        return sdk::Status::error(name + " = \"" + value + "\": " + why);
+        return sdk::Status::error(kZones.key(zone) + " = \"" + value + "\": " + why);
     }
-    const double period = a.get_double(kEvictPeriod, 60);
+    const double period = a.get(kEvictPeriod);
     if (!(period >= 0) || !std::isfinite(period))
-      return sdk::Status::error({kEvictPeriod, " must be a duration >= 0"});
+      return sdk::Status::error({kEvictPeriod.name, " must be a duration >= 0"});
     return sdk::Status::ok();
   }
 
   Tdm(sdk::Session s, const sdk::Args& a)
-      : ssn_(s), now_(s.now()), evict_period_(a.get_double(kEvictPeriod, 60)) {
-    for (const std::string& name : a.names()) {
-      if (name.rfind(kZonePrefix, 0) != 0) continue;
-      const std::string zone = name.substr(std::string_view(kZonePrefix).size());
-      const std::string value = a.get_string(name.c_str());
+      : ssn_(s), now_(s.now()), evict_period_(a.get(kEvictPeriod)) {
+    for (const std::string& zone : a.members(kZones)) {
+      const std::string name = kZones.key(zone);
+      const std::string value = a.get(kZones, zone).value_or("");
       std::string why;
       if (auto w = tm::parse_window(value, &why)) {
         zones_[zone] = Zone{value, *w};

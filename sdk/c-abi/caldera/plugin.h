@@ -1,5 +1,5 @@
 /*
- * caldera/plugin.h -- the Caldera plugin ABI, version 1.
+ * caldera/plugin.h -- the Caldera plugin ABI, version 1.1.
  *
  * This header is the whole contract between the Caldera host and a policy plugin. A plugin
  * is a shared object that includes this header, links against nothing of the host, and
@@ -8,65 +8,158 @@
  *     const cal_plugin *caldera_plugin_entry(const cal_host_api *host, uint32_t host_abi);
  *
  * (use CALDERA_PLUGIN_ENTRY below to declare it with the right linkage and visibility).
+ * The header is C99; C++ plugins may use the header-only layer caldera/sdk.hpp over it.
  *
- * ------------------------------------------------------------------------------------------
- * VERSIONING
- *   CAL_ABI_VERSION packs (major << 16 | minor). The host calls the entry with its own
- *   version and the plugin returns a descriptor stamped with the version it was built for.
- *   The host loads the plugin only when
- *     - the majors are equal, and
- *     - the plugin's minor is not greater than the host's minor, and
- *     - descriptor->struct_size is at least CAL_PLUGIN_V1_0_SIZE.
- *   A minor release only ever appends: new fields at the end of a struct, new functions at
- *   the end of cal_host_api, new extension slots at the end of cal_plugin. Every struct that
- *   crosses the boundary starts with its own size (struct_size), so each side reads only the
- *   fields the other one knows. A host never loads a plugin stamped with a newer minor
- *   than its own, so a plugin may call every function of the minor it was built for; a
- *   plugin that stamps an older minor (to load on older hosts too) checks host->struct_size
- *   before calling anything newer (CAL_HOST_HAS(host, fn) does it).
+ * ==========================================================================================
+ * CONVENTIONS -- the rules every declaration below follows unless its comment says otherwise
+ * ==========================================================================================
  *
- *   1.0  the first version.
- *   1.1  host: node_index, node_pod_requests, node_pod_requests_nonzero, node_table; the
- *        HyperNode functions (hypernode_*, node_hypernode_*, job_network_topology,
- *        job_allocated_hypernode). Plugin: the hyper_node_order, predicate_many and
- *        node_order_many slots.
+ * (0) Versions and growth.
+ *     CAL_ABI_VERSION packs (major << 16 | minor); CAL_ABI_MAJOR / CAL_ABI_MINOR below are
+ *     the one source of the version (the build reads them from this file for
+ *     caldera-sdk.pc, and `caldera plugins list` prints them). The host calls the entry
+ *     with its own version; the plugin returns a descriptor stamped with the version it
+ *     was built for. The host loads the plugin only when
+ *       - the majors are equal, and
+ *       - the plugin's minor is not greater than the host's minor, and
+ *       - descriptor->struct_size is at least CAL_PLUGIN_V1_0_SIZE, and
+ *       - open and close are set, and every word of cal_plugin.reserved[] that lies
+ *         inside struct_size is zero;
+ *     otherwise it refuses the file with a message naming it, both versions (or the
+ *     offending word) and what to rebuild.
+ *     A minor release only ever appends: new fields at the end of a struct, new functions
+ *     at the end of cal_host_api, new extension slots at the end of cal_plugin (taken from
+ *     the front of reserved[], so the descriptor keeps its size). Released layouts never
+ *     change: tests/unit/abi_freeze_test.cpp records every size and offset. Every member
+ *     added after 1.0 sits in a group headed "added in 1.N", and CAL_*_V1_N_SIZE gives the
+ *     bytes each minor defines.
+ *     Every struct that crosses the boundary starts with its own size (struct_size), so
+ *     each side reads only the fields the other one knows:
+ *       - the host reads a descriptor slot only when the plugin's minor defines it AND
+ *         struct_size covers it (min(struct_size, CAL_PLUGIN_SIZE_OF_MINOR(minor)); a 1.0
+ *         plugin's 1.1 slots are ignored even when its struct_size reaches them);
+ *       - a host never loads a plugin stamped with a newer minor than its own, so a
+ *         plugin may call every host function of the minor it was built for; a plugin
+ *         that stamps an older minor (to load on older hosts too) checks host->struct_size
+ *         before calling anything newer (CAL_HOST_HAS(host, fn) does it).
+ *     History:
+ *       1.0  the first version.
+ *       1.1  host: node_index, node_pod_requests, node_pod_requests_nonzero, the HyperNode
+ *            functions (hypernode_*, node_hypernode_*, job_network_topology,
+ *            job_allocated_hypernode) and node_table. Plugin: the hyper_node_order,
+ *            predicate_many and node_order_many slots.
  *
- * ------------------------------------------------------------------------------------------
- * OWNERSHIP AND LIFETIMES (the rules every function below follows unless it says otherwise)
- *   - Handles (cal_session, cal_job, cal_task, cal_node, cal_queue) are opaque and owned by
- *     the host. They are valid from the plugin's open() to its close() for that session.
- *     Never free them; never keep them past close().
- *   - Strings the host returns (const char *) are NUL-terminated UTF-8, owned by the host,
- *     valid until the end of the session. Never free them.
- *   - Resource vectors the host returns (const double *) hold cal_resource_count() values,
- *     indexed by resource id, and are owned by the host. They are read-only and valid until
- *     the object they describe next changes (an allocate, pipeline or evict that touches it)
- *     or the session ends, whichever comes first: copy what you need to keep.
- *   - Strings and buffers a plugin hands to the host (reasons, log messages, names) are
- *     copied by the host before the call returns. The plugin keeps ownership.
- *   - The descriptor, its option table and every string in them are owned by the plugin and
- *     must stay valid while the shared object is loaded (static storage is the usual way).
- *   - Memory a plugin allocates is freed by the plugin, memory the host allocates is freed
- *     by the host. No allocator ownership crosses this boundary.
- *   - No C++ exception, RTTI object or standard-library type crosses this boundary. A C++
- *     plugin catches everything at its callbacks (the C++ SDK, caldera/sdk.hpp, does this).
+ * (1) Types and booleans.
+ *     Fixed-width integers, size_t for counts and indexes, double for amounts and times.
+ *     A boolean is an `int`: the host returns exactly 0 or 1; a plugin returns 0 for
+ *     false and 1 for true (the host reads any non-zero as true). The victims arrays are
+ *     uint8_t, 1 for "marked", 0 for not. "Not found" is NULL for pointers and -1 for
+ *     signed indexes (resource_id, best_node).
+ *     Units: resource id 0 is "cpu" in millicores, id 1 is "memory" in bytes. Every other
+ *     id is a scalar resource ("nvidia.com/gpu", "volcano.sh/gpu-memory", ...) in
+ *     milli-units, as Volcano counts them: a request of nvidia.com/gpu: 2 reads 2000. The
+ *     pod count of a node is not a resource vector entry; see node_pods_used and
+ *     node_pods_max. Times are seconds on the session clock (a double): the scenario
+ *     clock, the simulated clock or the wall clock, depending on the backend.
  *
- * ------------------------------------------------------------------------------------------
- * UNITS
- *   Resource id 0 is "cpu" in millicores, id 1 is "memory" in bytes. Every other id is a
- *   scalar resource ("nvidia.com/gpu", "volcano.sh/gpu-memory", ...) in milli-units, as
- *   Volcano counts them: a request of nvidia.com/gpu: 2 reads 2000. The pod count of a node
- *   is not a resource vector entry; see cal_node_pods_* below.
- *   Times are seconds on the session clock (a double): the scenario clock, the simulated
- *   clock or the wall clock, depending on the backend.
+ * (2) NULL.
+ *     - Handles the host passes to a callback are never NULL. Every host function that
+ *       takes a handle needs a valid one, except where its comment says NULL is accepted
+ *       (hypernode_lca, job_network_topology's out-pointer, status_set's st); the arg_*
+ *       readers return 0 / NULL for a NULL args or name.
+ *     - A host function returning a pointer returns NULL only where its comment says so
+ *       ("NULL if absent", "NULL when not placed", "NULL when the queue does not set it").
+ *     - In the descriptor, name must be set; version, description and options may be NULL
+ *       (options only when option_count is 0); open and close must be set (the host
+ *       refuses the file otherwise); every extension slot and check_args may be NULL,
+ *       meaning the plugin takes no part. open() may return NULL as its state.
+ *     - In cal_option, default_value NULL means "no default"; description may be NULL.
  *
- * ------------------------------------------------------------------------------------------
- * THREADS
- *   Every callback is called from the host's scheduling thread, one at a time, except the
- *   node-level callbacks (predicate, node_order, batch_node_order) of a plugin whose
- *   descriptor sets CAL_CAP_NODE_PARALLEL: those may run on several threads at once for
- *   different nodes of the same task, and may only read. Host read functions are safe to
- *   call from those threads.
+ * (3) Strings, memory and lifetimes.
+ *     - Handles (cal_session, cal_job, cal_task, cal_node, cal_queue, cal_hypernode) are
+ *       opaque and owned by the host. They are valid from the plugin's open() to its
+ *       close() for that session. Never free them; never keep them past close().
+ *     - Strings the host returns (const char *) are NUL-terminated UTF-8, owned by the
+ *       host, valid until the end of the session (those of cal_args: while the config
+ *       that holds them is in use, which covers every session of the instance). Never
+ *       free them.
+ *     - Resource vectors the host returns (const double *) hold resource_count() values,
+ *       indexed by resource id, and are owned by the host. They are read-only and valid
+ *       until the object they describe next changes (an allocate, pipeline or evict that
+ *       touches it) or the session ends, whichever comes first: copy what you need to
+ *       keep. node_table's rows are valid until the session ends.
+ *     - Arrays the host passes into a callback (nodes, candidates, scores, codes,
+ *       reasons, victims) are the host's, valid for that call only; write only the output
+ *       arrays, within their n entries.
+ *     - Strings and buffers a plugin hands to the host (reasons, log messages, names,
+ *       annotations) are copied by the host before the call returns. The plugin keeps
+ *       ownership. The one exception: predicate_many's reasons[] stay the plugin's and
+ *       must stay valid until its close().
+ *     - The descriptor, its option table and every string in them are owned by the plugin
+ *       and must stay valid while the shared object is loaded (static storage is the
+ *       usual way). The host copies the descriptor at load; changing it later has no
+ *       effect.
+ *     - Memory a plugin allocates is freed by the plugin, memory the host allocates is
+ *       freed by the host. No allocator ownership crosses this boundary.
+ *
+ * (4) Threads.
+ *     Every callback is called from the host's scheduling thread, one at a time, except
+ *     the per-node callbacks (predicate, predicate_many, node_order, node_order_many) of
+ *     a plugin whose descriptor sets CAL_CAP_NODE_PARALLEL: those may run on several
+ *     threads at once, for different nodes of the same task, and may only read (the
+ *     plugin's own state too, or it guards it). pre_predicate, batch_node_order,
+ *     best_node, hyper_node_order and every other slot stay on the scheduling thread. A
+ *     plugin without the flag is never called from two threads at once. The host's read
+ *     functions are safe to call from those threads; the writing ones
+ *     (job_set_pending_reason, task_set_annotation) only from the scheduling thread. The
+ *     entry point and check_args run on the thread that loads plugins or configs.
+ *
+ * (5) Calls that come in pairs, and their order.
+ *     - entry point: may be called more than once per file (each load of a private copy);
+ *       it returns the same descriptor each time.
+ *     - open / close: close() is called exactly once for every open() that left *code at
+ *       CAL_SUCCESS, at the end of the session, with the state open() returned; never for
+ *       an open() that failed. Every other slot runs between the two, with that state.
+ *     - on_allocate / on_deallocate: on_allocate(t) each time t is allocated or pipelined
+ *       in the session; on_deallocate(t) when such an allocation is undone (a statement
+ *       discarded) and when t is evicted (chosen as a victim; for a task placed before the
+ *       session no on_allocate came first); on_allocate(t) again when an eviction is
+ *       undone. Each call moves t's resources once, so derived state (shares, counters)
+ *       kept in step with the two always matches the session.
+ *     - predicate_many: the reason strings it returns stay the plugin's until its close().
+ *     - task_set_annotation: call it from on_allocate; the annotation is dropped again if
+ *       the allocation is undone (on_deallocate follows).
+ *     - cal_status and cal_taint out-parameters: the caller sets struct_size before the
+ *       call (the host for cal_status; the plugin for task_toleration_at and
+ *       node_taint_at); the callee writes only the fields that struct_size covers.
+ *
+ * (6) The score scale (node_order, node_order_many, batch_node_order, hyper_node_order).
+ *     Kubernetes' scale, as every shipped plugin follows it: each score function of a
+ *     plugin gives a node 0 .. 100 (kube-scheduler's framework.MaxNodeScore), higher is
+ *     better, and the plugin multiplies it by its own weight argument (binpack: 100 *
+ *     binpack.weight times the weighted fill fraction; nodeorder: each Kubernetes score,
+ *     0..100, times its `<name>.weight`, summed). The host does not normalise: it adds the
+ *     scores of every plugin (and every slot of one plugin) and takes the highest total;
+ *     among equal totals the node first by name. A plugin whose score is relative to the
+ *     candidate set (normalised to 0..100 over it, as TaintToleration) uses
+ *     batch_node_order. Scores are finite doubles; negative scores are allowed but no
+ *     shipped plugin gives one.
+ *
+ * (7) What is not supported.
+ *     - No C++ exception, longjmp, RTTI object or standard-library type crosses this
+ *       boundary. A C++ plugin catches everything at its callbacks (the C++ SDK,
+ *       caldera/sdk.hpp, does this).
+ *     - Calling host functions other than log, status_set and the arg_* readers outside
+ *       open() .. close() of a session (in the entry point, in check_args, from a thread
+ *       of the plugin's own, after close()).
+ *     - Keeping any handle, host string or host array past the lifetime in (3); writing
+ *       through a const pointer the host hands out.
+ *     - Stamping a minor newer than the host's (refused), or a descriptor whose layout is
+ *       not this header's (refused where the loader can tell, see (0)).
+ *     - Relying on the shared object staying loaded, or on its statics surviving, from
+ *       one config or plugin set to the next: the host may unload a retired set, and may
+ *       run a session in a forked process (the reload canary) whose changes to the
+ *       plugin's memory do not come back.
  */
 #ifndef CALDERA_PLUGIN_H
 #define CALDERA_PLUGIN_H
@@ -79,7 +172,9 @@ extern "C" {
 #endif
 
 /* ---------------------------------------------------------------------------------------
- * Versions
+ * Versions. These two lines are the one source of the ABI version: meson.build reads them
+ * (abi_major / abi_minor of caldera-sdk.pc), and so do the host and `caldera plugins list`.
+ * Keep each a plain `#define NAME <digits>`.
  * ------------------------------------------------------------------------------------- */
 #define CAL_ABI_MAJOR 1
 #define CAL_ABI_MINOR 1
@@ -121,7 +216,7 @@ typedef enum cal_code {
  * before the call; the plugin writes a short reason (truncated to CAL_REASON_MAX - 1 bytes,
  * always NUL-terminated) when it returns anything but CAL_SUCCESS. Reasons are summed over
  * nodes in "why pending" messages, so keep them node-independent ("node(s) didn't match
- * node selector", "Insufficient cpu"). Use cal_status_set() to fill it. */
+ * node selector", "Insufficient cpu"). Fill it with host->status_set(). */
 typedef struct cal_status {
   uint32_t struct_size;
   char reason[CAL_REASON_MAX];
@@ -229,6 +324,7 @@ typedef enum cal_node_field {
  * stays valid while the plugin is loaded; keep it in a static. Functions are only appended.
  * ------------------------------------------------------------------------------------- */
 typedef struct cal_host_api {
+  /* ===== 1.0 ========================================================================== */
   uint32_t struct_size;
   uint32_t abi_version; /* the host's CAL_ABI_VERSION */
 
@@ -391,6 +487,8 @@ typedef struct cal_host_api {
   double (*node_numa_memory)(const cal_node *n, size_t i);
   const char *(*node_topology_policy)(const cal_node *n);
 
+  /* ===== added in 1.1 (starts at CAL_HOST_API_V1_0_SIZE) ============================== */
+
   /* --- added in 1.1: per-node state in arrays, Kubernetes' view of a node ------------- */
   /* The node's position in node_at order, 0 .. node_count - 1, fixed for the session: a
    * plugin can keep per-node state in an array instead of a map from handles. */
@@ -407,7 +505,7 @@ typedef struct cal_host_api {
    * and most allocated scores use). Other dimensions read as in node_pod_requests. */
   const double *(*node_pod_requests_nonzero)(const cal_node *n);
 
-  /* --- network topology: HyperNodes (Volcano's topology.volcano.sh HyperNode) --------- */
+  /* --- added in 1.1: network topology, HyperNodes (Volcano's topology.volcano.sh) ----- */
   /* The session's HyperNodes, by tier, then name. There are none when the cluster declares
    * none, or when its HyperNodes do not form a tree (a cycle, a HyperNode with two
    * parents); the lower the tier, the closer the nodes behind it. */
@@ -442,7 +540,15 @@ typedef struct cal_host_api {
    * current as the session changes nodes, so a row read in a callback is the node's state
    * at that moment (the same values node_idle etc. return). NULL for an unknown field. */
   const double *(*node_table)(const cal_session *s, cal_node_field field);
+
+  /* A new function goes here, in a group headed "added in 1.N", never anywhere else. */
 } cal_host_api;
+
+/* The bytes of cal_host_api each minor defines (fixed forever; the 1.1 group starts at
+ * CAL_HOST_API_V1_0_SIZE). */
+#define CAL_HOST_API_V1_0_SIZE (offsetof(cal_host_api, node_index))
+#define CAL_HOST_API_V1_1_SIZE                                                              \
+  (offsetof(cal_host_api, node_table) + sizeof(((cal_host_api *)0)->node_table))
 
 /* True when the host's table is recent enough to hold `fn`. */
 #define CAL_HOST_HAS(host, fn)                                                              \
@@ -553,7 +659,7 @@ typedef cal_vote (*cal_job_vote_fn)(void *self, const cal_job *j);
  * code other than CAL_SUCCESS makes the job invalid for the session, with its reason. */
 typedef cal_code (*cal_job_valid_fn)(void *self, const cal_job *j, cal_status *st);
 
-/* HyperNode scores, for a job the allocate action could place in any of several HyperNodes
+/* HyperNode scores (added in 1.1), for a job the allocate action could place in any of several HyperNodes
  * of one tier: higher is better. The plugin ADDS each candidate's score to scores[i] (the
  * array is the host's; do not keep it); hypernodes[i] are the candidates, by name.
  * COMBINE (hyper_node_order): the scores of every plugin are summed; the action adds, for
@@ -581,6 +687,7 @@ typedef void (*cal_task_event_fn)(void *self, const cal_task *t);
                                            on several threads at once (read-only calls) */
 
 typedef struct cal_plugin {
+  /* ===== 1.0 ========================================================================== */
   uint32_t struct_size; /* sizeof(cal_plugin) as the plugin was built */
   uint32_t abi_version; /* CAL_ABI_VERSION as the plugin was built */
   const char *name;     /* the name the config uses: "binpack" */
@@ -590,9 +697,10 @@ typedef struct cal_plugin {
   size_t option_count;
   uint64_t capabilities; /* CAL_CAP_* */
 
-  /* Lifecycle. open() is called at the start of every session that uses the plugin and
-   * returns the instance state handed to every slot as `self` (NULL is a valid state). On
-   * failure it returns NULL and writes a reason into st with a code in *code; the session
+  /* Lifecycle; both must be set (the host refuses a descriptor without them). open() is
+   * called at the start of every session that uses the plugin and returns the instance
+   * state handed to every slot as `self` (NULL is a valid state). On failure it returns
+   * NULL and writes a reason into st with a code in *code; the session
    * then runs without this plugin and the host logs why. close() is called once per
    * successful open(), at the end of the session, and frees what open() allocated. The
    * session is still readable inside close() (Volcano's OnSessionClose): a plugin may
@@ -631,22 +739,43 @@ typedef struct cal_plugin {
    * and reports the reason with the config file, line and plugin. NULL: types only. */
   cal_code (*check_args)(const cal_args *args, cal_status *st);
 
-  /* Slots added after 1.0 (taken from the front of the reserved room, so the descriptor
-   * keeps its size). The host reads one only when struct_size covers it
-   * (CAL_PLUGIN_HAS below). */
+  /* ===== added in 1.1 (starts at CAL_PLUGIN_V1_0_SIZE) ================================
+   * Slots added after 1.0 are taken from the front of reserved[], so the descriptor keeps
+   * its size. The host reads one only when the plugin's minor defines it and struct_size
+   * covers it (CAL_PLUGIN_HAS below): a plugin stamped 1.0 has these ignored. */
   cal_hyper_node_order_fn hyper_node_order;
   cal_predicate_many_fn predicate_many;
   cal_node_order_many_fn node_order_many;
-  /* Reserved for slots of later minor versions. Zero them. */
+
+  /* Reserved for slots of later minor versions: a new slot takes reserved[0] (and the
+   * array shrinks by one) in a group headed "added in 1.N". Zero them: the host refuses a
+   * descriptor with a non-zero reserved word inside its struct_size. */
   void *reserved[13];
 } cal_plugin;
 
-/* The smallest descriptor a 1.x host accepts: the slots of 1.0. */
+/* The bytes of cal_plugin each minor defines (fixed forever). CAL_PLUGIN_V1_0_SIZE is also
+ * the smallest descriptor a 1.x host accepts. sizeof(cal_plugin) is the same at every
+ * minor of major 1 (the reserved room). */
 #define CAL_PLUGIN_V1_0_SIZE (offsetof(cal_plugin, hyper_node_order))
+#define CAL_PLUGIN_V1_1_SIZE                                                                \
+  (offsetof(cal_plugin, node_order_many) + sizeof(((cal_plugin *)0)->node_order_many))
 
-/* True when the descriptor is recent enough to hold `slot` and sets it. */
+/* The bytes of cal_plugin that minor m (of major 1) defines; a minor newer than this
+ * header reads as the newest it knows. */
+#define CAL_PLUGIN_SIZE_OF_MINOR(m)                                                         \
+  ((m) == 0 ? (size_t)CAL_PLUGIN_V1_0_SIZE : (size_t)CAL_PLUGIN_V1_1_SIZE)
+
+/* The bytes of a descriptor its reader may use: what both its struct_size and the minor it
+ * is stamped with cover. */
+#define CAL_PLUGIN_COVERED(plugin)                                                          \
+  ((size_t)(plugin)->struct_size <                                                          \
+           CAL_PLUGIN_SIZE_OF_MINOR(CAL_ABI_MINOR_OF((plugin)->abi_version))                \
+       ? (size_t)(plugin)->struct_size                                                      \
+       : CAL_PLUGIN_SIZE_OF_MINOR(CAL_ABI_MINOR_OF((plugin)->abi_version)))
+
+/* True when the descriptor's minor and struct size both cover `slot`, and it sets it. */
 #define CAL_PLUGIN_HAS(plugin, slot)                                                        \
-  ((plugin)->struct_size >= offsetof(cal_plugin, slot) + sizeof((plugin)->slot) &&          \
+  (CAL_PLUGIN_COVERED(plugin) >= offsetof(cal_plugin, slot) + sizeof((plugin)->slot) &&     \
    (plugin)->slot)
 
 /* The entry point's type. It may be called more than once (each load of a copy of the

@@ -1,28 +1,36 @@
 // caldera/sdk.hpp -- the C++ layer over the Caldera plugin ABI (caldera/plugin.h).
 //
 // Header-only; it adds no ABI of its own. A C++ plugin is a class with a constructor taking
-// (caldera::sdk::Session, const caldera::sdk::Args&) -- one object per session -- and any of
-// the extension methods below (named as the cal_plugin slots: job_order, predicate,
-// node_order, preemptable, job_ready, on_allocate, ...; plus on_close(), called at the end of
-// the session while it is still readable, and a static check_args(const Args&) returning a
-// Status, called when a config is loaded); CALDERA_PLUGIN(Class) exports it:
+// (caldera::sdk::Session, const caldera::sdk::Args&) -- one object per session -- that
+// lists the extension methods it defines in kHooks (named as the cal_plugin slots:
+// job_order, predicate, node_order, preemptable, job_ready, on_allocate, ...; plus
+// on_close(), called at the end of the session while it is still readable, and a static
+// check_args(const Args&) returning a Status, called when a config is loaded) and declares
+// each option once (kOptions); CALDERA_PLUGIN(Class) exports it:
 //
 //   struct Binpack {
 //     static constexpr const char* kName = "binpack";
 //     static constexpr const char* kVersion = "1.0.0";
 //     static constexpr const char* kDescription = "packs tasks onto busy nodes";
-//     static std::vector<cal_option> options() { return {{sizeof(cal_option), "binpack.weight",
-//                                                        CAL_OPT_INT, "1", "score weight"}}; }
-//     Binpack(caldera::sdk::Session s, const caldera::sdk::Args& a);
+//     static constexpr caldera::sdk::Hooks kHooks =
+//         caldera::sdk::hooks(caldera::sdk::Hook::node_order);
+//     static constexpr caldera::sdk::Int kWeight{"binpack.weight", 1, "score weight"};
+//     static constexpr auto kOptions = caldera::sdk::options(kWeight);
+//     Binpack(caldera::sdk::Session s, const caldera::sdk::Args& a) : w_(a.get(kWeight)) {}
 //     double node_order(caldera::sdk::Task t, caldera::sdk::Node n);
+//     int64_t w_;
 //   };
 //   CALDERA_PLUGIN(Binpack)
+//
+// The build checks the class (see "The extension methods a plugin class defines" below):
+// a listed hook without its method (misspelt, other parameters) and a hook-named method
+// that is not listed are compile errors, so no point is ever dropped silently.
 //
 // Many nodes at once (ABI 1.1): a per-node predicate or node_order also fills the
 // predicate_many / node_order_many slots, the same method in a loop, so the host makes one
 // call per run of nodes. A plugin that can do better over a run (work out what a task
 // needs once) defines node_order_many(Task, const cal_node* const*, size_t, double*)
-// itself, writing scores[i] for nodes[i].
+// itself, writing scores[i] for nodes[i], and lists Hook::node_order_many.
 //
 // Guarantee: no exception leaves a callback. Each trampoline catches everything; the
 // message is logged with the plugin's name and the call returns the point's neutral or
@@ -31,7 +39,12 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <charconv>
+#include <concepts>
 #include <cstring>
+#include <deque>
+#include <stdexcept>
 #include <exception>
 #include <initializer_list>
 #include <mutex>
@@ -312,12 +325,192 @@ class Session {
   size_t n_ = 0;
 };
 
+// ---------------------------------------------------------------------------------------
+// Options, each declared once.
+//
+// One constexpr object per option holds its key, its type (the class), its default and its
+// description; the same object builds the descriptor's cal_option table (kOptions below)
+// and reads the validated value (Args::get):
+//
+//   static constexpr sdk::Int kWeight{"binpack.weight", 1, "Weight of the binpack score."};
+//   static constexpr sdk::String kResources{"binpack.resources", sdk::no_default, "..."};
+//   static constexpr sdk::Family<sdk::Int> kResourceWeight{"binpack.resources.*", "..."};
+//   static constexpr auto kOptions = sdk::options(kWeight, kResources, kResourceWeight);
+//   ...
+//   weight_ = a.get(kWeight);                        // int64_t; the default when not given
+//   for (const std::string& r : a.get_list(kResources))
+//     w = a.get(kResourceWeight, r).value_or(1);     // std::optional<int64_t>
+//
+// The host fills defaults, so get() of an option with a default always has a value; an
+// option without one reads as 0 / "" / false unless has() says it was given. Reading an
+// option the plugin did not list in kOptions throws (the open() or check_args call then
+// fails with the option's name), so a forgotten table entry shows at the first session.
+// ---------------------------------------------------------------------------------------
+
+struct NoDefault {};
+inline constexpr NoDefault no_default{};
+
+// What every option kind shares: enough to write its cal_option entry.
+struct OptionDecl {
+  const char* name = nullptr;
+  cal_option_type type = CAL_OPT_INT;
+  const char* description = nullptr;
+  bool has_default = false;
+  int64_t int_default = 0;
+  double double_default = 0;
+  bool bool_default = false;
+  const char* text_default = nullptr;  // STRING and DURATION
+  bool family = false;
+
+  // The default as the table writes it ("1", "true", "0.5", "3m").
+  std::string default_text() const {
+    switch (type) {
+      case CAL_OPT_BOOL: return bool_default ? "true" : "false";
+      case CAL_OPT_INT: return std::to_string(int_default);
+      case CAL_OPT_DOUBLE: {
+        char buf[64];
+        auto r = std::to_chars(buf, buf + sizeof buf, double_default);
+        std::string s(buf, r.ptr);
+        // Keep it a TOML float ("1.0", not "1"), as the tables were written by hand.
+        if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+        return s;
+      }
+      default: return text_default ? text_default : "";
+    }
+  }
+};
+
+// An integer option (TOML integer).
+struct Int : OptionDecl {
+  using value_type = int64_t;
+  constexpr Int(const char* n, int64_t def, const char* desc)
+      : OptionDecl{n, CAL_OPT_INT, desc, true, def} {}
+  constexpr Int(const char* n, NoDefault, const char* desc) : OptionDecl{n, CAL_OPT_INT, desc} {}
+  static value_type read(const cal_args* a, const char* name) { return host->arg_int(a, name); }
+  value_type fallback() const { return int_default; }
+};
+
+// A floating-point option (TOML float or integer).
+struct Double : OptionDecl {
+  using value_type = double;
+  constexpr Double(const char* n, double def, const char* desc)
+      : OptionDecl{n, CAL_OPT_DOUBLE, desc, true, 0, def} {}
+  constexpr Double(const char* n, NoDefault, const char* desc)
+      : OptionDecl{n, CAL_OPT_DOUBLE, desc} {}
+  static value_type read(const cal_args* a, const char* name) {
+    return host->arg_double(a, name);
+  }
+  value_type fallback() const { return double_default; }
+};
+
+// A boolean option.
+struct Bool : OptionDecl {
+  using value_type = bool;
+  constexpr Bool(const char* n, bool def, const char* desc)
+      : OptionDecl{n, CAL_OPT_BOOL, desc, true, 0, 0, def} {}
+  constexpr Bool(const char* n, NoDefault, const char* desc) : OptionDecl{n, CAL_OPT_BOOL, desc} {}
+  static value_type read(const cal_args* a, const char* name) {
+    return host->arg_bool(a, name) != 0;
+  }
+  value_type fallback() const { return bool_default; }
+};
+
+// A string option; `def` as it reads ("binpack"), nullptr or no_default for none.
+struct String : OptionDecl {
+  using value_type = std::string;
+  constexpr String(const char* n, const char* def, const char* desc)
+      : OptionDecl{n, CAL_OPT_STRING, desc, def != nullptr, 0, 0, false, def} {}
+  constexpr String(const char* n, NoDefault, const char* desc)
+      : OptionDecl{n, CAL_OPT_STRING, desc} {}
+  static value_type read(const cal_args* a, const char* name) {
+    const char* s = host->arg_string(a, name);
+    return s ? std::string(s) : std::string();
+  }
+  value_type fallback() const { return text_default ? text_default : ""; }
+};
+
+// A duration ("500ms", "3m", "1h30m" or a number of seconds), read in seconds; `def` is
+// written as in the config ("1m").
+struct Duration : OptionDecl {
+  using value_type = double;
+  constexpr Duration(const char* n, const char* def, const char* desc)
+      : OptionDecl{n, CAL_OPT_DURATION, desc, def != nullptr, 0, 0, false, def} {}
+  constexpr Duration(const char* n, NoDefault, const char* desc)
+      : OptionDecl{n, CAL_OPT_DURATION, desc} {}
+  static value_type read(const cal_args* a, const char* name) {
+    return host->arg_double(a, name);
+  }
+  value_type fallback() const { return 0; }
+};
+
+// A family of options of kind O: "binpack.resources.*" accepts
+// "binpack.resources.nvidia.com/gpu". No default (the host allows none for a family).
+template <class O>
+struct Family : OptionDecl {
+  using value_type = typename O::value_type;
+  constexpr Family(const char* n, const char* desc)
+      : OptionDecl{n, O("", no_default, "").type, desc} {
+    family = true;
+  }
+  // The key of member `suffix`: prefix + suffix ("binpack.resources." + "nvidia.com/gpu").
+  std::string key(std::string_view suffix) const {
+    std::string_view n(name);
+    return std::string(n.substr(0, n.size() - 1)) + std::string(suffix);
+  }
+};
+
+// The option table of a plugin: static constexpr auto kOptions = sdk::options(kA, kB, ...).
+template <class... O>
+  requires(std::is_base_of_v<OptionDecl, O> && ...)
+constexpr std::array<OptionDecl, sizeof...(O)> options(const O&... o) {
+  return {static_cast<const OptionDecl&>(o)...};
+}
+
 // Typed access to the validated arguments.
 class Args {
  public:
   explicit Args(const cal_args* a) : a_(a) {}
-  bool has(const char* name) const { return host->arg_is_set(a_, name) != 0; }
+  // With the plugin's declared options: get() and has() of an option not among them throw.
+  Args(const cal_args* a, const OptionDecl* declared, size_t count)
+      : a_(a), declared_(declared), declared_count_(count) {}
+
+  // ---- declared options (the one-line declarations above) ----------------------------
+  bool has(const OptionDecl& o) const {
+    check(o);
+    return host->arg_is_set(a_, o.name) != 0;
+  }
+  template <class O>
+    requires(std::is_base_of_v<OptionDecl, O> && requires(const O& x) { x.fallback(); })
+  typename O::value_type get(const O& o) const {
+    check(o);
+    return host->arg_is_set(a_, o.name) ? O::read(a_, o.name) : o.fallback();
+  }
+  template <class O>
+  std::optional<typename O::value_type> get(const Family<O>& f, std::string_view member) const {
+    check(f);
+    const std::string k = f.key(member);
+    if (!host->arg_is_set(a_, k.c_str())) return std::nullopt;
+    return O::read(a_, k.c_str());
+  }
+  // The members of a family that are set: the part after the prefix, in name order.
+  template <class O>
+  std::vector<std::string> members(const Family<O>& f) const {
+    check(f);
+    const std::string prefix = f.key("");
+    std::vector<std::string> out;
+    for (const std::string& n : names())
+      if (n.size() > prefix.size() && n.compare(0, prefix.size(), prefix) == 0)
+        out.push_back(n.substr(prefix.size()));
+    return out;
+  }
+  // A comma-separated list option ("nvidia.com/gpu, example.com/foo", Volcano's form): its
+  // items with surrounding blanks trimmed, empty items dropped; none when unset.
+  std::vector<std::string> get_list(const String& o) const { return split_list(get(o)); }
+
   bool hierarchy() const { return host->arg_hierarchy(a_) != 0; }
+
+  // ---- by name (options read without a declaration object) ----------------------------
+  bool has(const char* name) const { return host->arg_is_set(a_, name) != 0; }
   bool get_bool(const char* name, bool fallback = false) const {
     return has(name) ? host->arg_bool(a_, name) != 0 : fallback;
   }
@@ -331,10 +524,19 @@ class Args {
     const char* s = has(name) ? host->arg_string(a_, name) : nullptr;
     return s ? std::string(s) : fallback;
   }
-  // A comma-separated list argument ("nvidia.com/gpu, example.com/foo", Volcano's form):
-  // its items with surrounding blanks trimmed, empty items dropped; none when unset.
   std::vector<std::string> get_list(const char* name) const {
-    const std::string list = get_string(name);
+    return split_list(get_string(name));
+  }
+  // Names of every set argument (for option families such as "binpack.resources.*").
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    size_t n = host->arg_count(a_);
+    for (size_t i = 0; i < n; ++i) out.emplace_back(host->arg_name(a_, i));
+    return out;
+  }
+
+ private:
+  static std::vector<std::string> split_list(const std::string& list) {
     std::vector<std::string> out;
     const char* ws = " \t\r\n";
     size_t pos = 0;
@@ -349,16 +551,17 @@ class Args {
     }
     return out;
   }
-  // Names of every set argument (for option families such as "binpack.resources.*").
-  std::vector<std::string> names() const {
-    std::vector<std::string> out;
-    size_t n = host->arg_count(a_);
-    for (size_t i = 0; i < n; ++i) out.emplace_back(host->arg_name(a_, i));
-    return out;
+  void check(const OptionDecl& o) const {
+    if (!declared_) return;
+    for (size_t i = 0; i < declared_count_; ++i)
+      if (std::strcmp(declared_[i].name, o.name) == 0) return;
+    throw std::logic_error(std::string("option '") + o.name +
+                           "' is read but not declared in the plugin's kOptions");
   }
 
- private:
   const cal_args* a_;
+  const OptionDecl* declared_ = nullptr;
+  size_t declared_count_ = 0;
 };
 
 // The result of a predicate (and of pre_predicate, job_valid, check_args): success, or a
@@ -410,6 +613,75 @@ class Status {
   uint16_t len_ = 0;
   char text_[CAL_REASON_MAX];
 };
+
+// ---------------------------------------------------------------------------------------
+// The extension methods a plugin class defines, declared.
+//
+// The SDK fills a cal_plugin slot from a method of the plugin class found by its name.
+// A name is easy to get wrong (`node_ordr`, `predicate(Task)`), and a method the SDK does
+// not recognise would silently leave the point out. So a plugin lists the methods it
+// defines, and the SDK checks the list against the class at compile time:
+//
+//   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::node_order,
+//                                                   sdk::Hook::batch_node_order);
+//
+//   - each listed hook must be a public method with its signature (below), or the build
+//     stops with "lists Hook::node_order in kHooks but has no public method double
+//     node_order(Task, Node)": a misspelt or mis-typed method of a listed hook fails;
+//   - each method named as a hook must be listed, or the build stops with "has a method
+//     named node_order but does not list Hook::node_order in kHooks": a slot is never
+//     filled (or dropped) behind the author's back;
+//   - a class without kHooks does not build.
+// Only listed hooks fill slots. The methods and their signatures (Task, Node, Job, Queue,
+// HyperNode by value or const reference):
+//   int      job_order(Job, Job)            int   queue_order(Queue, Queue)
+//   int      task_order(Task, Task)         Status pre_predicate(Task)
+//   Status   predicate(Task, Node)          (fills predicate and, in a loop, predicate_many)
+//   double   node_order(Task, Node)         (fills node_order and, in a loop, node_order_many)
+//   void     node_order_many(Task, const cal_node* const*, size_t, double* scores)
+//   void     batch_node_order(Task, const cal_node* const*, size_t, double* scores)
+//   cal_vote preemptable(Task, const std::vector<Task>&, std::vector<uint8_t>& victims)
+//   cal_vote reclaimable(Task, const std::vector<Task>&, std::vector<uint8_t>& victims)
+//   void     hyper_node_order(Job, const std::vector<HyperNode>&, std::vector<double>&)
+//   void     victim_tasks(const std::vector<Task>&, std::vector<uint8_t>& victims)
+//   bool     overused(Queue)                bool  allocatable(Queue, Task)
+//   bool     preemptive(Queue, Task)        bool  job_ready(Job)
+//   bool     job_starving(Job)              cal_vote job_pipelined(Job)
+//   cal_vote job_enqueueable(Job)           Status job_valid(Job)
+//   void     job_enqueued(Job)              void  on_allocate(Task)
+//   void     on_deallocate(Task)            void  on_close()
+//   static Status check_args(const Args&)
+// ---------------------------------------------------------------------------------------
+
+enum class Hook : uint8_t {
+  job_order, queue_order, task_order, pre_predicate, predicate, node_order, node_order_many,
+  batch_node_order, preemptable, reclaimable, hyper_node_order, victim_tasks, overused,
+  allocatable, preemptive, job_ready, job_starving, job_pipelined, job_enqueueable, job_valid,
+  job_enqueued, on_allocate, on_deallocate, on_close, check_args,
+};
+
+// A set of hooks.
+class Hooks {
+ public:
+  constexpr Hooks() = default;
+  constexpr bool has(Hook h) const { return (bits_ >> static_cast<unsigned>(h)) & 1u; }
+  constexpr Hooks& add(Hook h) {
+    bits_ |= uint64_t{1} << static_cast<unsigned>(h);
+    return *this;
+  }
+  constexpr bool operator==(const Hooks&) const = default;
+
+ private:
+  uint64_t bits_ = 0;
+};
+
+template <class... H>
+  requires(std::is_same_v<H, Hook> && ...)
+constexpr Hooks hooks(H... h) {
+  Hooks s;
+  (s.add(h), ...);
+  return s;
+}
 
 inline void log(cal_log_level level, const char* plugin, const std::string& msg) {
   if (host) host->log(level, plugin, msg.c_str());
@@ -480,14 +752,208 @@ inline void set_reason(cal_status* st, const char* r) {
   if (st) host->status_set(st, r);
 }
 
+// ---- compile-time checks of a plugin class (kHooks above) ------------------------------
+
+template <class P>
+constexpr Hooks hooks_of() {
+  if constexpr (requires { P::kHooks; })
+    return P::kHooks;
+  else
+    return Hooks{};
+}
+template <class P>
+constexpr bool listed(Hook h) {
+  return hooks_of<P>().has(h);
+}
+
+// For each hook: whether P has a public method of that name (a single, non-template one),
+// and whether it can be called with the hook's arguments and gives its result.
+#define CALDERA_SDK_HOOK_TRAITS(NAME, ...)                                                \
+  template <class P>                                                                      \
+  constexpr bool named_##NAME = requires { &P::NAME; };                                   \
+  template <class P>                                                                      \
+  constexpr bool callable_##NAME = requires __VA_ARGS__;
+
+CALDERA_SDK_HOOK_TRAITS(job_order, (P& x, Job l, Job r) {
+  { x.job_order(l, r) } -> std::convertible_to<int>;
+})
+CALDERA_SDK_HOOK_TRAITS(queue_order, (P& x, Queue l, Queue r) {
+  { x.queue_order(l, r) } -> std::convertible_to<int>;
+})
+CALDERA_SDK_HOOK_TRAITS(task_order, (P& x, Task l, Task r) {
+  { x.task_order(l, r) } -> std::convertible_to<int>;
+})
+CALDERA_SDK_HOOK_TRAITS(pre_predicate, (P& x, Task t) {
+  { x.pre_predicate(t) } -> std::convertible_to<Status>;
+})
+CALDERA_SDK_HOOK_TRAITS(predicate, (P& x, Task t, Node n) {
+  { x.predicate(t, n) } -> std::convertible_to<Status>;
+})
+CALDERA_SDK_HOOK_TRAITS(node_order, (P& x, Task t, Node n) {
+  { x.node_order(t, n) } -> std::convertible_to<double>;
+})
+CALDERA_SDK_HOOK_TRAITS(node_order_many,
+                        (P& x, Task t, const cal_node* const* ns, size_t n, double* sc) {
+                          x.node_order_many(t, ns, n, sc);
+                        })
+CALDERA_SDK_HOOK_TRAITS(batch_node_order,
+                        (P& x, Task t, const cal_node* const* ns, size_t n, double* sc) {
+                          x.batch_node_order(t, ns, n, sc);
+                        })
+CALDERA_SDK_HOOK_TRAITS(preemptable,
+                        (P& x, Task t, const std::vector<Task>& c, std::vector<uint8_t>& v) {
+                          { x.preemptable(t, c, v) } -> std::convertible_to<cal_vote>;
+                        })
+CALDERA_SDK_HOOK_TRAITS(reclaimable,
+                        (P& x, Task t, const std::vector<Task>& c, std::vector<uint8_t>& v) {
+                          { x.reclaimable(t, c, v) } -> std::convertible_to<cal_vote>;
+                        })
+CALDERA_SDK_HOOK_TRAITS(hyper_node_order,
+                        (P& x, Job j, const std::vector<HyperNode>& c, std::vector<double>& v) {
+                          x.hyper_node_order(j, c, v);
+                        })
+CALDERA_SDK_HOOK_TRAITS(victim_tasks, (P& x, const std::vector<Task>& c, std::vector<uint8_t>& v) {
+  x.victim_tasks(c, v);
+})
+CALDERA_SDK_HOOK_TRAITS(overused, (P& x, Queue q) {
+  { x.overused(q) } -> std::convertible_to<bool>;
+})
+CALDERA_SDK_HOOK_TRAITS(allocatable, (P& x, Queue q, Task t) {
+  { x.allocatable(q, t) } -> std::convertible_to<bool>;
+})
+CALDERA_SDK_HOOK_TRAITS(preemptive, (P& x, Queue q, Task t) {
+  { x.preemptive(q, t) } -> std::convertible_to<bool>;
+})
+CALDERA_SDK_HOOK_TRAITS(job_ready, (P& x, Job j) {
+  { x.job_ready(j) } -> std::convertible_to<bool>;
+})
+CALDERA_SDK_HOOK_TRAITS(job_starving, (P& x, Job j) {
+  { x.job_starving(j) } -> std::convertible_to<bool>;
+})
+CALDERA_SDK_HOOK_TRAITS(job_pipelined, (P& x, Job j) {
+  { x.job_pipelined(j) } -> std::convertible_to<cal_vote>;
+})
+CALDERA_SDK_HOOK_TRAITS(job_enqueueable, (P& x, Job j) {
+  { x.job_enqueueable(j) } -> std::convertible_to<cal_vote>;
+})
+CALDERA_SDK_HOOK_TRAITS(job_valid, (P& x, Job j) {
+  { x.job_valid(j) } -> std::convertible_to<Status>;
+})
+CALDERA_SDK_HOOK_TRAITS(job_enqueued, (P& x, Job j) { x.job_enqueued(j); })
+CALDERA_SDK_HOOK_TRAITS(on_allocate, (P& x, Task t) { x.on_allocate(t); })
+CALDERA_SDK_HOOK_TRAITS(on_deallocate, (P& x, Task t) { x.on_deallocate(t); })
+CALDERA_SDK_HOOK_TRAITS(on_close, (P& x) { x.on_close(); })
+CALDERA_SDK_HOOK_TRAITS(check_args, (const Args& a) {
+  { P::check_args(a) } -> std::convertible_to<Status>;
+})
+#undef CALDERA_SDK_HOOK_TRAITS
+
+// Both directions for one hook; the messages are what a plugin author reads.
+#define CALDERA_SDK_CHECK_HOOK(NAME, SIGNATURE)                                             \
+  static_assert(!listed<P>(Hook::NAME) || callable_##NAME<P>,                               \
+                "caldera::sdk: the plugin lists Hook::" #NAME                               \
+                " in kHooks but has no public method " SIGNATURE                           \
+                " (is the name misspelt, or are the parameter types different?)");          \
+  static_assert(listed<P>(Hook::NAME) || !(named_##NAME<P> || callable_##NAME<P>),          \
+                "caldera::sdk: the plugin has a method named " #NAME                       \
+                " but does not list Hook::" #NAME " in kHooks: list it, or rename the method");
+
+template <class P>
+constexpr bool check_plugin() {
+  static_assert(requires {
+    { P::kHooks } -> std::convertible_to<Hooks>;
+  }, "caldera::sdk: a plugin class lists the extension methods it defines: static constexpr "
+     "caldera::sdk::Hooks kHooks = caldera::sdk::hooks(caldera::sdk::Hook::node_order, ...);");
+  static_assert(requires {
+    { P::kName } -> std::convertible_to<const char*>;
+    { P::kVersion } -> std::convertible_to<const char*>;
+    { P::kDescription } -> std::convertible_to<const char*>;
+  }, "caldera::sdk: a plugin class declares static constexpr const char* kName, kVersion and "
+     "kDescription");
+  static_assert(std::is_constructible_v<P, Session, const Args&>,
+                "caldera::sdk: a plugin class has a public constructor "
+                "(caldera::sdk::Session, const caldera::sdk::Args&)");
+  static_assert(!(requires { P::kOptions; } && requires { P::options(); }),
+                "caldera::sdk: declare the options once: kOptions or options(), not both");
+  CALDERA_SDK_CHECK_HOOK(job_order, "int job_order(Job, Job)")
+  CALDERA_SDK_CHECK_HOOK(queue_order, "int queue_order(Queue, Queue)")
+  CALDERA_SDK_CHECK_HOOK(task_order, "int task_order(Task, Task)")
+  CALDERA_SDK_CHECK_HOOK(pre_predicate, "Status pre_predicate(Task)")
+  CALDERA_SDK_CHECK_HOOK(predicate, "Status predicate(Task, Node)")
+  CALDERA_SDK_CHECK_HOOK(node_order, "double node_order(Task, Node)")
+  CALDERA_SDK_CHECK_HOOK(node_order_many,
+                         "void node_order_many(Task, const cal_node* const*, size_t, double*)")
+  CALDERA_SDK_CHECK_HOOK(batch_node_order,
+                         "void batch_node_order(Task, const cal_node* const*, size_t, double*)")
+  CALDERA_SDK_CHECK_HOOK(preemptable, "cal_vote preemptable(Task, const std::vector<Task>&, "
+                                      "std::vector<uint8_t>&)")
+  CALDERA_SDK_CHECK_HOOK(reclaimable, "cal_vote reclaimable(Task, const std::vector<Task>&, "
+                                      "std::vector<uint8_t>&)")
+  CALDERA_SDK_CHECK_HOOK(hyper_node_order, "void hyper_node_order(Job, const "
+                                           "std::vector<HyperNode>&, std::vector<double>&)")
+  CALDERA_SDK_CHECK_HOOK(victim_tasks,
+                         "void victim_tasks(const std::vector<Task>&, std::vector<uint8_t>&)")
+  CALDERA_SDK_CHECK_HOOK(overused, "bool overused(Queue)")
+  CALDERA_SDK_CHECK_HOOK(allocatable, "bool allocatable(Queue, Task)")
+  CALDERA_SDK_CHECK_HOOK(preemptive, "bool preemptive(Queue, Task)")
+  CALDERA_SDK_CHECK_HOOK(job_ready, "bool job_ready(Job)")
+  CALDERA_SDK_CHECK_HOOK(job_starving, "bool job_starving(Job)")
+  CALDERA_SDK_CHECK_HOOK(job_pipelined, "cal_vote job_pipelined(Job)")
+  CALDERA_SDK_CHECK_HOOK(job_enqueueable, "cal_vote job_enqueueable(Job)")
+  CALDERA_SDK_CHECK_HOOK(job_valid, "Status job_valid(Job)")
+  CALDERA_SDK_CHECK_HOOK(job_enqueued, "void job_enqueued(Job)")
+  CALDERA_SDK_CHECK_HOOK(on_allocate, "void on_allocate(Task)")
+  CALDERA_SDK_CHECK_HOOK(on_deallocate, "void on_deallocate(Task)")
+  CALDERA_SDK_CHECK_HOOK(on_close, "void on_close()")
+  CALDERA_SDK_CHECK_HOOK(check_args, "static Status check_args(const Args&)")
+  return true;
+}
+#undef CALDERA_SDK_CHECK_HOOK
+
+// The declared options of P (kOptions), or none.
+template <class P>
+constexpr const OptionDecl* declared_options() {
+  if constexpr (requires { P::kOptions; })
+    return P::kOptions.size() ? P::kOptions.data() : nullptr;
+  else
+    return nullptr;
+}
+template <class P>
+constexpr size_t declared_option_count() {
+  if constexpr (requires { P::kOptions; })
+    return P::kOptions.size();
+  else
+    return 0;
+}
+template <class P>
+Args args_of(const cal_args* a) {
+  if constexpr (requires { P::kOptions; })
+    return Args(a, declared_options<P>(), declared_option_count<P>());
+  else
+    return Args(a);
+}
+
 // Builds the descriptor once per shared object.
 template <class P>
 const cal_plugin* descriptor() {
+  static_assert(check_plugin<P>());
+  // Default texts of kOptions, kept for the life of the shared object (a deque never moves
+  // its elements).
+  static std::deque<std::string> default_texts;
   static std::vector<cal_option> opts = [] {
-    if constexpr (requires { P::options(); })
+    if constexpr (requires { P::kOptions; }) {
+      std::vector<cal_option> out;
+      for (const OptionDecl& o : P::kOptions) {
+        const char* def = nullptr;
+        if (o.has_default && !o.family) def = default_texts.emplace_back(o.default_text()).c_str();
+        out.push_back(cal_option{sizeof(cal_option), o.name, o.type, def, o.description});
+      }
+      return out;
+    } else if constexpr (requires { P::options(); }) {
       return P::options();
-    else
+    } else {
       return std::vector<cal_option>{};
+    }
   }();
   static cal_plugin d = [] {
     cal_plugin p;
@@ -503,7 +969,7 @@ const cal_plugin* descriptor() {
 
     p.open = [](cal_session* s, const cal_args* a, cal_code* code, cal_status* st) -> void* {
       try {
-        return new Instance<P>(Session(s), Args(a));
+        return new Instance<P>(Session(s), args_of<P>(a));
       } catch (const std::exception& e) {
         *code = CAL_ERROR;
         set_reason(st, e.what());
@@ -516,35 +982,35 @@ const cal_plugin* descriptor() {
     p.close = [](void* self) {
       guard<P, int>(0, [&] {
         // on_close() runs while the session is still readable (Volcano's OnSessionClose).
-        if constexpr (requires(P& x) { x.on_close(); }) self_of<P>(self).on_close();
+        if constexpr (listed<P>(Hook::on_close)) self_of<P>(self).on_close();
         delete static_cast<Instance<P>*>(self);
         return 0;
       });
     };
 
     using S = const Session&;
-    if constexpr (requires(P& x, Job l, Job r) { x.job_order(l, r); })
+    if constexpr (listed<P>(Hook::job_order))
       p.job_order = [](void* self, const cal_job* l, const cal_job* r) -> int {
         return guard<P, int>(0, [&] {
           S s = ssn_of<P>(self);
           return self_of<P>(self).job_order(s.wrap(l), s.wrap(r));
         });
       };
-    if constexpr (requires(P& x, Queue l, Queue r) { x.queue_order(l, r); })
+    if constexpr (listed<P>(Hook::queue_order))
       p.queue_order = [](void* self, const cal_queue* l, const cal_queue* r) -> int {
         return guard<P, int>(0, [&] {
           S s = ssn_of<P>(self);
           return self_of<P>(self).queue_order(s.wrap(l), s.wrap(r));
         });
       };
-    if constexpr (requires(P& x, Task l, Task r) { x.task_order(l, r); })
+    if constexpr (listed<P>(Hook::task_order))
       p.task_order = [](void* self, const cal_task* l, const cal_task* r) -> int {
         return guard<P, int>(0, [&] {
           S s = ssn_of<P>(self);
           return self_of<P>(self).task_order(s.wrap(l), s.wrap(r));
         });
       };
-    if constexpr (requires(P& x, Task t) { x.pre_predicate(t); })
+    if constexpr (listed<P>(Hook::pre_predicate))
       p.pre_predicate = [](void* self, const cal_task* t, cal_status* st) -> cal_code {
         try {
           Status r = self_of<P>(self).pre_predicate(ssn_of<P>(self).wrap(t));
@@ -558,7 +1024,7 @@ const cal_plugin* descriptor() {
         set_reason(st, "exception in pre_predicate");
         return CAL_ERROR;
       };
-    if constexpr (requires(P& x, Task t, Node n) { x.predicate(t, n); })
+    if constexpr (listed<P>(Hook::predicate))
       p.predicate = [](void* self, const cal_task* t, const cal_node* n,
                        cal_status* st) -> cal_code {
         try {
@@ -576,7 +1042,7 @@ const cal_plugin* descriptor() {
       };
     // The many-node form (ABI 1.1) of a per-node predicate: the same method in a loop,
     // one host-to-plugin call per run of nodes instead of one per node.
-    if constexpr (requires(P& x, Task t, Node n) { x.predicate(t, n); })
+    if constexpr (listed<P>(Hook::predicate))
       p.predicate_many = [](void* self, const cal_task* t, const cal_node* const* nodes,
                             size_t count, cal_code* codes, const char** reasons) {
         auto& in = *static_cast<Instance<P>*>(self);
@@ -599,7 +1065,7 @@ const cal_plugin* descriptor() {
           reasons[i] = "exception in predicate";
         }
       };
-    if constexpr (requires(P& x, Task t, Node n) { x.node_order(t, n); })
+    if constexpr (listed<P>(Hook::node_order))
       p.node_order = [](void* self, const cal_task* t, const cal_node* n, double* score,
                         cal_status* st) -> cal_code {
         try {
@@ -618,9 +1084,7 @@ const cal_plugin* descriptor() {
     // scores[i] for nodes[i], each from its own node only) when it has one, so that what a
     // task needs is worked out once per call; otherwise node_order in a loop, where a node
     // whose score throws scores 0, as node_order's error answer does.
-    if constexpr (requires(P& x, Task t, const cal_node* const* ns, size_t n, double* sc) {
-                    x.node_order_many(t, ns, n, sc);
-                  })
+    if constexpr (listed<P>(Hook::node_order_many))
       p.node_order_many = [](void* self, const cal_task* t, const cal_node* const* nodes,
                              size_t count, double* scores, cal_status* st) -> cal_code {
         try {
@@ -634,7 +1098,7 @@ const cal_plugin* descriptor() {
         }
         return CAL_ERROR;
       };
-    else if constexpr (requires(P& x, Task t, Node n) { x.node_order(t, n); })
+    else if constexpr (listed<P>(Hook::node_order))
       p.node_order_many = [](void* self, const cal_task* t, const cal_node* const* nodes,
                              size_t count, double* scores, cal_status*) -> cal_code {
         auto& in = *static_cast<Instance<P>*>(self);
@@ -652,9 +1116,7 @@ const cal_plugin* descriptor() {
         }
         return CAL_SUCCESS;
       };
-    if constexpr (requires(P& x, Task t, const cal_node* const* ns, size_t n, double* sc) {
-                    x.batch_node_order(t, ns, n, sc);
-                  })
+    if constexpr (listed<P>(Hook::batch_node_order))
       p.batch_node_order = [](void* self, const cal_task* t, const cal_node* const* ns,
                               size_t n, double* scores, cal_status* st) -> cal_code {
         try {
@@ -668,8 +1130,7 @@ const cal_plugin* descriptor() {
         }
         return CAL_ERROR;
       };
-    if constexpr (requires(P& x, Task t, const std::vector<Task>& c,
-                           std::vector<uint8_t>& v) { x.preemptable(t, c, v); })
+    if constexpr (listed<P>(Hook::preemptable))
       p.preemptable = [](void* self, const cal_task* t, const cal_task* const* c, size_t n,
                          uint8_t* victims) -> cal_vote {
         return guard<P, cal_vote>(CAL_ABSTAIN, [&] {
@@ -683,8 +1144,7 @@ const cal_plugin* descriptor() {
           return r;
         });
       };
-    if constexpr (requires(P& x, Task t, const std::vector<Task>& c,
-                           std::vector<uint8_t>& v) { x.reclaimable(t, c, v); })
+    if constexpr (listed<P>(Hook::reclaimable))
       p.reclaimable = [](void* self, const cal_task* t, const cal_task* const* c, size_t n,
                          uint8_t* victims) -> cal_vote {
         return guard<P, cal_vote>(CAL_ABSTAIN, [&] {
@@ -698,8 +1158,7 @@ const cal_plugin* descriptor() {
           return r;
         });
       };
-    if constexpr (requires(P& x, Job j, const std::vector<HyperNode>& c,
-                           std::vector<double>& v) { x.hyper_node_order(j, c, v); })
+    if constexpr (listed<P>(Hook::hyper_node_order))
       p.hyper_node_order = [](void* self, const cal_job* j, const cal_hypernode* const* hs,
                               size_t n, double* scores, cal_status* st) -> cal_code {
         try {
@@ -718,9 +1177,7 @@ const cal_plugin* descriptor() {
         }
         return CAL_ERROR;
       };
-    if constexpr (requires(P& x, const std::vector<Task>& c, std::vector<uint8_t>& v) {
-                    x.victim_tasks(c, v);
-                  })
+    if constexpr (listed<P>(Hook::victim_tasks))
       p.victim_tasks = [](void* self, const cal_task* const* c, size_t n, uint8_t* victims) {
         guard<P, int>(0, [&] {
           S s = ssn_of<P>(self);
@@ -732,51 +1189,51 @@ const cal_plugin* descriptor() {
           return 0;
         });
       };
-    if constexpr (requires(P& x, Queue q) { x.overused(q); })
+    if constexpr (listed<P>(Hook::overused))
       p.overused = [](void* self, const cal_queue* q) -> int {
         return guard<P, int>(0, [&] {
           return self_of<P>(self).overused(ssn_of<P>(self).wrap(q)) ? 1 : 0;
         });
       };
-    if constexpr (requires(P& x, Queue q, Task t) { x.allocatable(q, t); })
+    if constexpr (listed<P>(Hook::allocatable))
       p.allocatable = [](void* self, const cal_queue* q, const cal_task* t) -> int {
         return guard<P, int>(0, [&] {
           S s = ssn_of<P>(self);
           return self_of<P>(self).allocatable(s.wrap(q), s.wrap(t)) ? 1 : 0;
         });
       };
-    if constexpr (requires(P& x, Queue q, Task t) { x.preemptive(q, t); })
+    if constexpr (listed<P>(Hook::preemptive))
       p.preemptive = [](void* self, const cal_queue* q, const cal_task* t) -> int {
         return guard<P, int>(0, [&] {
           S s = ssn_of<P>(self);
           return self_of<P>(self).preemptive(s.wrap(q), s.wrap(t)) ? 1 : 0;
         });
       };
-    if constexpr (requires(P& x, Job j) { x.job_ready(j); })
+    if constexpr (listed<P>(Hook::job_ready))
       p.job_ready = [](void* self, const cal_job* j) -> int {
         return guard<P, int>(0, [&] {
           return self_of<P>(self).job_ready(ssn_of<P>(self).wrap(j)) ? 1 : 0;
         });
       };
-    if constexpr (requires(P& x, Job j) { x.job_starving(j); })
+    if constexpr (listed<P>(Hook::job_starving))
       p.job_starving = [](void* self, const cal_job* j) -> int {
         return guard<P, int>(0, [&] {
           return self_of<P>(self).job_starving(ssn_of<P>(self).wrap(j)) ? 1 : 0;
         });
       };
-    if constexpr (requires(P& x, Job j) { x.job_pipelined(j); })
+    if constexpr (listed<P>(Hook::job_pipelined))
       p.job_pipelined = [](void* self, const cal_job* j) -> cal_vote {
         return guard<P, cal_vote>(CAL_ABSTAIN, [&] {
           return self_of<P>(self).job_pipelined(ssn_of<P>(self).wrap(j));
         });
       };
-    if constexpr (requires(P& x, Job j) { x.job_enqueueable(j); })
+    if constexpr (listed<P>(Hook::job_enqueueable))
       p.job_enqueueable = [](void* self, const cal_job* j) -> cal_vote {
         return guard<P, cal_vote>(CAL_ABSTAIN, [&] {
           return self_of<P>(self).job_enqueueable(ssn_of<P>(self).wrap(j));
         });
       };
-    if constexpr (requires(P& x, Job j) { x.job_valid(j); })
+    if constexpr (listed<P>(Hook::job_valid))
       p.job_valid = [](void* self, const cal_job* j, cal_status* st) -> cal_code {
         Status r = guard<P, Status>(Status::error("exception in job_valid"), [&] {
           return self_of<P>(self).job_valid(ssn_of<P>(self).wrap(j));
@@ -784,31 +1241,31 @@ const cal_plugin* descriptor() {
         if (r.code != CAL_SUCCESS) set_reason(st, r.c_str());
         return r.code;
       };
-    if constexpr (requires(P& x, Job j) { x.job_enqueued(j); })
+    if constexpr (listed<P>(Hook::job_enqueued))
       p.job_enqueued = [](void* self, const cal_job* j) {
         guard<P, int>(0, [&] {
           self_of<P>(self).job_enqueued(ssn_of<P>(self).wrap(j));
           return 0;
         });
       };
-    if constexpr (requires(P& x, Task t) { x.on_allocate(t); })
+    if constexpr (listed<P>(Hook::on_allocate))
       p.on_allocate = [](void* self, const cal_task* t) {
         guard<P, int>(0, [&] {
           self_of<P>(self).on_allocate(ssn_of<P>(self).wrap(t));
           return 0;
         });
       };
-    if constexpr (requires(P& x, Task t) { x.on_deallocate(t); })
+    if constexpr (listed<P>(Hook::on_deallocate))
       p.on_deallocate = [](void* self, const cal_task* t) {
         guard<P, int>(0, [&] {
           self_of<P>(self).on_deallocate(ssn_of<P>(self).wrap(t));
           return 0;
         });
       };
-    if constexpr (requires(const Args& a) { P::check_args(a); })
+    if constexpr (listed<P>(Hook::check_args))
       p.check_args = [](const cal_args* a, cal_status* st) -> cal_code {
         Status r = guard<P, Status>(Status::error("exception in check_args"),
-                                    [&] { return P::check_args(Args(a)); });
+                                    [&] { return P::check_args(args_of<P>(a)); });
         if (r.code != CAL_SUCCESS) set_reason(st, r.c_str());
         return r.code;
       };
@@ -819,7 +1276,9 @@ const cal_plugin* descriptor() {
 
 }  // namespace detail
 
-// Helper to declare one option.
+// One cal_option entry, for a plugin that writes its table itself in a static options()
+// returning std::vector<cal_option> (the form before kOptions; it still works, but then the
+// key, type and default are written again where the option is read: prefer kOptions).
 inline cal_option option(const char* name, cal_option_type type, const char* def,
                          const char* description) {
   return cal_option{sizeof(cal_option), name, type, def, description};

@@ -4,6 +4,18 @@
 
 #include "caldera/plugin.h"
 
+static int state;
+
+static void *open_fn(cal_session *s, const cal_args *a, cal_code *code, cal_status *st) {
+  (void)s;
+  (void)a;
+  (void)code;
+  (void)st;
+  return &state;
+}
+
+static void close_fn(void *self) { (void)self; }
+
 static cal_plugin desc;
 
 CALDERA_PLUGIN_ENTRY(h, abi) {
@@ -14,5 +26,7 @@ CALDERA_PLUGIN_ENTRY(h, abi) {
   desc.abi_version = CAL_ABI_VERSION;
   desc.name = "testc";
   desc.version = "9.9.9";
+  desc.open = open_fn;
+  desc.close = close_fn;
   return &desc;
 }

@@ -1,0 +1,623 @@
+// The released layouts of caldera/plugin.h, frozen.
+//
+// THESE NUMBERS ARE KEPT FOREVER. Today's layouts are ABI 1.0 and 1.1 as plugins were built
+// against them: a plugin built for 1.0 or 1.1 must load on every later 1.x host, so no
+// size or offset recorded here may ever change. A new member only ever goes at the end of
+// its struct (cal_plugin: a new slot takes reserved[0], the array shrinks by one and the
+// struct keeps its size), in a group headed "added in 1.N" with CAL_ABI_MINOR raised to N
+// and a CAL_*_V1_N_SIZE macro; then its line is appended below and nothing else here
+// changes. If a test here fails, the change broke plugins that exist: undo it.
+//
+// What is checked: every struct of plugin.h (found by reading the header, so a new struct
+// or member cannot slip past), every member's offset and size in order, each struct's
+// size and alignment, the bytes each minor defines (CAL_*_V1_0_SIZE, CAL_*_V1_1_SIZE), the
+// values of the enums and constants, that the host's table sets every function, and that a
+// C99 compiler (abi_freeze_c.c) lays every member out at the same place.
+//
+// The numbers are those of LP64 targets (x86-64, aarch64), the only ones Caldera builds for.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "abi_freeze_c.h"
+#include "caldera/plugin.h"
+#include "host/plugins/host_api.hpp"
+
+static_assert(sizeof(void*) == 8 && sizeof(size_t) == 8 && sizeof(double) == 8,
+              "the frozen layouts are those of LP64 targets");
+
+namespace {
+
+struct Member {
+  const char* strct;
+  const char* name;
+  size_t offset;
+  size_t size;
+};
+
+// Every member of every struct of plugin.h, in declaration order: offset and size. KEPT
+// FOREVER; append only.
+const Member kMembers[] = {
+    // cal_status: 2 members
+    {"cal_status", "struct_size", 0, 4},
+    {"cal_status", "reason", 4, 256},
+    // cal_taint: 5 members
+    {"cal_taint", "struct_size", 0, 4},
+    {"cal_taint", "key", 8, 8},
+    {"cal_taint", "value", 16, 8},
+    {"cal_taint", "effect", 24, 8},
+    {"cal_taint", "op", 32, 8},
+    // cal_option: 5 members
+    {"cal_option", "struct_size", 0, 4},
+    {"cal_option", "name", 8, 8},
+    {"cal_option", "type", 16, 4},
+    {"cal_option", "default_value", 24, 8},
+    {"cal_option", "description", 32, 8},
+    // cal_host_api: 120 members
+    {"cal_host_api", "struct_size", 0, 4},
+    {"cal_host_api", "abi_version", 4, 4},
+    {"cal_host_api", "log", 8, 8},
+    {"cal_host_api", "status_set", 16, 8},
+    {"cal_host_api", "arg_is_set", 24, 8},
+    {"cal_host_api", "arg_bool", 32, 8},
+    {"cal_host_api", "arg_int", 40, 8},
+    {"cal_host_api", "arg_double", 48, 8},
+    {"cal_host_api", "arg_string", 56, 8},
+    {"cal_host_api", "arg_count", 64, 8},
+    {"cal_host_api", "arg_name", 72, 8},
+    {"cal_host_api", "resource_count", 80, 8},
+    {"cal_host_api", "resource_name", 88, 8},
+    {"cal_host_api", "resource_id", 96, 8},
+    {"cal_host_api", "cluster_total", 104, 8},
+    {"cal_host_api", "now", 112, 8},
+    {"cal_host_api", "job_count", 120, 8},
+    {"cal_host_api", "job_at", 128, 8},
+    {"cal_host_api", "node_count", 136, 8},
+    {"cal_host_api", "node_at", 144, 8},
+    {"cal_host_api", "queue_count", 152, 8},
+    {"cal_host_api", "queue_at", 160, 8},
+    {"cal_host_api", "queue_by_name", 168, 8},
+    {"cal_host_api", "node_by_name", 176, 8},
+    {"cal_host_api", "job_name", 184, 8},
+    {"cal_host_api", "job_namespace", 192, 8},
+    {"cal_host_api", "job_queue", 200, 8},
+    {"cal_host_api", "job_min_available", 208, 8},
+    {"cal_host_api", "job_priority", 216, 8},
+    {"cal_host_api", "job_created", 224, 8},
+    {"cal_host_api", "job_phase", 232, 8},
+    {"cal_host_api", "job_phase_since", 240, 8},
+    {"cal_host_api", "job_task_count", 248, 8},
+    {"cal_host_api", "job_task_at", 256, 8},
+    {"cal_host_api", "job_status_count", 264, 8},
+    {"cal_host_api", "job_ready_num", 272, 8},
+    {"cal_host_api", "job_waiting_num", 280, 8},
+    {"cal_host_api", "job_valid_num", 288, 8},
+    {"cal_host_api", "job_role_count", 296, 8},
+    {"cal_host_api", "job_role_name", 304, 8},
+    {"cal_host_api", "job_role_min", 312, 8},
+    {"cal_host_api", "job_role_ready", 320, 8},
+    {"cal_host_api", "job_role_waiting", 328, 8},
+    {"cal_host_api", "job_role_valid", 336, 8},
+    {"cal_host_api", "job_allocated", 344, 8},
+    {"cal_host_api", "job_total_request", 352, 8},
+    {"cal_host_api", "job_min_resources", 360, 8},
+    {"cal_host_api", "job_set_pending_reason", 368, 8},
+    {"cal_host_api", "task_name", 376, 8},
+    {"cal_host_api", "task_job", 384, 8},
+    {"cal_host_api", "task_node", 392, 8},
+    {"cal_host_api", "task_status", 400, 8},
+    {"cal_host_api", "task_request", 408, 8},
+    {"cal_host_api", "task_init_request", 416, 8},
+    {"cal_host_api", "task_priority", 424, 8},
+    {"cal_host_api", "task_preemptable", 432, 8},
+    {"cal_host_api", "task_best_effort", 440, 8},
+    {"cal_host_api", "task_preempt_never", 448, 8},
+    {"cal_host_api", "task_role", 456, 8},
+    {"cal_host_api", "task_created", 464, 8},
+    {"cal_host_api", "task_label", 472, 8},
+    {"cal_host_api", "task_annotation", 480, 8},
+    {"cal_host_api", "task_selector_count", 488, 8},
+    {"cal_host_api", "task_selector_key", 496, 8},
+    {"cal_host_api", "task_selector_value", 504, 8},
+    {"cal_host_api", "task_toleration_count", 512, 8},
+    {"cal_host_api", "task_toleration_at", 520, 8},
+    {"cal_host_api", "node_name", 528, 8},
+    {"cal_host_api", "node_allocatable", 536, 8},
+    {"cal_host_api", "node_idle", 544, 8},
+    {"cal_host_api", "node_used", 552, 8},
+    {"cal_host_api", "node_releasing", 560, 8},
+    {"cal_host_api", "node_pipelined", 568, 8},
+    {"cal_host_api", "node_future_idle", 576, 8},
+    {"cal_host_api", "node_pods_used", 584, 8},
+    {"cal_host_api", "node_pods_max", 592, 8},
+    {"cal_host_api", "node_unschedulable", 600, 8},
+    {"cal_host_api", "node_label", 608, 8},
+    {"cal_host_api", "node_label_count", 616, 8},
+    {"cal_host_api", "node_label_key", 624, 8},
+    {"cal_host_api", "node_label_value", 632, 8},
+    {"cal_host_api", "node_taint_count", 640, 8},
+    {"cal_host_api", "node_taint_at", 648, 8},
+    {"cal_host_api", "node_task_count", 656, 8},
+    {"cal_host_api", "node_task_at", 664, 8},
+    {"cal_host_api", "queue_name", 672, 8},
+    {"cal_host_api", "queue_weight", 680, 8},
+    {"cal_host_api", "queue_capability", 688, 8},
+    {"cal_host_api", "queue_deserved", 696, 8},
+    {"cal_host_api", "queue_guarantee", 704, 8},
+    {"cal_host_api", "queue_reclaimable", 712, 8},
+    {"cal_host_api", "queue_priority", 720, 8},
+    {"cal_host_api", "queue_state", 728, 8},
+    {"cal_host_api", "queue_parent", 736, 8},
+    {"cal_host_api", "queue_created", 744, 8},
+    {"cal_host_api", "task_priority_class", 752, 8},
+    {"cal_host_api", "arg_hierarchy", 760, 8},
+    {"cal_host_api", "task_set_annotation", 768, 8},
+    {"cal_host_api", "job_annotation", 776, 8},
+    {"cal_host_api", "node_annotation", 784, 8},
+    {"cal_host_api", "node_numa_count", 792, 8},
+    {"cal_host_api", "node_numa_cpu", 800, 8},
+    {"cal_host_api", "node_numa_memory", 808, 8},
+    {"cal_host_api", "node_topology_policy", 816, 8},
+    {"cal_host_api", "node_index", 824, 8},
+    {"cal_host_api", "node_pod_requests", 832, 8},
+    {"cal_host_api", "node_pod_requests_nonzero", 840, 8},
+    {"cal_host_api", "hypernode_count", 848, 8},
+    {"cal_host_api", "hypernode_at", 856, 8},
+    {"cal_host_api", "hypernode_name", 864, 8},
+    {"cal_host_api", "hypernode_tier", 872, 8},
+    {"cal_host_api", "hypernode_parent", 880, 8},
+    {"cal_host_api", "hypernode_node_count", 888, 8},
+    {"cal_host_api", "hypernode_node_at", 896, 8},
+    {"cal_host_api", "node_hypernode_count", 904, 8},
+    {"cal_host_api", "node_hypernode_at", 912, 8},
+    {"cal_host_api", "hypernode_lca", 920, 8},
+    {"cal_host_api", "job_network_topology", 928, 8},
+    {"cal_host_api", "job_allocated_hypernode", 936, 8},
+    {"cal_host_api", "node_table", 944, 8},
+    // cal_plugin: 37 members
+    {"cal_plugin", "struct_size", 0, 4},
+    {"cal_plugin", "abi_version", 4, 4},
+    {"cal_plugin", "name", 8, 8},
+    {"cal_plugin", "version", 16, 8},
+    {"cal_plugin", "description", 24, 8},
+    {"cal_plugin", "options", 32, 8},
+    {"cal_plugin", "option_count", 40, 8},
+    {"cal_plugin", "capabilities", 48, 8},
+    {"cal_plugin", "open", 56, 8},
+    {"cal_plugin", "close", 64, 8},
+    {"cal_plugin", "job_order", 72, 8},
+    {"cal_plugin", "queue_order", 80, 8},
+    {"cal_plugin", "task_order", 88, 8},
+    {"cal_plugin", "pre_predicate", 96, 8},
+    {"cal_plugin", "predicate", 104, 8},
+    {"cal_plugin", "node_order", 112, 8},
+    {"cal_plugin", "batch_node_order", 120, 8},
+    {"cal_plugin", "best_node", 128, 8},
+    {"cal_plugin", "preemptable", 136, 8},
+    {"cal_plugin", "reclaimable", 144, 8},
+    {"cal_plugin", "victim_tasks", 152, 8},
+    {"cal_plugin", "overused", 160, 8},
+    {"cal_plugin", "allocatable", 168, 8},
+    {"cal_plugin", "preemptive", 176, 8},
+    {"cal_plugin", "job_ready", 184, 8},
+    {"cal_plugin", "job_pipelined", 192, 8},
+    {"cal_plugin", "job_enqueueable", 200, 8},
+    {"cal_plugin", "job_starving", 208, 8},
+    {"cal_plugin", "job_valid", 216, 8},
+    {"cal_plugin", "job_enqueued", 224, 8},
+    {"cal_plugin", "on_allocate", 232, 8},
+    {"cal_plugin", "on_deallocate", 240, 8},
+    {"cal_plugin", "check_args", 248, 8},
+    {"cal_plugin", "hyper_node_order", 256, 8},
+    {"cal_plugin", "predicate_many", 264, 8},
+    {"cal_plugin", "node_order_many", 272, 8},
+    {"cal_plugin", "reserved", 280, 104},
+};
+
+struct StructLayout {
+  const char* name;
+  size_t size;
+  size_t align;
+};
+// KEPT FOREVER. sizeof(cal_plugin) was 384 at 1.0 too (the slots of 1.1 came out of the
+// reserved room); cal_host_api was 824 bytes at 1.0 (CAL_HOST_API_V1_0_SIZE) and is 952 at
+// 1.1.
+const StructLayout kStructs[] = {
+    {"cal_status", 260, 4},   {"cal_taint", 40, 8},   {"cal_option", 40, 8},
+    {"cal_host_api", 952, 8}, {"cal_plugin", 384, 8},
+};
+
+// The actual layouts, as this C++ compiler sees them.
+#define CAL_MEMBER(s, m) {#s, #m, offsetof(s, m), sizeof(((s*)nullptr)->m)}
+const Member kActual[] = {
+    CAL_MEMBER(cal_status, struct_size),
+    CAL_MEMBER(cal_status, reason),
+    CAL_MEMBER(cal_taint, struct_size),
+    CAL_MEMBER(cal_taint, key),
+    CAL_MEMBER(cal_taint, value),
+    CAL_MEMBER(cal_taint, effect),
+    CAL_MEMBER(cal_taint, op),
+    CAL_MEMBER(cal_option, struct_size),
+    CAL_MEMBER(cal_option, name),
+    CAL_MEMBER(cal_option, type),
+    CAL_MEMBER(cal_option, default_value),
+    CAL_MEMBER(cal_option, description),
+    CAL_MEMBER(cal_host_api, struct_size),
+    CAL_MEMBER(cal_host_api, abi_version),
+    CAL_MEMBER(cal_host_api, log),
+    CAL_MEMBER(cal_host_api, status_set),
+    CAL_MEMBER(cal_host_api, arg_is_set),
+    CAL_MEMBER(cal_host_api, arg_bool),
+    CAL_MEMBER(cal_host_api, arg_int),
+    CAL_MEMBER(cal_host_api, arg_double),
+    CAL_MEMBER(cal_host_api, arg_string),
+    CAL_MEMBER(cal_host_api, arg_count),
+    CAL_MEMBER(cal_host_api, arg_name),
+    CAL_MEMBER(cal_host_api, resource_count),
+    CAL_MEMBER(cal_host_api, resource_name),
+    CAL_MEMBER(cal_host_api, resource_id),
+    CAL_MEMBER(cal_host_api, cluster_total),
+    CAL_MEMBER(cal_host_api, now),
+    CAL_MEMBER(cal_host_api, job_count),
+    CAL_MEMBER(cal_host_api, job_at),
+    CAL_MEMBER(cal_host_api, node_count),
+    CAL_MEMBER(cal_host_api, node_at),
+    CAL_MEMBER(cal_host_api, queue_count),
+    CAL_MEMBER(cal_host_api, queue_at),
+    CAL_MEMBER(cal_host_api, queue_by_name),
+    CAL_MEMBER(cal_host_api, node_by_name),
+    CAL_MEMBER(cal_host_api, job_name),
+    CAL_MEMBER(cal_host_api, job_namespace),
+    CAL_MEMBER(cal_host_api, job_queue),
+    CAL_MEMBER(cal_host_api, job_min_available),
+    CAL_MEMBER(cal_host_api, job_priority),
+    CAL_MEMBER(cal_host_api, job_created),
+    CAL_MEMBER(cal_host_api, job_phase),
+    CAL_MEMBER(cal_host_api, job_phase_since),
+    CAL_MEMBER(cal_host_api, job_task_count),
+    CAL_MEMBER(cal_host_api, job_task_at),
+    CAL_MEMBER(cal_host_api, job_status_count),
+    CAL_MEMBER(cal_host_api, job_ready_num),
+    CAL_MEMBER(cal_host_api, job_waiting_num),
+    CAL_MEMBER(cal_host_api, job_valid_num),
+    CAL_MEMBER(cal_host_api, job_role_count),
+    CAL_MEMBER(cal_host_api, job_role_name),
+    CAL_MEMBER(cal_host_api, job_role_min),
+    CAL_MEMBER(cal_host_api, job_role_ready),
+    CAL_MEMBER(cal_host_api, job_role_waiting),
+    CAL_MEMBER(cal_host_api, job_role_valid),
+    CAL_MEMBER(cal_host_api, job_allocated),
+    CAL_MEMBER(cal_host_api, job_total_request),
+    CAL_MEMBER(cal_host_api, job_min_resources),
+    CAL_MEMBER(cal_host_api, job_set_pending_reason),
+    CAL_MEMBER(cal_host_api, task_name),
+    CAL_MEMBER(cal_host_api, task_job),
+    CAL_MEMBER(cal_host_api, task_node),
+    CAL_MEMBER(cal_host_api, task_status),
+    CAL_MEMBER(cal_host_api, task_request),
+    CAL_MEMBER(cal_host_api, task_init_request),
+    CAL_MEMBER(cal_host_api, task_priority),
+    CAL_MEMBER(cal_host_api, task_preemptable),
+    CAL_MEMBER(cal_host_api, task_best_effort),
+    CAL_MEMBER(cal_host_api, task_preempt_never),
+    CAL_MEMBER(cal_host_api, task_role),
+    CAL_MEMBER(cal_host_api, task_created),
+    CAL_MEMBER(cal_host_api, task_label),
+    CAL_MEMBER(cal_host_api, task_annotation),
+    CAL_MEMBER(cal_host_api, task_selector_count),
+    CAL_MEMBER(cal_host_api, task_selector_key),
+    CAL_MEMBER(cal_host_api, task_selector_value),
+    CAL_MEMBER(cal_host_api, task_toleration_count),
+    CAL_MEMBER(cal_host_api, task_toleration_at),
+    CAL_MEMBER(cal_host_api, node_name),
+    CAL_MEMBER(cal_host_api, node_allocatable),
+    CAL_MEMBER(cal_host_api, node_idle),
+    CAL_MEMBER(cal_host_api, node_used),
+    CAL_MEMBER(cal_host_api, node_releasing),
+    CAL_MEMBER(cal_host_api, node_pipelined),
+    CAL_MEMBER(cal_host_api, node_future_idle),
+    CAL_MEMBER(cal_host_api, node_pods_used),
+    CAL_MEMBER(cal_host_api, node_pods_max),
+    CAL_MEMBER(cal_host_api, node_unschedulable),
+    CAL_MEMBER(cal_host_api, node_label),
+    CAL_MEMBER(cal_host_api, node_label_count),
+    CAL_MEMBER(cal_host_api, node_label_key),
+    CAL_MEMBER(cal_host_api, node_label_value),
+    CAL_MEMBER(cal_host_api, node_taint_count),
+    CAL_MEMBER(cal_host_api, node_taint_at),
+    CAL_MEMBER(cal_host_api, node_task_count),
+    CAL_MEMBER(cal_host_api, node_task_at),
+    CAL_MEMBER(cal_host_api, queue_name),
+    CAL_MEMBER(cal_host_api, queue_weight),
+    CAL_MEMBER(cal_host_api, queue_capability),
+    CAL_MEMBER(cal_host_api, queue_deserved),
+    CAL_MEMBER(cal_host_api, queue_guarantee),
+    CAL_MEMBER(cal_host_api, queue_reclaimable),
+    CAL_MEMBER(cal_host_api, queue_priority),
+    CAL_MEMBER(cal_host_api, queue_state),
+    CAL_MEMBER(cal_host_api, queue_parent),
+    CAL_MEMBER(cal_host_api, queue_created),
+    CAL_MEMBER(cal_host_api, task_priority_class),
+    CAL_MEMBER(cal_host_api, arg_hierarchy),
+    CAL_MEMBER(cal_host_api, task_set_annotation),
+    CAL_MEMBER(cal_host_api, job_annotation),
+    CAL_MEMBER(cal_host_api, node_annotation),
+    CAL_MEMBER(cal_host_api, node_numa_count),
+    CAL_MEMBER(cal_host_api, node_numa_cpu),
+    CAL_MEMBER(cal_host_api, node_numa_memory),
+    CAL_MEMBER(cal_host_api, node_topology_policy),
+    CAL_MEMBER(cal_host_api, node_index),
+    CAL_MEMBER(cal_host_api, node_pod_requests),
+    CAL_MEMBER(cal_host_api, node_pod_requests_nonzero),
+    CAL_MEMBER(cal_host_api, hypernode_count),
+    CAL_MEMBER(cal_host_api, hypernode_at),
+    CAL_MEMBER(cal_host_api, hypernode_name),
+    CAL_MEMBER(cal_host_api, hypernode_tier),
+    CAL_MEMBER(cal_host_api, hypernode_parent),
+    CAL_MEMBER(cal_host_api, hypernode_node_count),
+    CAL_MEMBER(cal_host_api, hypernode_node_at),
+    CAL_MEMBER(cal_host_api, node_hypernode_count),
+    CAL_MEMBER(cal_host_api, node_hypernode_at),
+    CAL_MEMBER(cal_host_api, hypernode_lca),
+    CAL_MEMBER(cal_host_api, job_network_topology),
+    CAL_MEMBER(cal_host_api, job_allocated_hypernode),
+    CAL_MEMBER(cal_host_api, node_table),
+    CAL_MEMBER(cal_plugin, struct_size),
+    CAL_MEMBER(cal_plugin, abi_version),
+    CAL_MEMBER(cal_plugin, name),
+    CAL_MEMBER(cal_plugin, version),
+    CAL_MEMBER(cal_plugin, description),
+    CAL_MEMBER(cal_plugin, options),
+    CAL_MEMBER(cal_plugin, option_count),
+    CAL_MEMBER(cal_plugin, capabilities),
+    CAL_MEMBER(cal_plugin, open),
+    CAL_MEMBER(cal_plugin, close),
+    CAL_MEMBER(cal_plugin, job_order),
+    CAL_MEMBER(cal_plugin, queue_order),
+    CAL_MEMBER(cal_plugin, task_order),
+    CAL_MEMBER(cal_plugin, pre_predicate),
+    CAL_MEMBER(cal_plugin, predicate),
+    CAL_MEMBER(cal_plugin, node_order),
+    CAL_MEMBER(cal_plugin, batch_node_order),
+    CAL_MEMBER(cal_plugin, best_node),
+    CAL_MEMBER(cal_plugin, preemptable),
+    CAL_MEMBER(cal_plugin, reclaimable),
+    CAL_MEMBER(cal_plugin, victim_tasks),
+    CAL_MEMBER(cal_plugin, overused),
+    CAL_MEMBER(cal_plugin, allocatable),
+    CAL_MEMBER(cal_plugin, preemptive),
+    CAL_MEMBER(cal_plugin, job_ready),
+    CAL_MEMBER(cal_plugin, job_pipelined),
+    CAL_MEMBER(cal_plugin, job_enqueueable),
+    CAL_MEMBER(cal_plugin, job_starving),
+    CAL_MEMBER(cal_plugin, job_valid),
+    CAL_MEMBER(cal_plugin, job_enqueued),
+    CAL_MEMBER(cal_plugin, on_allocate),
+    CAL_MEMBER(cal_plugin, on_deallocate),
+    CAL_MEMBER(cal_plugin, check_args),
+    CAL_MEMBER(cal_plugin, hyper_node_order),
+    CAL_MEMBER(cal_plugin, predicate_many),
+    CAL_MEMBER(cal_plugin, node_order_many),
+    CAL_MEMBER(cal_plugin, reserved),
+};
+#undef CAL_MEMBER
+
+size_t actual_size(const std::string& s) {
+  if (s == "cal_status") return sizeof(cal_status);
+  if (s == "cal_taint") return sizeof(cal_taint);
+  if (s == "cal_option") return sizeof(cal_option);
+  if (s == "cal_host_api") return sizeof(cal_host_api);
+  if (s == "cal_plugin") return sizeof(cal_plugin);
+  return 0;
+}
+size_t actual_align(const std::string& s) {
+  if (s == "cal_status") return alignof(cal_status);
+  if (s == "cal_taint") return alignof(cal_taint);
+  if (s == "cal_option") return alignof(cal_option);
+  if (s == "cal_host_api") return alignof(cal_host_api);
+  if (s == "cal_plugin") return alignof(cal_plugin);
+  return 0;
+}
+
+// The structs of plugin.h and their members' names in order, read from the header text
+// (comments removed): what the tables above must cover.
+std::map<std::string, std::vector<std::string>> header_structs() {
+  std::ifstream in(std::string(CALDERA_SOURCE_ROOT) + "/sdk/c-abi/caldera/plugin.h");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = std::regex_replace(ss.str(), std::regex(R"(/\*[\s\S]*?\*/)"), " ");
+  std::map<std::string, std::vector<std::string>> out;
+  std::regex st(R"(typedef\s+struct\s+(\w+)\s*\{([^}]*)\}\s*(\w+)\s*;)");
+  for (std::sregex_iterator it(text.begin(), text.end(), st), end; it != end; ++it) {
+    std::vector<std::string>& members = out[(*it)[1]];
+    std::string body = (*it)[2];
+    std::stringstream decls(body);
+    for (std::string d; std::getline(decls, d, ';');) {
+      std::smatch m;
+      if (std::regex_search(d, m, std::regex(R"(\(\s*\*\s*(\w+)\s*\))")))
+        members.push_back(m[1]);
+      else if (std::regex_search(d, m, std::regex(R"((\w+)\s*(\[[^\]]*\])?\s*$)")))
+        members.push_back(m[1]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(AbiFreeze, EveryStructAndMemberOfTheHeaderIsRecorded) {
+  auto structs = header_structs();
+  ASSERT_FALSE(structs.empty()) << "could not read plugin.h";
+  std::map<std::string, std::vector<std::string>> recorded;
+  for (const Member& m : kMembers) recorded[m.strct].push_back(m.name);
+  // A new struct, or a member added, removed, renamed or moved, shows here.
+  EXPECT_EQ(structs, recorded);
+  std::vector<std::string> names;
+  for (const StructLayout& s : kStructs) names.push_back(s.name);
+  std::vector<std::string> in_header;
+  for (const auto& [n, _] : structs) in_header.push_back(n);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(in_header, names);
+}
+
+TEST(AbiFreeze, StructSizes) {
+  for (const StructLayout& s : kStructs) {
+    EXPECT_EQ(actual_size(s.name), s.size) << s.name;
+    EXPECT_EQ(actual_align(s.name), s.align) << s.name;
+  }
+}
+
+TEST(AbiFreeze, MemberOffsetsAndSizes) {
+  ASSERT_EQ(std::size(kActual), std::size(kMembers));
+  for (size_t i = 0; i < std::size(kMembers); ++i) {
+    const Member& want = kMembers[i];
+    const Member& got = kActual[i];
+    ASSERT_STREQ(got.strct, want.strct);
+    ASSERT_STREQ(got.name, want.name);
+    EXPECT_EQ(got.offset, want.offset) << want.strct << "." << want.name;
+    EXPECT_EQ(got.size, want.size) << want.strct << "." << want.name;
+  }
+  // Members come in increasing order and never overlap.
+  for (size_t i = 1; i < std::size(kMembers); ++i) {
+    if (std::strcmp(kMembers[i].strct, kMembers[i - 1].strct) != 0) continue;
+    EXPECT_GE(kMembers[i].offset, kMembers[i - 1].offset + kMembers[i - 1].size)
+        << kMembers[i].strct << "." << kMembers[i].name;
+  }
+}
+
+TEST(AbiFreeze, HostApiGroups) {
+  // 1.0: struct_size .. node_topology_policy; the 1.1 group starts at node_index.
+  EXPECT_EQ(CAL_HOST_API_V1_0_SIZE, 824u);
+  EXPECT_EQ(offsetof(cal_host_api, node_index), 824u);
+  EXPECT_EQ(offsetof(cal_host_api, node_topology_policy) + sizeof(void*), 824u);
+  EXPECT_EQ(CAL_HOST_API_V1_1_SIZE, 952u);
+  EXPECT_EQ(offsetof(cal_host_api, node_table), 944u);
+  // 1.1 is the newest minor: the table is exactly its size.
+  EXPECT_EQ(sizeof(cal_host_api), CAL_HOST_API_V1_1_SIZE);
+}
+
+TEST(AbiFreeze, PluginDescriptorGroups) {
+  EXPECT_EQ(CAL_PLUGIN_V1_0_SIZE, 256u);
+  EXPECT_EQ(offsetof(cal_plugin, hyper_node_order), 256u);  // the 1.1 group starts here
+  EXPECT_EQ(offsetof(cal_plugin, check_args), 248u);        // the last slot of 1.0
+  EXPECT_EQ(CAL_PLUGIN_V1_1_SIZE, 280u);
+  EXPECT_EQ(offsetof(cal_plugin, reserved), 280u);
+  EXPECT_EQ(sizeof(((cal_plugin*)nullptr)->reserved), 13 * sizeof(void*));
+  // The same size at 1.0 (reserved[16]) and 1.1 (three slots + reserved[13]).
+  EXPECT_EQ(sizeof(cal_plugin), 384u);
+  EXPECT_EQ(CAL_PLUGIN_V1_0_SIZE + 16 * sizeof(void*), sizeof(cal_plugin));
+  EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(0), CAL_PLUGIN_V1_0_SIZE);
+  EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(1), CAL_PLUGIN_V1_1_SIZE);
+  EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(CAL_ABI_MINOR), CAL_PLUGIN_V1_1_SIZE);
+
+  // CAL_PLUGIN_HAS reads a 1.1 slot only when the minor and the struct size both cover it.
+  cal_plugin d;
+  std::memset(&d, 0, sizeof d);
+  d.hyper_node_order = reinterpret_cast<cal_hyper_node_order_fn>(&d);
+  d.struct_size = sizeof d;
+  d.abi_version = (1u << 16) | 1u;
+  EXPECT_TRUE(CAL_PLUGIN_HAS(&d, hyper_node_order));
+  d.abi_version = 1u << 16;  // stamped 1.0: ignored although struct_size reaches it
+  EXPECT_FALSE(CAL_PLUGIN_HAS(&d, hyper_node_order));
+  EXPECT_EQ(CAL_PLUGIN_COVERED(&d), CAL_PLUGIN_V1_0_SIZE);
+  d.abi_version = (1u << 16) | 1u;
+  d.struct_size = CAL_PLUGIN_V1_0_SIZE;  // stamped 1.1 but too short
+  EXPECT_FALSE(CAL_PLUGIN_HAS(&d, hyper_node_order));
+}
+
+TEST(AbiFreeze, ConstantsAndEnums) {
+  EXPECT_EQ(CAL_ABI_MAJOR, 1);
+  EXPECT_STREQ(CAL_ENTRY_SYMBOL, "caldera_plugin_entry");
+  EXPECT_EQ(CAL_REASON_MAX, 256);
+  EXPECT_EQ(CAL_CAP_NODE_PARALLEL, 1u);
+  EXPECT_EQ(sizeof(cal_code), 4u);
+  EXPECT_EQ(CAL_SUCCESS, 0);
+  EXPECT_EQ(CAL_ERROR, 1);
+  EXPECT_EQ(CAL_UNSCHEDULABLE, 2);
+  EXPECT_EQ(CAL_UNSCHEDULABLE_AND_UNRESOLVABLE, 3);
+  EXPECT_EQ(CAL_WAIT, 4);
+  EXPECT_EQ(CAL_SKIP, 5);
+  EXPECT_EQ(CAL_REJECT, -1);
+  EXPECT_EQ(CAL_ABSTAIN, 0);
+  EXPECT_EQ(CAL_PERMIT, 1);
+  EXPECT_EQ(CAL_TASK_PENDING, 0);
+  EXPECT_EQ(CAL_TASK_ALLOCATED, 1);
+  EXPECT_EQ(CAL_TASK_PIPELINED, 2);
+  EXPECT_EQ(CAL_TASK_BINDING, 3);
+  EXPECT_EQ(CAL_TASK_BOUND, 4);
+  EXPECT_EQ(CAL_TASK_RUNNING, 5);
+  EXPECT_EQ(CAL_TASK_RELEASING, 6);
+  EXPECT_EQ(CAL_TASK_SUCCEEDED, 7);
+  EXPECT_EQ(CAL_TASK_FAILED, 8);
+  EXPECT_EQ(CAL_TASK_UNKNOWN, 9);
+  EXPECT_EQ(CAL_TASK_STATUS_COUNT, 10);
+  EXPECT_EQ(CAL_PHASE_PENDING, 0);
+  EXPECT_EQ(CAL_PHASE_INQUEUE, 1);
+  EXPECT_EQ(CAL_PHASE_RUNNING, 2);
+  EXPECT_EQ(CAL_PHASE_UNKNOWN, 3);
+  EXPECT_EQ(CAL_PHASE_COMPLETED, 4);
+  EXPECT_EQ(CAL_QUEUE_OPEN, 0);
+  EXPECT_EQ(CAL_QUEUE_CLOSED, 1);
+  EXPECT_EQ(CAL_QUEUE_CLOSING, 2);
+  EXPECT_EQ(CAL_TOPOLOGY_NONE, 0);
+  EXPECT_EQ(CAL_TOPOLOGY_HARD, 1);
+  EXPECT_EQ(CAL_TOPOLOGY_SOFT, 2);
+  EXPECT_EQ(CAL_LOG_DEBUG, 0);
+  EXPECT_EQ(CAL_LOG_INFO, 1);
+  EXPECT_EQ(CAL_LOG_WARN, 2);
+  EXPECT_EQ(CAL_LOG_ERROR, 3);
+  EXPECT_EQ(CAL_OPT_BOOL, 0);
+  EXPECT_EQ(CAL_OPT_INT, 1);
+  EXPECT_EQ(CAL_OPT_DOUBLE, 2);
+  EXPECT_EQ(CAL_OPT_STRING, 3);
+  EXPECT_EQ(CAL_OPT_DURATION, 4);
+  EXPECT_EQ(CAL_NODE_ALLOCATABLE, 0);
+  EXPECT_EQ(CAL_NODE_IDLE, 1);
+  EXPECT_EQ(CAL_NODE_USED, 2);
+  EXPECT_EQ(CAL_NODE_RELEASING, 3);
+  EXPECT_EQ(CAL_NODE_PIPELINED, 4);
+  EXPECT_EQ(CAL_NODE_FUTURE_IDLE, 5);
+  EXPECT_EQ(CAL_NODE_POD_REQUESTS, 6);
+  EXPECT_EQ(CAL_NODE_POD_REQUESTS_NONZERO, 7);
+  EXPECT_EQ(CAL_NODE_FIELD_COUNT, 8);
+}
+
+// The C view: the same header compiled as C99 lays every member out at the same place.
+TEST(AbiFreeze, CViewAgrees) {
+  size_t n = 0;
+  const abi_c_member* c = abi_c_members(&n);
+  ASSERT_EQ(n, std::size(kMembers));
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_STREQ(c[i].strct, kMembers[i].strct);
+    ASSERT_STREQ(c[i].member, kMembers[i].name);
+    EXPECT_EQ(c[i].offset, kMembers[i].offset) << c[i].strct << "." << c[i].member;
+    EXPECT_EQ(c[i].size, kMembers[i].size) << c[i].strct << "." << c[i].member;
+  }
+  const abi_c_member* s = abi_c_struct_sizes(&n);
+  ASSERT_EQ(n, std::size(kStructs));
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_STREQ(s[i].strct, kStructs[i].name);
+    EXPECT_EQ(s[i].offset, kStructs[i].size) << s[i].strct;
+  }
+}
+
+// The host's table sets every function of every group, and says what it is.
+TEST(AbiFreeze, HostTableSetsEveryFunction) {
+  const cal_host_api* h = caldera::host_api();
+  EXPECT_EQ(h->struct_size, sizeof(cal_host_api));
+  EXPECT_EQ(h->abi_version, CAL_ABI_VERSION);
+  for (const Member& m : kMembers) {
+    if (std::strcmp(m.strct, "cal_host_api") != 0 || m.offset < offsetof(cal_host_api, log))
+      continue;
+    void* fn = nullptr;
+    std::memcpy(&fn, reinterpret_cast<const char*>(h) + m.offset, sizeof fn);
+    EXPECT_NE(fn, nullptr) << "host_api.cpp does not set cal_host_api." << m.name;
+  }
+}
