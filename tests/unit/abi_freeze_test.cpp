@@ -28,7 +28,7 @@
 
 #include "abi_freeze_c.h"
 #include "caldera/plugin.h"
-#include "host/plugins/host_api.hpp"
+#include "host/session/host_api.hpp"
 
 static_assert(sizeof(void*) == 8 && sizeof(size_t) == 8 && sizeof(double) == 8,
               "the frozen layouts are those of LP64 targets");

@@ -19,6 +19,7 @@
 #include "host/plugins/policy.hpp"
 #include "host/session/session.hpp"
 #include "host/util/sha256.hpp"
+#include "host/session/runtime.hpp"
 
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
@@ -534,7 +535,8 @@ TEST_F(PolicyTest, SdkOptionDeclarationsBuildTheTableAndReadTheValue) {
     SchedulerConfig c = config("[[tiers]]\n[[tiers.plugins]]\nname = \"testcpp\"\n" + args);
     auto policy = build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
     Cache cache = one_pod_cluster();
-    auto s = Session::open(cache, policy, 0);
+    Runtime runtime;
+    auto s = Session::open(cache, policy, 0, runtime);
     std::vector<double> scores;
     s->node_scores(s->job("c1/pg1")->tasks.at(0), {s->node("n1")}, scores);
     EXPECT_EQ(scores.at(0), score) << args;
@@ -549,7 +551,8 @@ TEST_F(PolicyTest, SdkReadingAnUndeclaredOptionFailsOpen) {
   auto policy = build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
   Cache cache = one_pod_cluster();
   std::string log = logged([&] {
-    auto s = Session::open(cache, policy, 0);
+    Runtime runtime;
+    auto s = Session::open(cache, policy, 0, runtime);
     EXPECT_FALSE(s->has_point(Point::NodeOrder));
   });
   EXPECT_EQ(log, "error plugin testcpp_undeclared: open failed (option 'testcpp.forgotten' is "
@@ -572,7 +575,8 @@ TEST_F(PolicyTest, OneOneSlotsOfAOneZeroPluginAreNotCalled) {
     SchedulerConfig c = config("[[tiers]]\n[[tiers.plugins]]\nname = \"" + name + "\"\n");
     auto policy = build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
     Cache cache = one_pod_cluster();
-    auto s = Session::open(cache, policy, 0);
+    Runtime runtime;
+    auto s = Session::open(cache, policy, 0, runtime);
     const TaskInfo* t = s->job("c1/pg1")->tasks.at(0);
     NodeInfo* node = s->node("n1");
     const NodeInfo* nodes[1] = {node};
