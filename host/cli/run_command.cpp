@@ -179,13 +179,15 @@ int run(const Common& c, const RunOptions& o) {
   policy.reset();  // from here on, each session takes the policy that is active then
   reloader->start();
   write_status();
+  PluginStates states;  // what plugins keep from one session to the next
   auto tick = [&]() -> double {
     // The active policy at this session boundary; a reload publishes between ticks.
     std::shared_ptr<const Policy> policy = reloader->active();
     period = policy->config.period_seconds;
     sim->advance(now);
     Cache before = sim->cache();
-    SessionResult r = run_session(sim->cache(), policy, now);
+    SessionResult r = run_session(sim->cache(), policy, now, states);
+    states = std::move(r.plugin_states);
     sim->apply(r, now);
     collector.record_session(now, r, sim->cache());
     log_session(++index, now, r, before);

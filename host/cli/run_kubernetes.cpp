@@ -44,6 +44,7 @@ struct SessionWork {
   std::shared_ptr<const Policy> policy;
   double now = 0;
   uint64_t epoch = 0;  // leadership epoch it was started in
+  const PluginStates* states = nullptr;  // the loop's; unchanged while the session runs
   SessionResult result;
   SessionTimings timings;
   std::string error;
@@ -157,6 +158,10 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
   if (leader) leader->start();
   reloader->start();
 
+  // What plugins keep from one session to the next: read by the session on the pool
+  // thread, replaced here on the loop thread when its results are applied (never while a
+  // session runs).
+  PluginStates states;
   auto finish_session = [&](SessionWork* w) {
     session_running = false;
     if (!w->error.empty()) {
@@ -169,6 +174,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
     } else {
       log_session(sessions, *w);
       cluster.apply(w->result, w->now);
+      states = std::move(w->result.plugin_states);  // only with results that are applied
     }
     if (!stopping) reloader->session_done(w->policy, unix_now());
     delete w;
@@ -194,6 +200,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
         w->policy = policy;
         w->now = unix_now();
         w->epoch = epoch;
+        w->states = &states;
         w->req.data = w;
         w->done = finish_session;
         session_running = true;
@@ -203,7 +210,8 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
             [](uv_work_t* req) {
               auto* sw = static_cast<SessionWork*>(req->data);
               try {
-                sw->result = run_session(*sw->snapshot, sw->policy, sw->now, &sw->timings);
+                sw->result =
+                    run_session(*sw->snapshot, sw->policy, sw->now, *sw->states, &sw->timings);
               } catch (const std::exception& e) {
                 sw->error = e.what();
               }

@@ -262,6 +262,7 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
   int64_t arrived = 0;
 
   res.placements.reserve(pods.size());
+  PluginStates states;  // what plugins keep from one pod's session to the next
   for (size_t i = 0; i < pods.size(); ++i) {
     const OpenbPod& p = pods[i];
     const int64_t gpu_request = p.gpu_request_milli();
@@ -293,7 +294,8 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
     cache.upsert_pod(rec);
     res.session_nodes += in_cache;
     SessionTimings timings;
-    SessionResult r = run_session(cache, policy, static_cast<double>(i), &timings);
+    SessionResult r = run_session(cache, policy, static_cast<double>(i), states, &timings);
+    states = std::move(r.plugin_states);
     res.open_seconds += timings.open_seconds;
     for (const auto& [action, secs] : timings.action_seconds) res.action_seconds += secs;
     res.close_seconds += timings.close_seconds;

@@ -130,10 +130,12 @@ ScenarioOutcome run_scenario(Scenario& sc) {
   PluginCatalog catalog = PluginCatalog::scan(sc.config.plugin_dirs);
   std::shared_ptr<const Policy> policy = build_policy(sc.config, catalog, config_hash(sc));
 
+  PluginStates states;  // what plugins keep from one session to the next
   for (int i = 0; i < sc.sessions; ++i) {
     double now = i * sc.config.period_seconds;
     // The one scheduling step every front end shares: open, each action in order, close.
-    SessionResult r = run_session(sc.cache, policy, now);
+    SessionResult r = run_session(sc.cache, policy, now, states);
+    states = std::move(r.plugin_states);
     apply_result(r, sc.cache, now);
 
     out.binds.insert(out.binds.end(), r.binds.begin(), r.binds.end());

@@ -9,15 +9,15 @@
 namespace caldera {
 
 namespace {
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
-}  // namespace
 
-SessionResult run_session(const Cache& cache, std::shared_ptr<const Policy> policy, double now,
-                          SessionTimings* timings) {
+SessionResult run(const Cache& cache, std::shared_ptr<const Policy> policy, double now,
+                  const PluginStates* states, SessionTimings* timings) {
   auto t0 = std::chrono::steady_clock::now();
-  auto ssn = Session::open(cache, policy, now);
+  auto ssn = Session::open(cache, policy, now, states);
   if (timings) timings->open_seconds = seconds_since(t0);
   for (const std::string& name : policy->config.actions) {
     const ActionInfo* info = find_action(name);
@@ -33,6 +33,18 @@ SessionResult run_session(const Cache& cache, std::shared_ptr<const Policy> poli
   SessionResult r = ssn->close();
   if (timings) timings->close_seconds = seconds_since(tc);
   return r;
+}
+
+}  // namespace
+
+SessionResult run_session(const Cache& cache, std::shared_ptr<const Policy> policy, double now,
+                          SessionTimings* timings) {
+  return run(cache, std::move(policy), now, nullptr, timings);
+}
+
+SessionResult run_session(const Cache& cache, std::shared_ptr<const Policy> policy, double now,
+                          const PluginStates& states, SessionTimings* timings) {
+  return run(cache, std::move(policy), now, &states, timings);
 }
 
 }  // namespace caldera

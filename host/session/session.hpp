@@ -33,6 +33,27 @@ struct PointStatus {
   bool ok() const { return code == CAL_SUCCESS || code == CAL_SKIP; }
 };
 
+// What plugins save for the next session (host API state_get / state_put, caldera/plugin.h):
+// by plugin name, the bytes and the identity of the plugin file that saved them, so that
+// they only go back to the same bytes of the same file.
+//
+// Where it lives: with whoever runs the sessions one after the other (the run loop, the
+// scenario runner, the replay), which hands it to the next session (run_session) and
+// takes the new states from SessionResult::plugin_states when it accepts that session's
+// results. Not in the Policy: a policy is immutable, shared with reload trials, and
+// replaced by a reload that may keep a plugin (and so its state). Not in the session's
+// process either: once sessions run in a worker process, the worker's memory is gone after
+// the session, so the states travel back as plain bytes with the decisions, and a session
+// whose decisions are dropped leaves the states as they were.
+struct PluginState {
+  std::string file_id;                         // plugin_file_id() of the file that saved it
+  std::shared_ptr<const std::string> bytes;    // never null; shared, so carrying is free
+};
+using PluginStates = std::map<std::string, PluginState>;
+
+// The identity a state is kept under: the plugin file's path and the sha256 of its bytes.
+std::string plugin_file_id(const ConfiguredPlugin& cp);
+
 // Everything a session decided, in the order it was decided.
 struct SessionResult {
   std::vector<std::pair<std::string, std::string>> binds;  // task uid -> node
@@ -46,14 +67,20 @@ struct SessionResult {
   std::map<std::string, std::string> job_pending;   // job uid -> job-level reasons
   // Annotations to write on a pod with its bind (task_set_annotation), by task uid.
   std::map<std::string, StringMap> bind_annotations;
+  // The plugin states for the next session: for each plugin of the session's policy, what
+  // it saved in this session, else what it had (when from the same file). Plugins not in
+  // the policy have none: their states are dropped.
+  PluginStates plugin_states;
 };
 
 class Session {
  public:
   // Copies the cache into a new session and opens the policy's plugin instances. A
-  // plugin whose open() fails is logged and left out of this session.
+  // plugin whose open() fails is logged and left out of this session. `carried`: the
+  // plugin states of the previous session (its SessionResult::plugin_states); null: none.
+  // It must stay unchanged until close() returns.
   static std::unique_ptr<Session> open(const Cache& cache, std::shared_ptr<const Policy> policy,
-                                       double now);
+                                       double now, const PluginStates* carried = nullptr);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -172,6 +199,11 @@ class Session {
   };
   const std::vector<std::vector<Instance>>& tiers() const { return tiers_; }
 
+  // Host API state_get / state_put for the plugin whose open() or close() is running
+  // (none: NULL / -1).
+  const void* plugin_state_get(size_t* size) const;
+  int plugin_state_put(const void* bytes, size_t size);
+
  private:
   Session() = default;
   void build(const Cache& cache);
@@ -220,6 +252,11 @@ class Session {
   int32_t pods_id_ = -1;
   size_t node_search_start_ = 0;
   SessionResult result_;
+  // Plugin states: those carried in, this session's saves by plugin name, and the plugin
+  // whose open() or close() is running (the only time its state may be read or saved).
+  const PluginStates* carried_ = nullptr;
+  std::map<std::string, std::shared_ptr<const std::string>> saved_;
+  const ConfiguredPlugin* calling_ = nullptr;
   bool closing_ = false;  // inside close(): plugins' pending reasons mark jobs unschedulable
   bool closed_ = false;
 };
