@@ -7,11 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "caldera/sdk.hpp"
 #include "deviceshare/deviceshare_math.hpp"
 
 namespace {
 
 namespace ds = caldera::deviceshare;
+namespace sdk = caldera::sdk;
 
 // A node of cards with the given milli-GPU in use.
 ds::NodeCards node(std::vector<int64_t> used, double cpu_free = 64000, std::string model = "T4") {
@@ -233,14 +235,17 @@ TEST(DeviceShareMath, PreparedMixMatchesTheDefinition) {
 // ---- history ---------------------------------------------------------------------------
 
 // decay 0.5: the second new pod weighs 2, the third 4. Shapes: X (pods 1 and 3) = 1 + 4 = 5,
-// Y (pod 2) = 2 -> X 5/7, Y 2/7. A pod counted again by name adds nothing.
+// Y (pod 2) = 2 -> X 5/7, Y 2/7. A pod still pending in the next session adds nothing.
 TEST(DeviceShareMath, HistoryDecaysAndCountsEachPodOnce) {
   ds::ShapeHistory h;
   ds::ShapeKey x{4000, 1, 500, ""}, y{8000, 2, 1000, "T4|G2"};
-  EXPECT_TRUE(h.add("ns/p1", x, 0.5, 100));
-  EXPECT_TRUE(h.add("ns/p2", y, 0.5, 100));
-  EXPECT_FALSE(h.add("ns/p1", x, 0.5, 100));
-  EXPECT_TRUE(h.add("ns/p3", x, 0.5, 100));
+  const uint64_t p1 = ds::pod_id("ns/p1"), p2 = ds::pod_id("ns/p2"), p3 = ds::pod_id("ns/p3");
+  h.begin_session();
+  EXPECT_TRUE(h.add(p1, x, 0.5, 100));
+  EXPECT_TRUE(h.add(p2, y, 0.5, 100));
+  h.begin_session();
+  EXPECT_FALSE(h.add(p1, x, 0.5, 100));  // pending since the last session
+  EXPECT_TRUE(h.add(p3, x, 0.5, 100));
   std::vector<ds::Shape> mix = h.mix(1.0, 10);
   ASSERT_EQ(mix.size(), 2u);
   EXPECT_EQ(mix[0].milli, 500);
@@ -252,8 +257,61 @@ TEST(DeviceShareMath, HistoryDecaysAndCountsEachPodOnce) {
   std::vector<ds::Shape> top = h.mix(0.5, 10);
   ASSERT_EQ(top.size(), 1u);
   EXPECT_DOUBLE_EQ(top[0].weight, 1.0);
-  // Only the last `remember` names are kept: with 1, p1 can be counted again.
-  EXPECT_TRUE(h.add("ns/p1", x, 1.0, 1));
+  // At most `remember` pods are remembered: with 1, p1 (the first of the last session) is,
+  // p3 is not, and is counted again.
+  h.begin_session();
+  EXPECT_FALSE(h.add(p1, x, 1.0, 1));
+  EXPECT_FALSE(h.add(p3, x, 1.0, 1));
+  h.begin_session();
+  EXPECT_FALSE(h.add(p1, x, 1.0, 1));
+  EXPECT_TRUE(h.add(p3, x, 1.0, 1));
+  // A pod that left the pending pods and came back is counted again.
+  h.begin_session();
+  EXPECT_TRUE(h.add(p2, y, 1.0, 100));
+}
+
+// The history saved as bytes (the plugin's state across sessions) reads back the same: the
+// same mix, the same pods remembered. Broken bytes read back as an empty history.
+TEST(DeviceShareMath, HistorySavedAndLoadedIsTheSame) {
+  ds::ShapeHistory h;
+  ds::ShapeKey x{4000, 1, 500, ""}, y{8000, 2, 1000, "T4|G2", 1 << 30};
+  h.begin_session();
+  h.add(ds::pod_id("ns/p1"), x, 0.9, 100);
+  h.add(ds::pod_id("ns/p2"), y, 0.9, 100);
+  sdk::StateWriter w;
+  h.save(w);
+  ds::ShapeHistory back;
+  sdk::StateReader r(w.bytes());
+  ASSERT_TRUE(back.load(r));
+  auto a = h.mix(1.0, 10), b = back.mix(1.0, 10);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].milli, b[i].milli);
+    EXPECT_EQ(a[i].memory, b[i].memory);
+    EXPECT_EQ(a[i].models, b[i].models);
+    EXPECT_DOUBLE_EQ(a[i].weight, b[i].weight);
+  }
+  back.begin_session();
+  EXPECT_FALSE(back.add(ds::pod_id("ns/p2"), y, 0.9, 100));
+  EXPECT_TRUE(back.add(ds::pod_id("ns/p3"), x, 0.9, 100));
+  h.begin_session();
+  EXPECT_FALSE(h.add(ds::pod_id("ns/p2"), y, 0.9, 100));
+  EXPECT_TRUE(h.add(ds::pod_id("ns/p3"), x, 0.9, 100));
+  sdk::StateWriter w1, w2;
+  h.save(w1);
+  back.save(w2);
+  EXPECT_EQ(w1.bytes(), w2.bytes());
+  // Cut short, or with bytes after the end: an empty history, and false.
+  for (const std::string& broken : {w.bytes().substr(0, w.size() - 3), w.bytes() + "x"}) {
+    sdk::StateReader rb(broken);
+    ds::ShapeHistory e;
+    EXPECT_FALSE(e.load(rb));
+    EXPECT_TRUE(e.mix(1.0, 10).empty());
+  }
+  // No bytes at all (the first session): an empty history, and true.
+  sdk::StateReader none{std::string_view()};
+  ds::ShapeHistory e;
+  EXPECT_TRUE(e.load(none));
 }
 
 }  // namespace

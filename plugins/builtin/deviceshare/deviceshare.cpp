@@ -27,8 +27,11 @@
 //
 // The fragmentation policy needs the expected mix of pod shapes. It comes from the workload
 // itself: every pending GPU pod a session shows is counted once (by name) in a history kept
-// in a static of this shared object, across sessions, each new pod weighing 1/decay times
-// more than the one before (deviceshare.fragmentation.decay), so old pods fade.
+// across sessions as the plugin's state (ABI 1.2 state_get / state_put: read at open, saved
+// at close; a static would not survive sessions that run in processes of their own), each
+// new pod weighing 1/decay times more than the one before (deviceshare.fragmentation.decay),
+// so old pods fade. Everything else is per session: the card state of each node is built
+// from the session the first time a callback needs it.
 //
 // Only reads in predicate and node_order (state is built at open and changed only by
 // on_allocate / on_deallocate on the scheduling thread): node-parallel.
@@ -37,13 +40,11 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "caldera/sdk.hpp"
@@ -83,20 +84,25 @@ bool valid_model(const std::string& m) {
   return true;
 }
 
-// "0;3" or "0,3" -> {0, 3}; false on anything else.
+// "0;3" or "0,3" -> {0, 3}; false on anything else. Parts may have blanks around them and
+// are at most 9 digits. (Read for every running task of every node a session builds: no
+// allocation but the output's.)
 bool parse_list(const char* text, std::vector<int64_t>& out) {
   out.clear();
   if (!text || !*text) return false;
-  std::string_view s(text);
-  size_t pos = 0;
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  const char* p = text;
   while (true) {
-    size_t sep = s.find_first_of(";,", pos);
-    std::string part = trim(s.substr(pos, sep == std::string_view::npos ? s.npos : sep - pos));
-    if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos)
-      return false;
-    out.push_back(std::stoll(part));
-    if (sep == std::string_view::npos) return true;
-    pos = sep + 1;
+    while (blank(*p)) ++p;
+    int64_t v = 0;
+    int digits = 0;
+    for (; *p >= '0' && *p <= '9'; ++p, ++digits) v = v * 10 + (*p - '0');
+    if (digits == 0 || digits > 9) return false;
+    while (blank(*p)) ++p;
+    out.push_back(v);
+    if (*p == '\0') return true;
+    if (*p != ';' && *p != ',') return false;
+    ++p;
   }
 }
 
@@ -122,67 +128,8 @@ ds::Policy parse_policy(const std::string& s, bool& ok) {
   return ds::Policy::Binpack;
 }
 
-// The workload history lives as long as the shared object is loaded (each policy load
-// gets its own copy of the .so, hence its own history).
 using History = ds::ShapeHistory;
 using ShapeKey = ds::ShapeKey;
-
-History& history() {
-  static History h;
-  return h;
-}
-std::mutex& history_mutex() {
-  static std::mutex m;
-  return m;
-}
-
-// ---- node states across sessions ------------------------------------------------------
-//
-// Rebuilding every node's cards from its tasks' annotations at every session costs string
-// lookups per task; between two sessions most nodes do not change. So the card state of a
-// node is kept here, by node name, with a fingerprint of everything it was derived from:
-// the node's name, GPU allocatable, model label, idle resources (future idle) and each
-// task's name and status. A session takes the kept state when the fingerprint matches and
-// rebuilds the node otherwise. Entries of nodes not seen for a while are dropped.
-
-// Word-wise hashing (the fingerprint is taken for every node a session reads): a 64-bit
-// value folded in with splitmix64's mixer, a string by its std::hash first.
-uint64_t fold(uint64_t h, uint64_t v) {
-  h ^= v + 0x9E3779B97F4A7C15ull;
-  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
-  h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
-  return h ^ (h >> 31);
-}
-uint64_t fold(uint64_t h, std::string_view s) {
-  return fold(fold(h, s.size()), std::hash<std::string_view>()(s));
-}
-uint64_t fold(uint64_t h, double v) {
-  uint64_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  return fold(h, bits);
-}
-
-struct StringHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-};
-
-struct KeptNode {
-  uint64_t fingerprint = 0;
-  std::shared_ptr<const ds::NodeCards> cards;
-  uint64_t last_seen = 0;  // session counter
-};
-
-struct NodeCache {
-  std::mutex mu;
-  std::unordered_map<std::string, KeptNode, StringHash, std::equal_to<>> nodes;
-  uint64_t sessions = 0;
-};
-NodeCache& node_cache() {
-  static NodeCache c;
-  return c;
-}
-constexpr uint64_t kForgetAfterSessions = 512;
 
 // ---- the plugin ---------------------------------------------------------------------
 
@@ -285,12 +232,27 @@ class DeviceShare {
     index_nodes();
     weigh_memory_ = a.get_bool("deviceshare.fragmentation.memory", false);
     if (policy_ == ds::Policy::Fragmentation) {
-      std::lock_guard<std::mutex> lock(history_mutex());
+      sdk::StateReader saved(s.saved_state());
+      if (!history_.load(saved))
+        sdk::log(CAL_LOG_WARN, kName, "the saved shape history does not read back; it starts over");
+      history_.begin_session();
       learn_pending(a.get_double("deviceshare.fragmentation.decay", 0.999),
                     static_cast<size_t>(a.get_int("deviceshare.fragmentation.history", 100000)));
-      mix_ = history().mix(a.get_double("deviceshare.fragmentation.coverage", 1.0),
-                           static_cast<size_t>(a.get_int("deviceshare.fragmentation.shapes", 64)));
+      mix_ = history_.mix(a.get_double("deviceshare.fragmentation.coverage", 1.0),
+                          static_cast<size_t>(a.get_int("deviceshare.fragmentation.shapes", 64)));
+      learned_ = true;
     }
+  }
+
+  // The history goes to the next session (the other policies leave the saved one as is).
+  void on_close() {
+    if (!learned_) return;
+    sdk::StateWriter w;
+    history_.save(w);
+    if (!ssn_.save_state(w.bytes()))
+      sdk::log(CAL_LOG_WARN, kName,
+               "the shape history (" + std::to_string(w.size()) +
+                   " bytes) could not be saved; the next session starts over");
   }
 
   // Invalid requests and requests no node of the session could ever meet fail every node,
@@ -397,12 +359,11 @@ class DeviceShare {
   void on_deallocate(sdk::Task t) {
     auto held = held_.find(t.handle());
     if (held == held_.end()) {
-      // A running task of a node taken from the kept states: rebuild the node from its
-      // tasks, which records what each holds, then give this one's back.
+      // A running task of a node not built yet: building it records what each of its tasks
+      // holds; then this one's is given back.
       sdk::Node n = t.node();
       const size_t idx = n ? index_of(n.handle()) : kNone;
       if (idx == kNone || !view_at(idx)) return;
-      rebuild(idx);
       held = held_.find(t.handle());
       if (held == held_.end()) return;
     }
@@ -563,19 +524,15 @@ class DeviceShare {
 
   // ---- nodes ----
   //
-  // A node's cards are built the first time a callback needs them (most nodes never reach
-  // the plugin for a given pod: the host's resource fit filters them first), from the kept
-  // state of earlier sessions when nothing changed on the node, else from its tasks. The
-  // state stays shared with the kept copy until this session changes it.
+  // A node's cards are built from its tasks the first time a callback needs them (most
+  // nodes never reach the plugin for a given pod: the host's resource fit filters them
+  // first), and belong to this session.
 
   static constexpr size_t kNone = static_cast<size_t>(-1);
 
   struct Slot {
     bool built = false;
-    bool full = false;  // held_ knows what each running task of the node holds
-    const ds::NodeCards* view = nullptr;  // nullptr: no GPU
-    std::shared_ptr<const ds::NodeCards> kept;
-    std::unique_ptr<ds::NodeCards> own;
+    std::unique_ptr<ds::NodeCards> cards;  // nullptr: no GPU
   };
 
   void index_nodes() {
@@ -588,16 +545,6 @@ class DeviceShare {
     }
     std::sort(by_handle_.begin(), by_handle_.end());
     slots_.resize(count);
-    NodeCache& nc = node_cache();
-    std::lock_guard<std::mutex> lock(nc.mu);
-    session_no_ = ++nc.sessions;
-    if (session_no_ % kForgetAfterSessions == 0) {
-      for (auto it = nc.nodes.begin(); it != nc.nodes.end();)
-        if (it->second.last_seen + kForgetAfterSessions < session_no_)
-          it = nc.nodes.erase(it);
-        else
-          ++it;
-    }
   }
 
   size_t index_of(const cal_node* n) const {
@@ -621,35 +568,12 @@ class DeviceShare {
     std::lock_guard<std::mutex> lock(mu_);  // node-parallel callbacks may build
     Slot& s = slots_[idx];
     if (!s.built) const_cast<DeviceShare*>(this)->build(idx);
-    return s.view;
+    return s.cards.get();
   }
-  // The node's cards for changing: this session's own copy.
+  // The node's cards for changing (a node with GPU, built).
   ds::NodeCards& own(size_t idx) {
     view_at(idx);
-    Slot& s = slots_[idx];
-    if (!s.own) {
-      s.own = std::make_unique<ds::NodeCards>(*s.view);
-      s.view = s.own.get();
-    }
-    return *s.own;
-  }
-
-  uint64_t fingerprint(sdk::Node n, const char* model) const {
-    uint64_t h = fold(0, n.name());
-    h = fold(h, res(n.allocatable(), gpu_id_));
-    h = fold(h, res(n.allocatable(), number_id_));
-    h = fold(h, res(n.allocatable(), memory_id_));
-    h = model ? fold(h, std::string_view(model)) : fold(h, uint64_t{0x6E6F6E65});  // no label
-    const sdk::Res idle = n.future_idle();
-    for (size_t i = 0; i < idle.size(); ++i) h = fold(h, idle[i]);
-    const size_t tasks = n.task_count();
-    h = fold(h, static_cast<uint64_t>(tasks));
-    for (size_t k = 0; k < tasks; ++k) {
-      sdk::Task t = n.task(k);
-      h = fold(h, t.name());
-      h = fold(h, static_cast<uint64_t>(t.status()));
-    }
-    return h;
+    return *slots_[idx].cards;
   }
 
   void build(size_t idx) {
@@ -658,40 +582,7 @@ class DeviceShare {
     sdk::Node n = ssn_.wrap(handles_[idx]);
     const double cards = cards_of_node(n);
     if (cards < 1) return;
-    const char* model = n.label(kModelLabel);
-    const uint64_t fp = fingerprint(n, model);
-    NodeCache& nc = node_cache();
-    {
-      std::lock_guard<std::mutex> lock(nc.mu);
-      auto it = nc.nodes.find(n.name());
-      if (it != nc.nodes.end() && it->second.fingerprint == fp) {
-        it->second.last_seen = session_no_;
-        s.kept = it->second.cards;
-        s.view = s.kept.get();
-        return;
-      }
-    }
-    auto fresh = std::make_shared<ds::NodeCards>(from_tasks(n, idx, cards, model));
-    s.full = true;
-    s.kept = fresh;
-    s.view = s.kept.get();
-    std::lock_guard<std::mutex> lock(nc.mu);
-    KeptNode& k = nc.nodes[std::string(n.name())];
-    k.fingerprint = fp;
-    k.cards = std::move(fresh);
-    k.last_seen = session_no_;
-  }
-
-  // The node rebuilt from its tasks as they are now (this session's placements included:
-  // they carry their annotations), recording what each task holds.
-  void rebuild(size_t idx) {
-    Slot& s = slots_[idx];
-    if (s.full) return;
-    sdk::Node n = ssn_.wrap(handles_[idx]);
-    s.own = std::make_unique<ds::NodeCards>(
-        from_tasks(n, idx, cards_of_node(n), n.label(kModelLabel)));
-    s.view = s.own.get();
-    s.full = true;
+    s.cards = std::make_unique<ds::NodeCards>(from_tasks(n, idx, cards, n.label(kModelLabel)));
   }
 
   ds::NodeCards from_tasks(sdk::Node n, size_t idx, double cards, const char* model) {
@@ -733,6 +624,9 @@ class DeviceShare {
       sdk::Task t = n.task(k);
       const cal_task_status st = t.status();
       if (st == CAL_TASK_RELEASING || st == CAL_TASK_SUCCEEDED || st == CAL_TASK_FAILED) continue;
+      // Placed in this session: only the task whose on_allocate builds the node can be here
+      // (every placement builds its node first), and that on_allocate counts it.
+      if (st == CAL_TASK_ALLOCATED || st == CAL_TASK_PIPELINED) continue;
       Held u;
       u.node = idx;
       u.held = true;
@@ -805,7 +699,7 @@ class DeviceShare {
 
   // The pending GPU pods of the session go into the history (each counted once).
   void learn_pending(double decay, size_t keep) {
-    History& h = history();
+    History& h = history_;
     const size_t jobs = ssn_.job_count();
     for (size_t j = 0; j < jobs; ++j) {
       sdk::Job job = ssn_.job(j);
@@ -820,7 +714,7 @@ class DeviceShare {
                      r.whole > 0 ? r.whole : 1, r.per_card_milli(), "",
                      weigh_memory_ ? static_cast<int64_t>(std::llround(t.init_request()[1])) : 0};
         for (size_t i = 0; i < r.models.size(); ++i) key.models += (i ? "|" : "") + r.models[i];
-        h.add(std::string(t.name()), key, decay, keep);
+        h.add(ds::pod_id(t.name()), key, decay, keep);
       }
     }
   }
@@ -833,11 +727,12 @@ class DeviceShare {
   std::vector<std::pair<const cal_node*, size_t>> by_handle_;  // sorted, for lookups
   mutable std::vector<Slot> slots_;
   mutable std::mutex mu_;
-  uint64_t session_no_ = 0;
   mutable int64_t max_capacity_ = -1;  // -1: not found yet
   std::unordered_map<const cal_task*, ds::Request> requests_;
   std::unordered_map<const cal_task*, Held> held_;
   ds::Mix mix_;
+  History history_;       // fragmentation: the shape history, from and to the saved state
+  bool learned_ = false;  // history_ was read and learnt from in this session
   bool weigh_memory_ = false;
 };
 
