@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "host/model/device_requests.hpp"
+#include "host/scenario/device_requests.hpp"
 #include "host/plugins/plugin_library.hpp"
 #include "host/plugins/policy.hpp"
 #include "host/scheduler/run_session.hpp"
@@ -124,7 +124,7 @@ void check_expectations(const Scenario& sc, ScenarioOutcome& out) {
 ScenarioOutcome run_scenario(Scenario& sc) {
   ScenarioOutcome out;
   // GPU requests that are malformed or that no node could ever meet are input errors,
-  // named by file, line and pod, before any session (host/model/device_requests.hpp).
+  // named by file, line and pod, before any session (host/scenario/device_requests.hpp).
   check_device_requests(sc.cache);
   // The policy is built once, as the scheduler builds it once per config.
   PluginCatalog catalog = PluginCatalog::scan(sc.config.plugin_dirs);

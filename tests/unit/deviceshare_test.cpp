@@ -314,4 +314,118 @@ TEST(DeviceShareMath, HistorySavedAndLoadedIsTheSame) {
   EXPECT_TRUE(e.load(none));
 }
 
+// ---- the request rules (caldera/gpu_requests.hpp), both wordings ---------------------------
+
+namespace gpu = caldera::gpu;
+
+gpu::Asked asked(double gpu_cards, double number, double milli, double memory) {
+  gpu::Asked a;
+  a.gpu = gpu_cards;
+  a.number = number;
+  a.milli = milli;
+  a.memory = memory;
+  return a;
+}
+
+// Every rule a request can break, with the pending reason a session gives and the input
+// error a file's author reads.
+TEST(GpuRequests, EachProblemInBothWordings) {
+  struct Case {
+    gpu::Asked a;
+    const char* models;
+    gpu::Problem problem;
+    const char* reason;
+    const char* input;
+  };
+  const Case cases[] = {
+      {asked(1.5, 0, 0, 0), nullptr, gpu::Problem::CardsNotWhole,
+       "nvidia.com/gpu 1.5: whole cards only; ask a share of one card with caldera.sh/gpu-milli",
+       "requests.nvidia.com/gpu: 1.5 is not a whole number of cards; ask a share of one card "
+       "with caldera.sh/gpu-milli"},
+      {asked(0, 2.5, 0, 0), nullptr, gpu::Problem::NumberNotWhole,
+       "volcano.sh/gpu-number 2.5: whole cards only; ask a share of one card with "
+       "caldera.sh/gpu-milli",
+       "requests.volcano.sh/gpu-number: 2.5 is not a whole number of cards"},
+      {asked(2, 3, 0, 0), nullptr, gpu::Problem::CardsDisagree,
+       "nvidia.com/gpu 2 and volcano.sh/gpu-number 3 disagree",
+       "requests.nvidia.com/gpu 2 and requests.volcano.sh/gpu-number 3 disagree"},
+      {asked(0, 0, 220.5, 0), nullptr, gpu::Problem::MilliNotWhole,
+       "caldera.sh/gpu-milli 220.5: a whole number of milli-GPU is needed",
+       "requests.caldera.sh/gpu-milli: 220.5 is not a whole number of milli-GPU"},
+      {asked(2, 0, 500, 0), nullptr, gpu::Problem::MilliWithWholeCards,
+       "asks 2 whole GPU card(s) and caldera.sh/gpu-milli 500; with whole cards it must be "
+       "2000 or absent",
+       "requests.caldera.sh/gpu-milli: 500 with 2 whole card(s); with whole cards it must be "
+       "2000 or absent"},
+      {asked(1, 0, 0, 1024), nullptr, gpu::Problem::WholeCardsAndMemory,
+       "asks whole GPU cards and volcano.sh/gpu-memory: ask one or the other",
+       "asks whole GPU cards and requests.volcano.sh/gpu-memory: ask one or the other"},
+      {asked(0, 0, 1500, 0), nullptr, gpu::Problem::ShareAboveOneCard,
+       "caldera.sh/gpu-milli 1500 is more than one card (1000); ask whole cards with "
+       "nvidia.com/gpu",
+       "requests.caldera.sh/gpu-milli: 1500 milli-GPU is more than one card (1000); ask whole "
+       "cards with nvidia.com/gpu"},
+      {asked(0, 0, 220, 0), "T4||G2", gpu::Problem::BadModels,
+       "annotation caldera.sh/gpu-models 'T4||G2' is not a '|'-separated list of GPU models",
+       "annotations.caldera.sh/gpu-models: 'T4||G2' is not a '|'-separated list of GPU "
+       "models"},
+  };
+  for (const Case& c : cases) {
+    const gpu::Request r = gpu::parse(c.a, c.models);
+    EXPECT_EQ(r.problem, c.problem) << c.input;
+    EXPECT_EQ(gpu::describe(r, gpu::Wording::Reason), c.reason);
+    EXPECT_EQ(gpu::describe(r, gpu::Wording::Input), c.input);
+  }
+  // Good requests: whole cards (with cards x 1000 milli-GPU), a share, memory; models
+  // trimmed, each once; a models annotation on a pod without GPU is not read.
+  gpu::Request w = gpu::parse(asked(2, 2, 2000, 0), " T4 | G2|T4 ");
+  EXPECT_TRUE(w.ok());
+  EXPECT_EQ(w.whole, 2);
+  EXPECT_EQ(w.models, (std::vector<std::string>{"T4", "G2"}));
+  gpu::Request sh = gpu::parse(asked(0, 0, 220, 4096), nullptr);
+  EXPECT_TRUE(sh.ok() && sh.is_share() && sh.milli == 220 && sh.memory == 4096);
+  EXPECT_TRUE(gpu::parse(asked(0, 0, 0, 0), "||").ok());
+}
+
+// A request against nodes: what a node could never hold, and "no node can ever meet it".
+TEST(GpuRequests, NodesThatCanNeverHoldARequest) {
+  const gpu::NodeGpus t4x2 = gpu::node_gpus(2, 0, 2 * 16384, "T4");
+  const gpu::NodeGpus bare = gpu::node_gpus(0, 4, 0, nullptr);  // volcano.sh/gpu-number only
+  EXPECT_EQ(bare.cards, 4);
+  EXPECT_EQ(t4x2.memory_per_card, 16384);
+  EXPECT_EQ(gpu::can_ever_hold(gpu::parse(asked(3, 0, 0, 0), nullptr), t4x2),
+            gpu::Fit::TooFewCards);
+  EXPECT_EQ(gpu::can_ever_hold(gpu::parse(asked(1, 0, 0, 0), "A100"), t4x2),
+            gpu::Fit::ModelNotAllowed);
+  EXPECT_EQ(gpu::can_ever_hold(gpu::parse(asked(0, 0, 0, 20000), nullptr), t4x2),
+            gpu::Fit::CardMemoryTooSmall);
+  EXPECT_EQ(gpu::can_ever_hold(gpu::parse(asked(0, 0, 0, 1), nullptr), bare),
+            gpu::Fit::NoCardMemory);
+  EXPECT_EQ(gpu::can_ever_hold(gpu::parse(asked(1, 0, 0, 0), nullptr), gpu::NodeGpus{}),
+            gpu::Fit::NoGpu);
+  EXPECT_EQ(gpu::can_ever_hold(gpu::parse(asked(0, 0, 500, 0), "T4"), t4x2), gpu::Fit::Ok);
+
+  auto never = [&](const gpu::Request& r, gpu::Wording w) {
+    gpu::NeverMet n(r);
+    for (const gpu::NodeGpus& g : {t4x2, bare})
+      if (n.met_by(g)) return std::string();
+    return n.describe(w);
+  };
+  const gpu::Request a100 = gpu::parse(asked(1, 0, 0, 0), "A100");
+  EXPECT_EQ(never(a100, gpu::Wording::Reason),
+            "GPU request can never be met: no node has a GPU of model A100");
+  EXPECT_EQ(never(a100, gpu::Wording::Input),
+            "no node has a GPU of model A100: the pod can never be placed");
+  const gpu::Request eight = gpu::parse(asked(8, 0, 0, 0), nullptr);
+  EXPECT_EQ(never(eight, gpu::Wording::Reason),
+            "GPU request can never be met: no node has 8 GPU cards");
+  EXPECT_EQ(never(eight, gpu::Wording::Input), "no node has 8 GPU cards: the pod can never be placed");
+  const gpu::Request mem = gpu::parse(asked(0, 0, 0, 20000), "T4");
+  EXPECT_EQ(never(mem, gpu::Wording::Reason),
+            "GPU request can never be met: no GPU card of model T4 has 20000 MiB of memory");
+  EXPECT_EQ(never(mem, gpu::Wording::Input),
+            "no GPU card of model T4 has 20000 MiB of memory: the pod can never be placed");
+  EXPECT_EQ(never(gpu::parse(asked(4, 0, 0, 0), nullptr), gpu::Wording::Reason), "");
+}
+
 }  // namespace

@@ -55,34 +55,19 @@ namespace {
 namespace ds = caldera::deviceshare;
 namespace sdk = caldera::sdk;
 
-constexpr const char* kGpu = "nvidia.com/gpu";
-constexpr const char* kGpuNumber = "volcano.sh/gpu-number";
-constexpr const char* kGpuMemory = "volcano.sh/gpu-memory";
-constexpr const char* kGpuMilli = "caldera.sh/gpu-milli";
-constexpr const char* kModelLabel = "nvidia.com/gpu.product";
-constexpr const char* kModelsAnnotation = "caldera.sh/gpu-models";
+namespace gpu = caldera::gpu;  // the request rules, shared with the host (gpu_requests.hpp)
+
+using gpu::kGpu;
+using gpu::kGpuMemory;
+using gpu::kGpuMilli;
+using gpu::kGpuNumber;
+using gpu::kModelLabel;
+using gpu::kModelsAnnotation;
 constexpr const char* kIndexAnnotation = "volcano.sh/gpu-index";
 constexpr const char* kPerCardAnnotation = "caldera.sh/gpu-milli-per-card";
 
 // Scalar resources arrive in milli-units (caldera/plugin.h, UNITS).
 constexpr double kUnits = 1000.0;
-
-std::string trim(std::string_view s) {
-  const char* ws = " \t\r\n";
-  size_t b = s.find_first_not_of(ws);
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(ws);
-  return std::string(s.substr(b, e - b + 1));
-}
-
-bool valid_model(const std::string& m) {
-  if (m.empty()) return false;
-  for (char c : m)
-    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
-          c == '_' || c == '-'))
-      return false;
-  return true;
-}
 
 // "0;3" or "0,3" -> {0, 3}; false on anything else. Parts may have blanks around them and
 // are at most 9 digits. (Read for every running task of every node a session builds: no
@@ -112,12 +97,7 @@ std::string join(const std::vector<size_t>& v) {
   return s;
 }
 
-std::string fmt_num(double v) {
-  if (std::fabs(v - std::round(v)) < 1e-9) return std::to_string(static_cast<long long>(std::llround(v)));
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", v);
-  return b;
-}
+std::string fmt_num(double v) { return gpu::number_text(v); }
 
 ds::Policy parse_policy(const std::string& s, bool& ok) {
   ok = true;
@@ -169,8 +149,9 @@ class DeviceShare {
                     "Fragmentation policy: each newly seen pod weighs 1/decay times the one "
                     "before in the shape history (0 < decay <= 1; 1 keeps plain counts)."),
         sdk::option("deviceshare.fragmentation.history", CAL_OPT_INT, "100000",
-                    "Fragmentation policy: how many recent pod names are remembered so that a "
-                    "pod pending over many sessions is counted once."),
+                    "Fragmentation policy: at most this many of a session's pending pods are "
+                    "remembered for the next, so that a pod pending over many sessions is "
+                    "counted once (8 bytes each in the plugin's saved state)."),
         sdk::option("deviceshare.fragmentation.shapes", CAL_OPT_INT, "64",
                     "Fragmentation policy: at most this many of the most frequent shapes make "
                     "the expected mix."),
@@ -259,7 +240,7 @@ class DeviceShare {
   // every session, with the reason (UnschedulableAndUnresolvable: evicting will not help).
   sdk::Status pre_predicate(sdk::Task t) {
     const ds::Request& r = remember(t);
-    if (!r.error.empty()) return sdk::Status::unresolvable(r.error);
+    if (!r.ok()) return sdk::Status::unresolvable(gpu::describe(r, gpu::Wording::Reason));
     if (!r.wants_gpu()) return sdk::Status::ok();
     std::string why = never_fits(r);
     if (!why.empty()) return sdk::Status::unresolvable(why);
@@ -269,27 +250,32 @@ class DeviceShare {
   sdk::Status predicate(sdk::Task t, sdk::Node n) const {
     ds::Request local;
     const ds::Request& r = request_of(t, local);
-    if (!r.error.empty()) return sdk::Status::unresolvable(r.error);
+    if (!r.ok()) return sdk::Status::unresolvable(gpu::describe(r, gpu::Wording::Reason));
     if (!r.wants_gpu()) return sdk::Status::ok();
     const ds::NodeCards* c = view(n.handle());
-    if (!c || c->count() == 0) return sdk::Status::unresolvable("node(s) had no GPU");
-    if (!ds::model_allowed(r.models, c->model))
-      return sdk::Status::unresolvable("GPU model not allowed");
-    if (r.whole > 0) {
-      if (c->count() < static_cast<size_t>(r.whole))
+    gpu::NodeGpus g;
+    if (c) g = {static_cast<double>(c->count()), c->mem_per_card, c->model};
+    // What the node could never hold (the shared rule), then what it cannot hold now.
+    switch (gpu::can_ever_hold(r, g)) {
+      case gpu::Fit::Ok: break;
+      case gpu::Fit::NoGpu: return sdk::Status::unresolvable("node(s) had no GPU");
+      case gpu::Fit::ModelNotAllowed: return sdk::Status::unresolvable("GPU model not allowed");
+      case gpu::Fit::TooFewCards:
         return sdk::Status::unresolvable("node(s) had fewer than " + std::to_string(r.whole) +
                                          " GPU cards");
+      case gpu::Fit::NoCardMemory:
+        return sdk::Status::unresolvable("node(s) did not declare GPU memory per card");
+      case gpu::Fit::CardMemoryTooSmall:
+        return sdk::Status::unresolvable("GPU cards have less than " + fmt_num(r.memory) +
+                                         " MiB of memory");
+    }
+    if (r.whole > 0) {
       if (!ds::fits(*c, r))
         return sdk::Status::unschedulable(r.whole == 1 ? std::string("no idle GPU card")
                                                        : "fewer than " + std::to_string(r.whole) +
                                                              " idle GPU cards");
       return sdk::Status::ok();
     }
-    if (r.memory > 0 && c->mem_per_card < r.memory)
-      return sdk::Status::unresolvable(c->mem_per_card <= 0
-                                           ? "node(s) did not declare GPU memory per card"
-                                           : "GPU cards have less than " + fmt_num(r.memory) +
-                                                 " MiB of memory");
     if (!ds::fits(*c, r)) return sdk::Status::unschedulable(share_text(r));
     return sdk::Status::ok();
   }
@@ -298,7 +284,7 @@ class DeviceShare {
     if (weight_ == 0) return 0;
     ds::Request local;
     const ds::Request& r = request_of(t, local);
-    if (!r.error.empty()) return 0;
+    if (!r.ok()) return 0;
     // Pods without GPU: only the fragmentation policy has a view on them (the cpu they take
     // can leave the node's GPUs stranded, FGD's "lack of cpu"); binpack and spread give 0.
     if (!r.wants_gpu() && policy_ != ds::Policy::Fragmentation) return 0;
@@ -329,7 +315,7 @@ class DeviceShare {
     h.node = idx;
     ds::Request local;
     const ds::Request& r = request_of(t, local);
-    if (r.error.empty() && r.wants_gpu()) {
+    if (r.ok() && r.wants_gpu()) {
       // The same choice node_order scored (the node has not changed since).
       std::vector<size_t> cards = ds::choose_cards(c, r, policy_, mix_, take);
       if (cards.empty()) {
@@ -402,73 +388,16 @@ class DeviceShare {
 
   double res(const sdk::Res& r, int32_t id) const { return id >= 0 ? r[static_cast<size_t>(id)] : 0.0; }
 
+  // The task's request by the shared rules (gpu::parse), from its resources (milli-units)
+  // and, when it asks a GPU, its models annotation.
   ds::Request parse(sdk::Task t) const {
-    ds::Request r;
     const sdk::Res req = t.init_request();
-    const double gpu = res(req, gpu_id_) / kUnits;
-    const double number = res(req, number_id_) / kUnits;
-    const double memory = res(req, memory_id_) / kUnits;
-    const double milli = res(req, milli_id_) / kUnits;
-    auto whole_of = [&](double v, const char* name, int32_t& out) {
-      if (v <= 0) return true;
-      if (std::fabs(v - std::round(v)) > 1e-6) {
-        r.error = std::string(name) + " " + fmt_num(v) +
-                  ": whole cards only; ask a share of one card with caldera.sh/gpu-milli";
-        return false;
-      }
-      out = static_cast<int32_t>(std::llround(v));
-      return true;
-    };
-    int32_t a = 0, b = 0;
-    if (!whole_of(gpu, kGpu, a) || !whole_of(number, kGpuNumber, b)) return r;
-    if (a > 0 && b > 0 && a != b) {
-      r.error = "nvidia.com/gpu " + std::to_string(a) + " and volcano.sh/gpu-number " +
-                std::to_string(b) + " disagree";
-      return r;
-    }
-    r.whole = std::max(a, b);
-    if (milli > 0 && std::fabs(milli - std::round(milli)) > 1e-6) {
-      r.error = "caldera.sh/gpu-milli " + fmt_num(milli) + ": a whole number of milli-GPU is needed";
-      return r;
-    }
-    const int64_t m = static_cast<int64_t>(std::llround(milli));
-    if (r.whole > 0) {
-      if (m > 0 && m != int64_t{r.whole} * ds::kMilliPerCard) {
-        r.error = "asks " + std::to_string(r.whole) + " whole GPU card(s) and caldera.sh/gpu-milli " +
-                  std::to_string(m) + "; with whole cards it must be " +
-                  std::to_string(int64_t{r.whole} * ds::kMilliPerCard) + " or absent";
-        return r;
-      }
-      if (memory > 0) {
-        r.error = "asks whole GPU cards and volcano.sh/gpu-memory: ask one or the other";
-        return r;
-      }
-    } else {
-      if (m > ds::kMilliPerCard) {
-        r.error = "caldera.sh/gpu-milli " + std::to_string(m) +
-                  " is more than one card (1000); ask whole cards with nvidia.com/gpu";
-        return r;
-      }
-      r.milli = m;
-      r.memory = memory;
-    }
-    if (const char* models = t.annotation(kModelsAnnotation); models && r.wants_gpu()) {
-      std::string_view s(models);
-      size_t pos = 0;
-      while (true) {
-        size_t bar = s.find('|', pos);
-        std::string m2 = trim(s.substr(pos, bar == std::string_view::npos ? s.npos : bar - pos));
-        if (!valid_model(m2)) {
-          r.error = std::string("annotation ") + kModelsAnnotation + " '" + models +
-                    "' is not a '|'-separated list of GPU models";
-          return r;
-        }
-        if (std::find(r.models.begin(), r.models.end(), m2) == r.models.end()) r.models.push_back(m2);
-        if (bar == std::string_view::npos) break;
-        pos = bar + 1;
-      }
-    }
-    return r;
+    gpu::Asked a;
+    a.gpu = res(req, gpu_id_) / kUnits;
+    a.number = res(req, number_id_) / kUnits;
+    a.memory = res(req, memory_id_) / kUnits;
+    a.milli = res(req, milli_id_) / kUnits;
+    return gpu::parse(a, a.any() ? t.annotation(kModelsAnnotation) : nullptr);
   }
 
   // Parsed once per task and session on the scheduling thread (pre_predicate, allocate).
@@ -496,30 +425,16 @@ class DeviceShare {
   // the first such node (usually the first node with GPU); only a request that can never
   // be met walks every node, and reads the model labels only when it names models.
   std::string never_fits(const ds::Request& r) {
-    bool model_seen = false;
+    gpu::NeverMet never(r);
     for (const cal_node* h : handles_) {
       sdk::Node n = ssn_.wrap(h);
-      const double cards = cards_of_node(n);
-      if (cards < 1) continue;
-      if (!r.models.empty()) {
-        const char* model = n.label(kModelLabel);
-        if (!ds::model_allowed(r.models, model ? model : "")) continue;
-      }
-      model_seen = true;
-      if (r.whole > 0) {
-        if (cards >= static_cast<double>(r.whole)) return "";
-      } else if (r.memory <= 0 || res(n.allocatable(), memory_id_) / kUnits / cards >= r.memory) {
-        return "";
-      }
+      const gpu::NodeGpus g = gpu::node_gpus(
+          res(n.allocatable(), gpu_id_) / kUnits, res(n.allocatable(), number_id_) / kUnits,
+          res(n.allocatable(), memory_id_) / kUnits,
+          r.models.empty() ? nullptr : n.label(kModelLabel));
+      if (never.met_by(g)) return "";
     }
-    std::string models = r.models.empty() ? "" : " of model ";
-    for (size_t i = 0; i < r.models.size(); ++i) models += (i ? "|" : "") + r.models[i];
-    if (!model_seen) return "GPU request can never be met: no node has a GPU" + models;
-    if (r.whole > 0)
-      return "GPU request can never be met: no node has " + std::to_string(r.whole) + " GPU cards" +
-             models;
-    return "GPU request can never be met: no GPU card" + models + " has " + fmt_num(r.memory) +
-           " MiB of memory";
+    return never.describe(gpu::Wording::Reason);
   }
 
   // ---- nodes ----
@@ -554,9 +469,8 @@ class DeviceShare {
   }
 
   double cards_of_node(sdk::Node n) const {
-    double cards = res(n.allocatable(), gpu_id_) / kUnits;
-    if (cards < 1) cards = res(n.allocatable(), number_id_) / kUnits;
-    return std::floor(cards + 1e-9);
+    return gpu::node_cards(res(n.allocatable(), gpu_id_) / kUnits,
+                           res(n.allocatable(), number_id_) / kUnits);
   }
 
   // The node's cards for reading (built on first use); nullptr when it has no GPU.
@@ -631,7 +545,7 @@ class DeviceShare {
       u.node = idx;
       u.held = true;
       ds::Request r = parse(t);
-      const bool asks = r.error.empty() && r.wants_gpu();
+      const bool asks = r.ok() && r.wants_gpu();
       // The annotations are the record of the cards a running pod holds. With an explicit
       // per-card amount they stand on their own (a record may sum several pods, as the
       // replay's merged records do); without one, the pod's own request gives the amount.
@@ -709,7 +623,7 @@ class DeviceShare {
         sdk::Task t = job.task(k);
         if (t.status() != CAL_TASK_PENDING) continue;
         const ds::Request& r = remember(t);
-        if (!r.error.empty() || (r.whole == 0 && r.milli == 0)) continue;
+        if (!r.ok() || (r.whole == 0 && r.milli == 0)) continue;
         ShapeKey key{static_cast<int64_t>(std::llround(t.init_request()[0])),
                      r.whole > 0 ? r.whole : 1, r.per_card_milli(), "",
                      weigh_memory_ ? static_cast<int64_t>(std::llround(t.init_request()[1])) : 0};

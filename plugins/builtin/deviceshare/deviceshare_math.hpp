@@ -20,27 +20,19 @@
 #include <string_view>
 #include <vector>
 
+#include "caldera/gpu_requests.hpp"
+
 namespace caldera::deviceshare {
 
-inline constexpr int64_t kMilliPerCard = 1000;
+inline constexpr int64_t kMilliPerCard = gpu::kMilliPerCard;
 
 enum class Policy { Binpack, Spread, Fragmentation };
 
-// What a pod asks of GPU cards. Exactly one of: `whole` idle cards, or a share of one card
-// (`milli` thousandths and/or `memory` MiB of one card). `models` empty: any model.
-struct Request {
-  int32_t whole = 0;
-  int64_t milli = 0;    // share of one card, 1..1000
-  double memory = 0;    // MiB of one card (volcano.sh/gpu-memory)
-  std::vector<std::string> models;
-  std::string error;    // not empty: the request itself is invalid (never fits)
-
-  bool wants_gpu() const { return whole > 0 || milli > 0 || memory > 0; }
-  bool is_share() const { return whole == 0 && (milli > 0 || memory > 0); }
-  // Milli-GPU taken on each chosen card.
-  int64_t per_card_milli() const { return whole > 0 ? kMilliPerCard : milli; }
-  int64_t total_milli() const { return whole > 0 ? int64_t{whole} * kMilliPerCard : milli; }
-};
+// What a pod asks of GPU cards: the request as the shared rules read it
+// (caldera/gpu_requests.hpp, which the host's load-time checks use too). Exactly one of:
+// `whole` idle cards, or a share of one card (`milli` and/or `memory` MiB of one card).
+using Request = gpu::Request;
+using gpu::model_allowed;
 
 // The cards of one node as the plugin tracks them.
 struct NodeCards {
@@ -66,11 +58,6 @@ struct NodeCards {
     holders.assign(n, 0);
   }
 };
-
-inline bool model_allowed(const std::vector<std::string>& models, const std::string& model) {
-  if (models.empty()) return true;
-  return std::find(models.begin(), models.end(), model) != models.end();
-}
 
 // Card i can take a share of `milli` and `memory`.
 inline bool card_fits_share(const NodeCards& n, size_t i, int64_t milli, double memory) {
