@@ -55,7 +55,7 @@ mkdir "$work/tmp/caldera-plugins-$dead-stale" "$work/tmp/caldera-plugins-$$-aliv
 
 out=$(TMPDIR="$work/tmp" "$caldera" --plugin-dir "$plugindir" plugins list)
 echo "$out"
-echo "$out" | grep -q '^spread  *1\.0\.0  *1\.1  .*spread\.so  *node_order$' ||
+echo "$out" | grep -q '^spread  *1\.0\.0  *1\.2  .*spread\.so  *node_order$' ||
   { echo "FAIL: spread not listed by caldera plugins list"; exit 1; }
 echo "$out" | grep -q '^binpack ' || { echo "FAIL: the shipped plugins are not listed"; exit 1; }
 if echo "$out" | grep -q 'failed to load'; then echo "FAIL: some plugin failed to load"; exit 1; fi
