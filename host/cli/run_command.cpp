@@ -188,6 +188,7 @@ int run(const Common& c, const RunOptions& o) {
     Cache before = sim->cache();
     SessionResult r = run_session(sim->cache(), policy, now, runtime);
     sim->commit(r, now);
+    runtime.carry(std::move(r.plugin_states));
     collector.record_session(now, r, sim->cache());
     log_session(++index, now, r, before);
     if (o.results_every > 0 && index % o.results_every == 0) write_results_now(false);

@@ -159,6 +159,9 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
   if (leader) leader->start();
   reloader->start();
 
+  // What plugins keep from one session to the next: read by the session on the pool
+  // thread, replaced here on the loop thread when its results are applied (never while a
+  // session runs).
   auto finish_session = [&](SessionWork* w) {
     session_running = false;
     if (!w->error.empty()) {
@@ -171,6 +174,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
     } else {
       log_session(sessions, *w);
       cluster.commit(w->result, w->now);
+      runtime.carry(std::move(w->result.plugin_states));  // only with results that are applied
     }
     if (!stopping) reloader->session_done(w->policy, unix_now());
     delete w;

@@ -128,6 +128,7 @@ std::shared_ptr<const Policy> build_policy(const SchedulerConfig& config,
       ConfiguredPlugin cp;
       cp.keepalive = lib;
       cp.implemented = info.implemented;
+      cp.file_id = info.file.string() + "\n" + info.sha256;
       cp.desc = lib->descriptor();
       cp.name = pc.name;
       cp.hierarchy = pc.hierarchy;

@@ -311,6 +311,7 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
     res.close_seconds += timings.close_seconds;
     PodPlaced placed;
     commit_decisions(r, cache, placed, static_cast<double>(i));
+    runtime.carry(std::move(r.plugin_states));  // deviceshare's history of pod shapes
 
     ReplayPlacement pl;
     pl.pod = p.name;

@@ -30,8 +30,12 @@ struct SessionTimings {
 // (the reload trial) can say which step a crash or a hang happened in.
 using SessionStageFn = std::function<void(std::string_view stage)>;
 
+// The session reads the plugin states `runtime` carries (caldera/plugin.h, state_get /
+// state_put); the result's plugin_states are the states for the next session, which the
+// caller hands to runtime.carry() when it accepts the session's results, and only then.
 SessionResult run_session(const Cache& cache, std::shared_ptr<const Policy> policy, double now,
                           Runtime& runtime, SessionTimings* timings = nullptr,
                           const SessionStageFn& on_stage = {});
+
 
 }  // namespace caldera

@@ -321,6 +321,18 @@ const double* h_node_table(const cal_session* s, cal_node_field f) {
   return S(s)->node_table(f);
 }
 
+// ---- added in 1.2: state kept across sessions (Session::plugin_state_*) -------------------
+const void* h_state_get(const cal_session* s, size_t* size) {
+  if (!s) {
+    if (size) *size = 0;
+    return nullptr;
+  }
+  return S(s)->plugin_state_get(size);
+}
+int h_state_put(cal_session* s, const void* bytes, size_t size) {
+  return s ? from_handle(s)->plugin_state_put(bytes, size) : -1;
+}
+
 cal_host_api make_table() {
   cal_host_api h;
   std::memset(&h, 0, sizeof h);
@@ -464,6 +476,9 @@ cal_host_api make_table() {
   h.job_allocated_hypernode = h_job_allocated_hypernode;
   // --- added in 1.1: node state as tables
   h.node_table = h_node_table;
+  // added in 1.2
+  h.state_get = h_state_get;
+  h.state_put = h_state_put;
   return h;
 }
 

@@ -25,6 +25,9 @@ struct ConfiguredPlugin {
   std::shared_ptr<const void> keepalive;  // the loaded library (keeps desc's code mapped)
   const cal_plugin* desc = nullptr;       // points into that library
   std::string name;
+  // Which file's bytes this is ("<path>\n<sha256>"): plugin states saved through the ABI
+  // go back only to the same bytes of the same file.
+  std::string file_id;
   PointSet implemented = PointSet::none();  // points with at least one non-NULL slot
   PointSet points = PointSet::all();        // enabled in the config AND implemented
   bool hierarchy = false;

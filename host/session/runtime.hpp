@@ -6,17 +6,39 @@
 // other's state, and a forked session worker starts from its parent's.
 //
 // One session at a time uses a Runtime (the sessions of one scheduler follow each other).
-// Nothing of a plugin lives here: plugins keep state across sessions only through the ABI.
+// Of plugins it holds only the bytes they saved through the ABI (state_put), never their
+// objects: plugins keep state across sessions only that way.
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 namespace caldera {
 
 class WorkerPool;
+
+// What plugins save for the next session (host API state_get / state_put, caldera/plugin.h):
+// by plugin name, the bytes and the identity of the plugin file that saved them, so that
+// they only go back to the same bytes of the same file.
+//
+// Where it lives: in the Runtime of whoever runs the sessions one after the other (the run
+// loop, the scenario runner, the replay, the Kubernetes loop), which hands it to the next
+// session and takes the new states from SessionResult::plugin_states when it accepts that
+// session's results (Runtime::carry). Not in the Policy: a policy is immutable, shared with reload trials, and
+// replaced by a reload that may keep a plugin (and so its state). Not in the session's
+// process either: once sessions run in a worker process, the worker's memory is gone after
+// the session, so the states travel back as plain bytes with the decisions, and a session
+// whose decisions are dropped leaves the states as they were.
+struct PluginState {
+  std::string file_id;                         // ConfiguredPlugin::file_id of the file that saved it
+  std::shared_ptr<const std::string> bytes;    // never null; shared, so carrying is free
+};
+using PluginStates = std::map<std::string, PluginState>;
+
 struct HyperNodeTreeMemo;  // host/session/hypernodes.cpp
 
 class Runtime {
@@ -37,10 +59,17 @@ class Runtime {
   // a warning about the config is then said once per change, not once per session.
   bool changed(const std::string& topic, const std::string& text);
 
+  // The plugin states the last accepted session left, for the next session to read.
+  const PluginStates& plugin_states() const { return states_; }
+  // Accepts a session's states (its SessionResult::plugin_states) for the next session: a
+  // front end calls it when it commits that session's decisions, and only then.
+  void carry(PluginStates states) { states_ = std::move(states); }
+
  private:
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<HyperNodeTreeMemo> memo_;
   std::unordered_map<std::string, std::string> said_;
+  PluginStates states_;
 };
 
 }  // namespace caldera

@@ -59,6 +59,7 @@ std::unique_ptr<Session> Session::open(const Cache& cache, std::shared_ptr<const
   s->runtime_ = &runtime;
   s->policy_ = std::move(policy);
   s->now_ = now;
+  s->carried_ = &runtime.plugin_states();
   s->build(cache);
 
   // Open the plugin instances, tier by tier (Volcano's OnSessionOpen order).
@@ -68,9 +69,12 @@ std::unique_ptr<Session> Session::open(const Cache& cache, std::shared_ptr<const
       cal_code code = CAL_SUCCESS;
       cal_status st{};
       st.struct_size = sizeof st;
+      s->calling_ = &cp;
       void* self = cp.desc->open(to_handle(s.get()), reinterpret_cast<const cal_args*>(cp.args.get()),
                                  &code, &st);
+      s->calling_ = nullptr;
       if (code != CAL_SUCCESS) {
+        s->saved_.erase(cp.name);  // what a failed open() saved goes with it
         spdlog::error("plugin {}: open failed ({}); this session runs without it", cp.name,
                       st.reason[0] ? st.reason : "no reason given");
         continue;
@@ -113,10 +117,14 @@ void Session::flatten_chains() {
 
 Session::~Session() {
   if (!closed_) {
-    // A session dropped without close() still closes its plugin instances.
+    // A session dropped without close() still closes its plugin instances (what they save
+    // goes nowhere: there is no result).
     for (auto& tier : tiers_)
-      for (auto& in : tier)
+      for (auto& in : tier) {
+        calling_ = in.plugin;
         if (in.plugin->desc->close) in.plugin->desc->close(in.self);
+        calling_ = nullptr;
+      }
   }
 }
 
@@ -994,9 +1002,26 @@ SessionResult Session::close() {
   // Plugins first (Volcano's OnSessionClose), while the session is still readable.
   closing_ = true;
   for (auto& tier : tiers_)
-    for (auto& in : tier)
+    for (auto& in : tier) {
+      calling_ = in.plugin;
       if (in.plugin->desc->close) in.plugin->desc->close(in.self);
+      calling_ = nullptr;
+    }
   closed_ = true;
+
+  // The states for the next session: every plugin of the policy (opened or not) keeps what
+  // it saved now, else what it had from the same file; plugins not in the policy have none.
+  for (const auto& tier : policy_->tiers)
+    for (const ConfiguredPlugin& cp : tier) {
+      if (auto it = saved_.find(cp.name); it != saved_.end()) {
+        if (!it->second->empty())
+          result_.plugin_states[cp.name] = PluginState{cp.file_id, it->second};
+      } else if (carried_) {
+        auto c = carried_->find(cp.name);
+        if (c != carried_->end() && c->second.file_id == cp.file_id)
+          result_.plugin_states[cp.name] = c->second;
+      }
+    }
 
   for (JobInfo* j : job_list_) {
     // Volcano's jobStatus (framework/job_updater.go / session.go).
@@ -1038,6 +1063,45 @@ SessionResult Session::close() {
     }
   }
   return std::move(result_);
+}
+
+// ---------------------------------------------------------------------------------------
+// plugin states (host API state_get / state_put)
+// ---------------------------------------------------------------------------------------
+
+const void* Session::plugin_state_get(size_t* size) const {
+  if (size) *size = 0;
+  if (!calling_) {
+    spdlog::error("a plugin called state_get outside its open() and close(); it gets nothing");
+    return nullptr;
+  }
+  if (!carried_) return nullptr;
+  auto it = carried_->find(calling_->name);
+  if (it == carried_->end() || it->second.file_id != calling_->file_id ||
+      it->second.bytes->empty())
+    return nullptr;
+  if (size) *size = it->second.bytes->size();
+  return it->second.bytes->data();
+}
+
+int Session::plugin_state_put(const void* bytes, size_t size) {
+  if (!calling_) {
+    spdlog::error("a plugin called state_put outside its open() and close(); nothing is saved");
+    return -1;
+  }
+  if (size > CAL_STATE_MAX) {
+    spdlog::error("plugin {}: state_put of {} bytes refused: at most {} (CAL_STATE_MAX); the "
+                  "state saved before stays",
+                  calling_->name, size, CAL_STATE_MAX);
+    return -1;
+  }
+  if (!bytes && size > 0) {
+    spdlog::error("plugin {}: state_put of {} bytes from NULL refused", calling_->name, size);
+    return -1;
+  }
+  saved_[calling_->name] = std::make_shared<const std::string>(
+      size ? std::string(static_cast<const char*>(bytes), size) : std::string());
+  return 0;
 }
 
 }  // namespace caldera

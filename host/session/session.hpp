@@ -17,6 +17,7 @@
 
 #include "host/session/policy.hpp"
 #include "host/session/reasons.hpp"
+#include "host/session/runtime.hpp"
 #include "host/session/hypernodes.hpp"
 #include "host/session/session_types.hpp"
 
@@ -34,6 +35,7 @@ struct PointStatus {
   bool ok() const { return code == CAL_SUCCESS || code == CAL_SKIP; }
 };
 
+
 // Everything a session decided, in the order it was decided.
 struct SessionResult {
   std::vector<std::pair<std::string, std::string>> binds;  // task uid -> node
@@ -47,6 +49,10 @@ struct SessionResult {
   std::map<std::string, std::string> job_pending;   // job uid -> job-level reasons
   // Annotations to write on a pod with its bind (task_set_annotation), by task uid.
   std::map<std::string, StringMap> bind_annotations;
+  // The plugin states for the next session: for each plugin of the session's policy, what
+  // it saved in this session, else what it had (when from the same file). Plugins not in
+  // the policy have none: their states are dropped.
+  PluginStates plugin_states;
 };
 
 class Session {
@@ -54,7 +60,9 @@ class Session {
   // Copies the cache into a new session and opens the policy's plugin instances. A
   // plugin whose open() fails is logged and left out of this session.
   // `runtime` (host/session/runtime.hpp) lends what outlives the session: the worker pool,
-  // memo tables, warnings said; it must outlive the session.
+  // memo tables, warnings said, and the plugin states the previous session left (its
+  // SessionResult::plugin_states, carried by the front end); it must outlive the session
+  // and its carried states must stay unchanged until close() returns.
   static std::unique_ptr<Session> open(const Cache& cache, std::shared_ptr<const Policy> policy,
                                        double now, Runtime& runtime);
   ~Session();
@@ -162,6 +170,11 @@ class Session {
   };
   const std::vector<std::vector<Instance>>& tiers() const { return tiers_; }
 
+  // Host API state_get / state_put for the plugin whose open() or close() is running
+  // (none: NULL / -1).
+  const void* plugin_state_get(size_t* size) const;
+  int plugin_state_put(const void* bytes, size_t size);
+
  private:
   friend class Statement;
   // ---- changes: only through a Statement (statement.hpp) ------------------------------
@@ -227,6 +240,11 @@ class Session {
   int32_t pods_id_ = -1;
   size_t node_search_start_ = 0;
   SessionResult result_;
+  // Plugin states: those carried in, this session's saves by plugin name, and the plugin
+  // whose open() or close() is running (the only time its state may be read or saved).
+  const PluginStates* carried_ = nullptr;
+  std::map<std::string, std::shared_ptr<const std::string>> saved_;
+  const ConfiguredPlugin* calling_ = nullptr;
   bool closing_ = false;  // inside close(): plugins' pending reasons mark jobs unschedulable
   bool closed_ = false;
 };

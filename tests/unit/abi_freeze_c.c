@@ -18,7 +18,8 @@ C_STATIC_ASSERT(sizeof(cal_option) == 40, cal_option_size);
 C_STATIC_ASSERT(CAL_HOST_API_V1_0_SIZE == 824, host_api_v1_0_size);
 C_STATIC_ASSERT(CAL_HOST_API_V1_1_SIZE == 952, host_api_v1_1_size);
 C_STATIC_ASSERT(offsetof(cal_host_api, node_index) == 824, host_api_1_1_group_start);
-C_STATIC_ASSERT(sizeof(cal_host_api) == 952, host_api_size);
+C_STATIC_ASSERT(CAL_HOST_API_V1_2_SIZE == 968, host_api_v1_2_size);
+C_STATIC_ASSERT(sizeof(cal_host_api) == 968, host_api_size);
 C_STATIC_ASSERT(CAL_PLUGIN_V1_0_SIZE == 256, plugin_v1_0_size);
 C_STATIC_ASSERT(CAL_PLUGIN_V1_1_SIZE == 280, plugin_v1_1_size);
 C_STATIC_ASSERT(offsetof(cal_plugin, reserved) == 280, plugin_reserved_offset);
@@ -163,6 +164,8 @@ static const abi_c_member members[] = {
     M(cal_host_api, job_network_topology),
     M(cal_host_api, job_allocated_hypernode),
     M(cal_host_api, node_table),
+    M(cal_host_api, state_get),
+    M(cal_host_api, state_put),
     M(cal_plugin, struct_size),
     M(cal_plugin, abi_version),
     M(cal_plugin, name),

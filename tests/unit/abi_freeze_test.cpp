@@ -181,6 +181,9 @@ const Member kMembers[] = {
     {"cal_host_api", "job_network_topology", 928, 8},
     {"cal_host_api", "job_allocated_hypernode", 936, 8},
     {"cal_host_api", "node_table", 944, 8},
+    // added in 1.2
+    {"cal_host_api", "state_get", 952, 8},
+    {"cal_host_api", "state_put", 960, 8},
     // cal_plugin: 37 members
     {"cal_plugin", "struct_size", 0, 4},
     {"cal_plugin", "abi_version", 4, 4},
@@ -227,11 +230,11 @@ struct StructLayout {
   size_t align;
 };
 // KEPT FOREVER. sizeof(cal_plugin) was 384 at 1.0 too (the slots of 1.1 came out of the
-// reserved room); cal_host_api was 824 bytes at 1.0 (CAL_HOST_API_V1_0_SIZE) and is 952 at
-// 1.1.
+// reserved room); cal_host_api was 824 bytes at 1.0 (CAL_HOST_API_V1_0_SIZE), 952 at 1.1
+// and is 968 at 1.2.
 const StructLayout kStructs[] = {
     {"cal_status", 260, 4},   {"cal_taint", 40, 8},   {"cal_option", 40, 8},
-    {"cal_host_api", 952, 8}, {"cal_plugin", 384, 8},
+    {"cal_host_api", 968, 8}, {"cal_plugin", 384, 8},
 };
 
 // The actual layouts, as this C++ compiler sees them.
@@ -369,6 +372,8 @@ const Member kActual[] = {
     CAL_MEMBER(cal_host_api, job_network_topology),
     CAL_MEMBER(cal_host_api, job_allocated_hypernode),
     CAL_MEMBER(cal_host_api, node_table),
+    CAL_MEMBER(cal_host_api, state_get),
+    CAL_MEMBER(cal_host_api, state_put),
     CAL_MEMBER(cal_plugin, struct_size),
     CAL_MEMBER(cal_plugin, abi_version),
     CAL_MEMBER(cal_plugin, name),
@@ -499,8 +504,11 @@ TEST(AbiFreeze, HostApiGroups) {
   EXPECT_EQ(offsetof(cal_host_api, node_topology_policy) + sizeof(void*), 824u);
   EXPECT_EQ(CAL_HOST_API_V1_1_SIZE, 952u);
   EXPECT_EQ(offsetof(cal_host_api, node_table), 944u);
-  // 1.1 is the newest minor: the table is exactly its size.
-  EXPECT_EQ(sizeof(cal_host_api), CAL_HOST_API_V1_1_SIZE);
+  // 1.2: state_get, state_put.
+  EXPECT_EQ(CAL_HOST_API_V1_2_SIZE, 968u);
+  EXPECT_EQ(offsetof(cal_host_api, state_get), 952u);
+  // 1.2 is the newest minor: the table is exactly its size.
+  EXPECT_EQ(sizeof(cal_host_api), CAL_HOST_API_V1_2_SIZE);
 }
 
 TEST(AbiFreeze, PluginDescriptorGroups) {
@@ -515,6 +523,7 @@ TEST(AbiFreeze, PluginDescriptorGroups) {
   EXPECT_EQ(CAL_PLUGIN_V1_0_SIZE + 16 * sizeof(void*), sizeof(cal_plugin));
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(0), CAL_PLUGIN_V1_0_SIZE);
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(1), CAL_PLUGIN_V1_1_SIZE);
+  EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(2), CAL_PLUGIN_V1_1_SIZE);  // 1.2 added no slot
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(CAL_ABI_MINOR), CAL_PLUGIN_V1_1_SIZE);
 
   // CAL_PLUGIN_HAS reads a 1.1 slot only when the minor and the struct size both cover it.

@@ -1,5 +1,5 @@
 // The deviceshare plugin in real sessions (the built .so, the host's session and allocate
-// action), and the load-time checks of GPU requests (host/model/device_requests.hpp):
+// action), and the load-time checks of GPU requests (host/scenario/device_requests.hpp):
 // requests no card can ever meet are input errors when a scenario or cluster is loaded,
 // and, when they reach a session anyway (a real cluster), the plugin refuses them every
 // session with the reason.
@@ -12,7 +12,7 @@
 
 #include "host/cache/cache.hpp"
 #include "host/config/config.hpp"
-#include "host/model/device_requests.hpp"
+#include "host/scenario/device_requests.hpp"
 #include "host/plugins/policy.hpp"
 #include "host/backend/sim/scenario_runner.hpp"
 #include "host/scenario/scenario_file.hpp"

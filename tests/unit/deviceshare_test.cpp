@@ -7,11 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "caldera/sdk.hpp"
 #include "deviceshare/deviceshare_math.hpp"
 
 namespace {
 
 namespace ds = caldera::deviceshare;
+namespace sdk = caldera::sdk;
 
 // A node of cards with the given milli-GPU in use.
 ds::NodeCards node(std::vector<int64_t> used, double cpu_free = 64000, std::string model = "T4") {
@@ -233,14 +235,17 @@ TEST(DeviceShareMath, PreparedMixMatchesTheDefinition) {
 // ---- history ---------------------------------------------------------------------------
 
 // decay 0.5: the second new pod weighs 2, the third 4. Shapes: X (pods 1 and 3) = 1 + 4 = 5,
-// Y (pod 2) = 2 -> X 5/7, Y 2/7. A pod counted again by name adds nothing.
+// Y (pod 2) = 2 -> X 5/7, Y 2/7. A pod still pending in the next session adds nothing.
 TEST(DeviceShareMath, HistoryDecaysAndCountsEachPodOnce) {
   ds::ShapeHistory h;
   ds::ShapeKey x{4000, 1, 500, ""}, y{8000, 2, 1000, "T4|G2"};
-  EXPECT_TRUE(h.add("ns/p1", x, 0.5, 100));
-  EXPECT_TRUE(h.add("ns/p2", y, 0.5, 100));
-  EXPECT_FALSE(h.add("ns/p1", x, 0.5, 100));
-  EXPECT_TRUE(h.add("ns/p3", x, 0.5, 100));
+  const uint64_t p1 = ds::pod_id("ns/p1"), p2 = ds::pod_id("ns/p2"), p3 = ds::pod_id("ns/p3");
+  h.begin_session();
+  EXPECT_TRUE(h.add(p1, x, 0.5, 100));
+  EXPECT_TRUE(h.add(p2, y, 0.5, 100));
+  h.begin_session();
+  EXPECT_FALSE(h.add(p1, x, 0.5, 100));  // pending since the last session
+  EXPECT_TRUE(h.add(p3, x, 0.5, 100));
   std::vector<ds::Shape> mix = h.mix(1.0, 10);
   ASSERT_EQ(mix.size(), 2u);
   EXPECT_EQ(mix[0].milli, 500);
@@ -252,8 +257,175 @@ TEST(DeviceShareMath, HistoryDecaysAndCountsEachPodOnce) {
   std::vector<ds::Shape> top = h.mix(0.5, 10);
   ASSERT_EQ(top.size(), 1u);
   EXPECT_DOUBLE_EQ(top[0].weight, 1.0);
-  // Only the last `remember` names are kept: with 1, p1 can be counted again.
-  EXPECT_TRUE(h.add("ns/p1", x, 1.0, 1));
+  // At most `remember` pods are remembered: with 1, p1 (the first of the last session) is,
+  // p3 is not, and is counted again.
+  h.begin_session();
+  EXPECT_FALSE(h.add(p1, x, 1.0, 1));
+  EXPECT_FALSE(h.add(p3, x, 1.0, 1));
+  h.begin_session();
+  EXPECT_FALSE(h.add(p1, x, 1.0, 1));
+  EXPECT_TRUE(h.add(p3, x, 1.0, 1));
+  // A pod that left the pending pods and came back is counted again.
+  h.begin_session();
+  EXPECT_TRUE(h.add(p2, y, 1.0, 100));
+}
+
+// The history saved as bytes (the plugin's state across sessions) reads back the same: the
+// same mix, the same pods remembered. Broken bytes read back as an empty history.
+TEST(DeviceShareMath, HistorySavedAndLoadedIsTheSame) {
+  ds::ShapeHistory h;
+  ds::ShapeKey x{4000, 1, 500, ""}, y{8000, 2, 1000, "T4|G2", 1 << 30};
+  h.begin_session();
+  h.add(ds::pod_id("ns/p1"), x, 0.9, 100);
+  h.add(ds::pod_id("ns/p2"), y, 0.9, 100);
+  sdk::StateWriter w;
+  h.save(w);
+  ds::ShapeHistory back;
+  sdk::StateReader r(w.bytes());
+  ASSERT_TRUE(back.load(r));
+  auto a = h.mix(1.0, 10), b = back.mix(1.0, 10);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].milli, b[i].milli);
+    EXPECT_EQ(a[i].memory, b[i].memory);
+    EXPECT_EQ(a[i].models, b[i].models);
+    EXPECT_DOUBLE_EQ(a[i].weight, b[i].weight);
+  }
+  back.begin_session();
+  EXPECT_FALSE(back.add(ds::pod_id("ns/p2"), y, 0.9, 100));
+  EXPECT_TRUE(back.add(ds::pod_id("ns/p3"), x, 0.9, 100));
+  h.begin_session();
+  EXPECT_FALSE(h.add(ds::pod_id("ns/p2"), y, 0.9, 100));
+  EXPECT_TRUE(h.add(ds::pod_id("ns/p3"), x, 0.9, 100));
+  sdk::StateWriter w1, w2;
+  h.save(w1);
+  back.save(w2);
+  EXPECT_EQ(w1.bytes(), w2.bytes());
+  // Cut short, or with bytes after the end: an empty history, and false.
+  for (const std::string& broken : {w.bytes().substr(0, w.size() - 3), w.bytes() + "x"}) {
+    sdk::StateReader rb(broken);
+    ds::ShapeHistory e;
+    EXPECT_FALSE(e.load(rb));
+    EXPECT_TRUE(e.mix(1.0, 10).empty());
+  }
+  // No bytes at all (the first session): an empty history, and true.
+  sdk::StateReader none{std::string_view()};
+  ds::ShapeHistory e;
+  EXPECT_TRUE(e.load(none));
+}
+
+// ---- the request rules (caldera/gpu_requests.hpp), both wordings ---------------------------
+
+namespace gpu = caldera::gpu;
+
+gpu::Asked asked(double gpu_cards, double number, double milli, double memory) {
+  gpu::Asked a;
+  a.gpu = gpu_cards;
+  a.number = number;
+  a.milli = milli;
+  a.memory = memory;
+  return a;
+}
+
+// Every rule a request can break, with the pending reason a session gives and the input
+// error a file's author reads.
+TEST(GpuRequests, EachProblemInBothWordings) {
+  struct Case {
+    gpu::Asked a;
+    const char* models;
+    gpu::Problem problem;
+    const char* reason;
+    const char* input;
+  };
+  const Case cases[] = {
+      {asked(1.5, 0, 0, 0), nullptr, gpu::Problem::CardsNotWhole,
+       "nvidia.com/gpu 1.5: whole cards only; ask a share of one card with caldera.sh/gpu-milli",
+       "requests.nvidia.com/gpu: 1.5 is not a whole number of cards; ask a share of one card "
+       "with caldera.sh/gpu-milli"},
+      {asked(0, 2.5, 0, 0), nullptr, gpu::Problem::NumberNotWhole,
+       "volcano.sh/gpu-number 2.5: whole cards only; ask a share of one card with "
+       "caldera.sh/gpu-milli",
+       "requests.volcano.sh/gpu-number: 2.5 is not a whole number of cards"},
+      {asked(2, 3, 0, 0), nullptr, gpu::Problem::CardsDisagree,
+       "nvidia.com/gpu 2 and volcano.sh/gpu-number 3 disagree",
+       "requests.nvidia.com/gpu 2 and requests.volcano.sh/gpu-number 3 disagree"},
+      {asked(0, 0, 220.5, 0), nullptr, gpu::Problem::MilliNotWhole,
+       "caldera.sh/gpu-milli 220.5: a whole number of milli-GPU is needed",
+       "requests.caldera.sh/gpu-milli: 220.5 is not a whole number of milli-GPU"},
+      {asked(2, 0, 500, 0), nullptr, gpu::Problem::MilliWithWholeCards,
+       "asks 2 whole GPU card(s) and caldera.sh/gpu-milli 500; with whole cards it must be "
+       "2000 or absent",
+       "requests.caldera.sh/gpu-milli: 500 with 2 whole card(s); with whole cards it must be "
+       "2000 or absent"},
+      {asked(1, 0, 0, 1024), nullptr, gpu::Problem::WholeCardsAndMemory,
+       "asks whole GPU cards and volcano.sh/gpu-memory: ask one or the other",
+       "asks whole GPU cards and requests.volcano.sh/gpu-memory: ask one or the other"},
+      {asked(0, 0, 1500, 0), nullptr, gpu::Problem::ShareAboveOneCard,
+       "caldera.sh/gpu-milli 1500 is more than one card (1000); ask whole cards with "
+       "nvidia.com/gpu",
+       "requests.caldera.sh/gpu-milli: 1500 milli-GPU is more than one card (1000); ask whole "
+       "cards with nvidia.com/gpu"},
+      {asked(0, 0, 220, 0), "T4||G2", gpu::Problem::BadModels,
+       "annotation caldera.sh/gpu-models 'T4||G2' is not a '|'-separated list of GPU models",
+       "annotations.caldera.sh/gpu-models: 'T4||G2' is not a '|'-separated list of GPU "
+       "models"},
+  };
+  for (const Case& c : cases) {
+    const gpu::Request r = gpu::parse(c.a, c.models);
+    EXPECT_EQ(r.problem, c.problem) << c.input;
+    EXPECT_EQ(gpu::describe(r, gpu::Wording::Reason), c.reason);
+    EXPECT_EQ(gpu::describe(r, gpu::Wording::Input), c.input);
+  }
+  // Good requests: whole cards (with cards x 1000 milli-GPU), a share, memory; models
+  // trimmed, each once; a models annotation on a pod without GPU is not read.
+  gpu::Request w = gpu::parse(asked(2, 2, 2000, 0), " T4 | G2|T4 ");
+  EXPECT_TRUE(w.ok());
+  EXPECT_EQ(w.whole, 2);
+  EXPECT_EQ(w.models, (std::vector<std::string>{"T4", "G2"}));
+  gpu::Request sh = gpu::parse(asked(0, 0, 220, 4096), nullptr);
+  EXPECT_TRUE(sh.ok() && sh.is_share() && sh.milli == 220 && sh.memory == 4096);
+  EXPECT_TRUE(gpu::parse(asked(0, 0, 0, 0), "||").ok());
+}
+
+// A request against nodes: what a node could never hold, and "no node can ever meet it".
+TEST(GpuRequests, NodesThatCanNeverHoldARequest) {
+  const gpu::NodeGpus t4x2 = gpu::node_gpus(2, 0, 2 * 16384, "T4");
+  const gpu::NodeGpus bare = gpu::node_gpus(0, 4, 0, nullptr);  // volcano.sh/gpu-number only
+  EXPECT_EQ(bare.cards, 4);
+  EXPECT_EQ(t4x2.memory_per_card, 16384);
+  EXPECT_EQ(gpu::can_ever_hold(gpu::parse(asked(3, 0, 0, 0), nullptr), t4x2),
+            gpu::Fit::TooFewCards);
+  EXPECT_EQ(gpu::can_ever_hold(gpu::parse(asked(1, 0, 0, 0), "A100"), t4x2),
+            gpu::Fit::ModelNotAllowed);
+  EXPECT_EQ(gpu::can_ever_hold(gpu::parse(asked(0, 0, 0, 20000), nullptr), t4x2),
+            gpu::Fit::CardMemoryTooSmall);
+  EXPECT_EQ(gpu::can_ever_hold(gpu::parse(asked(0, 0, 0, 1), nullptr), bare),
+            gpu::Fit::NoCardMemory);
+  EXPECT_EQ(gpu::can_ever_hold(gpu::parse(asked(1, 0, 0, 0), nullptr), gpu::NodeGpus{}),
+            gpu::Fit::NoGpu);
+  EXPECT_EQ(gpu::can_ever_hold(gpu::parse(asked(0, 0, 500, 0), "T4"), t4x2), gpu::Fit::Ok);
+
+  auto never = [&](const gpu::Request& r, gpu::Wording w) {
+    gpu::NeverMet n(r);
+    for (const gpu::NodeGpus& g : {t4x2, bare})
+      if (n.met_by(g)) return std::string();
+    return n.describe(w);
+  };
+  const gpu::Request a100 = gpu::parse(asked(1, 0, 0, 0), "A100");
+  EXPECT_EQ(never(a100, gpu::Wording::Reason),
+            "GPU request can never be met: no node has a GPU of model A100");
+  EXPECT_EQ(never(a100, gpu::Wording::Input),
+            "no node has a GPU of model A100: the pod can never be placed");
+  const gpu::Request eight = gpu::parse(asked(8, 0, 0, 0), nullptr);
+  EXPECT_EQ(never(eight, gpu::Wording::Reason),
+            "GPU request can never be met: no node has 8 GPU cards");
+  EXPECT_EQ(never(eight, gpu::Wording::Input), "no node has 8 GPU cards: the pod can never be placed");
+  const gpu::Request mem = gpu::parse(asked(0, 0, 0, 20000), "T4");
+  EXPECT_EQ(never(mem, gpu::Wording::Reason),
+            "GPU request can never be met: no GPU card of model T4 has 20000 MiB of memory");
+  EXPECT_EQ(never(mem, gpu::Wording::Input),
+            "no GPU card of model T4 has 20000 MiB of memory: the pod can never be placed");
+  EXPECT_EQ(never(gpu::parse(asked(4, 0, 0, 0), nullptr), gpu::Wording::Reason), "");
 }
 
 }  // namespace

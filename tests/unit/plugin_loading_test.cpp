@@ -199,7 +199,8 @@ TEST_F(PluginLoading, NonZeroReservedWordIsRefused) {
   EXPECT_EQ(load_error(plugin("reserved")),
             f + ": plugin 'reserved' (ABI 1.1) has reserved word 2 of its descriptor set "
                 "(cal_plugin.reserved[2], byte 296 of 384); reserved words must be zero: "
-                "rebuild it against caldera-sdk 1.1 from an unmodified caldera/plugin.h, with "
+                "rebuild it against caldera-sdk " + std::to_string(CAL_ABI_MAJOR) + "." +
+                std::to_string(CAL_ABI_MINOR) + " from an unmodified caldera/plugin.h, with "
                 "the descriptor zeroed (memset or = {0}) and no slot newer than ABI 1.1");
   // A word past the descriptor's struct_size is not the plugin's: never read.
   EXPECT_EQ(load_error(plugin("reserved_past")), "");
@@ -215,14 +216,14 @@ TEST_F(PluginLoading, OpenAndCloseAreRequired) {
 TEST_F(PluginLoading, NewerMinorIsRefused) {
   std::string f = plugin("newer_minor").string();
   EXPECT_EQ(load_error(plugin("newer_minor")),
-            f + ": plugin 'newer_minor' was built for ABI 1.7 but this host speaks 1.1: rebuild "
-                "it against caldera-sdk 1.1 (or upgrade caldera to a release that speaks ABI 1.7)");
+            f + ": plugin 'newer_minor' was built for ABI 1.7 but this host speaks 1.2: rebuild "
+                "it against caldera-sdk 1.2 (or upgrade caldera to a release that speaks ABI 1.7)");
 }
 
 TEST_F(PluginLoading, OtherMajorIsRefused) {
   std::string f = plugin("other_major").string();
   EXPECT_EQ(load_error(plugin("other_major")),
-            f + ": plugin 'other_major' was built for ABI 2.0 but this host speaks 1.1: rebuild "
+            f + ": plugin 'other_major' was built for ABI 2.0 but this host speaks 1.2: rebuild "
                 "it against caldera-sdk 1.x");
 }
 
@@ -698,10 +699,10 @@ TEST_F(PolicyTest, PluginsListAndDescribe) {
                       0),
             0u)
       << out;
-  EXPECT_TRUE(contains(out, "testc    1.2.3    1.1   " + (dir_ / "p" / "testc.so").string()))
+  EXPECT_TRUE(contains(out, "testc    1.2.3    " + host_abi + "   " + (dir_ / "p" / "testc.so").string()))
       << out;
   EXPECT_TRUE(contains(out, "job_order,predicate,node_order,job_enqueueable")) << out;
-  EXPECT_TRUE(contains(out, "testcpp  0.9.0    1.1   ")) << out;
+  EXPECT_TRUE(contains(out, "testcpp  0.9.0    1.2   ")) << out;
   EXPECT_TRUE(contains(out, "task_order,node_order,preemptable")) << out;
   EXPECT_TRUE(contains(out, "failed to load:\n  " + (dir_ / "p" / "no_entry.so").string() +
                                 ": not a caldera plugin (no symbol caldera_plugin_entry)\n"))
@@ -713,7 +714,7 @@ TEST_F(PolicyTest, PluginsListAndDescribe) {
   EXPECT_EQ(rc, 0);
   EXPECT_TRUE(contains(out, "testc 1.2.3\n  test plugin written in C\n")) << out;
   EXPECT_TRUE(contains(out, "sha256: " + sha256_file(dir_ / "p" / "testc.so"))) << out;
-  EXPECT_TRUE(contains(out, "ABI:    1.1 (host " + host_abi + ")\n")) << out;
+  EXPECT_TRUE(contains(out, "ABI:    " + host_abi + " (host " + host_abi + ")\n")) << out;
   EXPECT_TRUE(contains(out, "  testc.weight       int       2        an integer weight\n")) << out;
   EXPECT_TRUE(contains(out, "  testc.wait         duration  1m30s    a waiting time\n")) << out;
   EXPECT_TRUE(contains(out, "  testc.resources.*  int       -        one weight per resource\n"))

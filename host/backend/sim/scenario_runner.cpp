@@ -13,7 +13,7 @@
 #include <set>
 
 #include "host/backend/sim/sim_cluster.hpp"
-#include "host/model/device_requests.hpp"
+#include "host/scenario/device_requests.hpp"
 #include "host/plugins/plugin_library.hpp"
 #include "host/plugins/policy.hpp"
 #include "host/scheduler/run_session.hpp"
@@ -82,7 +82,7 @@ void check_expectations(const Scenario& sc, ScenarioOutcome& out) {
 ScenarioOutcome run_scenario(const Scenario& sc) {
   ScenarioOutcome out;
   // GPU requests that are malformed or that no node could ever meet are input errors,
-  // named by file, line and pod, before any session (host/model/device_requests.hpp).
+  // named by file, line and pod, before any session (host/scenario/device_requests.hpp).
   check_device_requests(sc.cache);
   // The policy is built once, as the scheduler builds it once per config.
   PluginCatalog catalog = PluginCatalog::scan(sc.config.plugin_dirs);
@@ -92,9 +92,11 @@ ScenarioOutcome run_scenario(const Scenario& sc) {
   Runtime runtime;
   for (int i = 0; i < sc.sessions; ++i) {
     double now = i * sc.config.period_seconds;
-    // The steps every front end shares: run a session, commit its decisions.
+    // The steps every front end shares: run a session, commit its decisions, carry the
+    // plugins' states to the next session.
     SessionResult r = run_session(cluster.cache(), policy, now, runtime);
     cluster.commit(r, now);
+    runtime.carry(std::move(r.plugin_states));
 
     out.binds.insert(out.binds.end(), r.binds.begin(), r.binds.end());
     out.evictions.insert(out.evictions.end(), r.evictions.begin(), r.evictions.end());

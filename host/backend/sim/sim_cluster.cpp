@@ -7,7 +7,7 @@
 #include <toml++/toml.h>
 
 #include "host/config/config.hpp"
-#include "host/model/device_requests.hpp"
+#include "host/scenario/device_requests.hpp"
 #include "host/scenario/scenario_file.hpp"
 
 namespace caldera {
@@ -69,7 +69,7 @@ SimCluster::SimCluster(const std::filesystem::path& cluster_file,
                                      pg.key(), t.pod.key(), cluster_file.string()));
   }
   // GPU requests that are malformed or that no node could ever meet are input errors
-  // (host/model/device_requests.hpp), for the cluster's pods and the workload's alike.
+  // (host/scenario/device_requests.hpp), for the cluster's pods and the workload's alike.
   check_device_requests(cache_);
   std::vector<const NodeSpec*> nodes;
   for (const auto& [_, n] : cache_.nodes()) nodes.push_back(n.get());

@@ -27,8 +27,11 @@
 //
 // The fragmentation policy needs the expected mix of pod shapes. It comes from the workload
 // itself: every pending GPU pod a session shows is counted once (by name) in a history kept
-// in a static of this shared object, across sessions, each new pod weighing 1/decay times
-// more than the one before (deviceshare.fragmentation.decay), so old pods fade.
+// across sessions as the plugin's state (ABI 1.2 state_get / state_put: read at open, saved
+// at close; a static would not survive sessions that run in processes of their own), each
+// new pod weighing 1/decay times more than the one before (deviceshare.fragmentation.decay),
+// so old pods fade. Everything else is per session: the card state of each node is built
+// from the session the first time a callback needs it.
 //
 // Only reads in predicate and node_order (state is built at open and changed only by
 // on_allocate / on_deallocate on the scheduling thread): node-parallel.
@@ -37,13 +40,11 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "caldera/sdk.hpp"
@@ -54,49 +55,39 @@ namespace {
 namespace ds = caldera::deviceshare;
 namespace sdk = caldera::sdk;
 
-constexpr const char* kGpu = "nvidia.com/gpu";
-constexpr const char* kGpuNumber = "volcano.sh/gpu-number";
-constexpr const char* kGpuMemory = "volcano.sh/gpu-memory";
-constexpr const char* kGpuMilli = "caldera.sh/gpu-milli";
-constexpr const char* kModelLabel = "nvidia.com/gpu.product";
-constexpr const char* kModelsAnnotation = "caldera.sh/gpu-models";
+namespace gpu = caldera::gpu;  // the request rules, shared with the host (gpu_requests.hpp)
+
+using gpu::kGpu;
+using gpu::kGpuMemory;
+using gpu::kGpuMilli;
+using gpu::kGpuNumber;
+using gpu::kModelLabel;
+using gpu::kModelsAnnotation;
 constexpr const char* kIndexAnnotation = "volcano.sh/gpu-index";
 constexpr const char* kPerCardAnnotation = "caldera.sh/gpu-milli-per-card";
 
 // Scalar resources arrive in milli-units (caldera/plugin.h, UNITS).
 constexpr double kUnits = 1000.0;
 
-std::string trim(std::string_view s) {
-  const char* ws = " \t\r\n";
-  size_t b = s.find_first_not_of(ws);
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(ws);
-  return std::string(s.substr(b, e - b + 1));
-}
-
-bool valid_model(const std::string& m) {
-  if (m.empty()) return false;
-  for (char c : m)
-    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
-          c == '_' || c == '-'))
-      return false;
-  return true;
-}
-
-// "0;3" or "0,3" -> {0, 3}; false on anything else.
+// "0;3" or "0,3" -> {0, 3}; false on anything else. Parts may have blanks around them and
+// are at most 9 digits. (Read for every running task of every node a session builds: no
+// allocation but the output's.)
 bool parse_list(const char* text, std::vector<int64_t>& out) {
   out.clear();
   if (!text || !*text) return false;
-  std::string_view s(text);
-  size_t pos = 0;
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  const char* p = text;
   while (true) {
-    size_t sep = s.find_first_of(";,", pos);
-    std::string part = trim(s.substr(pos, sep == std::string_view::npos ? s.npos : sep - pos));
-    if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos)
-      return false;
-    out.push_back(std::stoll(part));
-    if (sep == std::string_view::npos) return true;
-    pos = sep + 1;
+    while (blank(*p)) ++p;
+    int64_t v = 0;
+    int digits = 0;
+    for (; *p >= '0' && *p <= '9'; ++p, ++digits) v = v * 10 + (*p - '0');
+    if (digits == 0 || digits > 9) return false;
+    while (blank(*p)) ++p;
+    out.push_back(v);
+    if (*p == '\0') return true;
+    if (*p != ';' && *p != ',') return false;
+    ++p;
   }
 }
 
@@ -106,12 +97,7 @@ std::string join(const std::vector<size_t>& v) {
   return s;
 }
 
-std::string fmt_num(double v) {
-  if (std::fabs(v - std::round(v)) < 1e-9) return std::to_string(static_cast<long long>(std::llround(v)));
-  char b[32];
-  std::snprintf(b, sizeof b, "%.3g", v);
-  return b;
-}
+std::string fmt_num(double v) { return gpu::number_text(v); }
 
 ds::Policy parse_policy(const std::string& s, bool& ok) {
   ok = true;
@@ -122,67 +108,8 @@ ds::Policy parse_policy(const std::string& s, bool& ok) {
   return ds::Policy::Binpack;
 }
 
-// The workload history lives as long as the shared object is loaded (each policy load
-// gets its own copy of the .so, hence its own history).
 using History = ds::ShapeHistory;
 using ShapeKey = ds::ShapeKey;
-
-History& history() {
-  static History h;
-  return h;
-}
-std::mutex& history_mutex() {
-  static std::mutex m;
-  return m;
-}
-
-// ---- node states across sessions ------------------------------------------------------
-//
-// Rebuilding every node's cards from its tasks' annotations at every session costs string
-// lookups per task; between two sessions most nodes do not change. So the card state of a
-// node is kept here, by node name, with a fingerprint of everything it was derived from:
-// the node's name, GPU allocatable, model label, idle resources (future idle) and each
-// task's name and status. A session takes the kept state when the fingerprint matches and
-// rebuilds the node otherwise. Entries of nodes not seen for a while are dropped.
-
-// Word-wise hashing (the fingerprint is taken for every node a session reads): a 64-bit
-// value folded in with splitmix64's mixer, a string by its std::hash first.
-uint64_t fold(uint64_t h, uint64_t v) {
-  h ^= v + 0x9E3779B97F4A7C15ull;
-  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
-  h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
-  return h ^ (h >> 31);
-}
-uint64_t fold(uint64_t h, std::string_view s) {
-  return fold(fold(h, s.size()), std::hash<std::string_view>()(s));
-}
-uint64_t fold(uint64_t h, double v) {
-  uint64_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  return fold(h, bits);
-}
-
-struct StringHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-};
-
-struct KeptNode {
-  uint64_t fingerprint = 0;
-  std::shared_ptr<const ds::NodeCards> cards;
-  uint64_t last_seen = 0;  // session counter
-};
-
-struct NodeCache {
-  std::mutex mu;
-  std::unordered_map<std::string, KeptNode, StringHash, std::equal_to<>> nodes;
-  uint64_t sessions = 0;
-};
-NodeCache& node_cache() {
-  static NodeCache c;
-  return c;
-}
-constexpr uint64_t kForgetAfterSessions = 512;
 
 // ---- the plugin ---------------------------------------------------------------------
 
@@ -195,7 +122,7 @@ class DeviceShare {
       "assignment (volcano.sh/gpu-index), binpack / spread / fragmentation (FGD) scoring";
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::pre_predicate,
       sdk::Hook::predicate, sdk::Hook::node_order, sdk::Hook::on_allocate,
-      sdk::Hook::on_deallocate, sdk::Hook::check_args);
+      sdk::Hook::on_deallocate, sdk::Hook::on_close, sdk::Hook::check_args);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
   static constexpr sdk::String kPolicy{
@@ -229,8 +156,9 @@ class DeviceShare {
       "shape history (0 < decay <= 1; 1 keeps plain counts)."};
   static constexpr sdk::Int kFragHistory{
       "deviceshare.fragmentation.history", 100000,
-      "Fragmentation policy: how many recent pod names are remembered so that a pod pending "
-      "over many sessions is counted once."};
+      "Fragmentation policy: at most this many of a session's pending pods are remembered for "
+      "the next, so that a pod pending over many sessions is counted once (8 bytes each in the "
+      "plugin's saved state)."};
   static constexpr sdk::Int kFragShapes{
       "deviceshare.fragmentation.shapes", 64,
       "Fragmentation policy: at most this many of the most frequent shapes make the expected "
@@ -292,17 +220,32 @@ class DeviceShare {
     index_nodes();
     weigh_memory_ = a.get(kFragMemory);
     if (policy_ == ds::Policy::Fragmentation) {
-      std::lock_guard<std::mutex> lock(history_mutex());
+      sdk::StateReader saved(s.saved_state());
+      if (!history_.load(saved))
+        sdk::log(CAL_LOG_WARN, kName, "the saved shape history does not read back; it starts over");
+      history_.begin_session();
       learn_pending(a.get(kFragDecay), static_cast<size_t>(a.get(kFragHistory)));
-      mix_ = history().mix(a.get(kFragCoverage), static_cast<size_t>(a.get(kFragShapes)));
+      mix_ = history_.mix(a.get(kFragCoverage), static_cast<size_t>(a.get(kFragShapes)));
+      learned_ = true;
     }
+  }
+
+  // The history goes to the next session (the other policies leave the saved one as is).
+  void on_close() {
+    if (!learned_) return;
+    sdk::StateWriter w;
+    history_.save(w);
+    if (!ssn_.save_state(w.bytes()))
+      sdk::log(CAL_LOG_WARN, kName,
+               "the shape history (" + std::to_string(w.size()) +
+                   " bytes) could not be saved; the next session starts over");
   }
 
   // Invalid requests and requests no node of the session could ever meet fail every node,
   // every session, with the reason (UnschedulableAndUnresolvable: evicting will not help).
   sdk::Status pre_predicate(sdk::Task t) {
     const ds::Request& r = remember(t);
-    if (!r.error.empty()) return sdk::Status::unresolvable(r.error);
+    if (!r.ok()) return sdk::Status::unresolvable(gpu::describe(r, gpu::Wording::Reason));
     if (!r.wants_gpu()) return sdk::Status::ok();
     std::string why = never_fits(r);
     if (!why.empty()) return sdk::Status::unresolvable(why);
@@ -312,27 +255,32 @@ class DeviceShare {
   sdk::Status predicate(sdk::Task t, sdk::Node n) const {
     ds::Request local;
     const ds::Request& r = request_of(t, local);
-    if (!r.error.empty()) return sdk::Status::unresolvable(r.error);
+    if (!r.ok()) return sdk::Status::unresolvable(gpu::describe(r, gpu::Wording::Reason));
     if (!r.wants_gpu()) return sdk::Status::ok();
     const ds::NodeCards* c = view(n.handle());
-    if (!c || c->count() == 0) return sdk::Status::unresolvable("node(s) had no GPU");
-    if (!ds::model_allowed(r.models, c->model))
-      return sdk::Status::unresolvable("GPU model not allowed");
-    if (r.whole > 0) {
-      if (c->count() < static_cast<size_t>(r.whole))
+    gpu::NodeGpus g;
+    if (c) g = {static_cast<double>(c->count()), c->mem_per_card, c->model};
+    // What the node could never hold (the shared rule), then what it cannot hold now.
+    switch (gpu::can_ever_hold(r, g)) {
+      case gpu::Fit::Ok: break;
+      case gpu::Fit::NoGpu: return sdk::Status::unresolvable("node(s) had no GPU");
+      case gpu::Fit::ModelNotAllowed: return sdk::Status::unresolvable("GPU model not allowed");
+      case gpu::Fit::TooFewCards:
         return sdk::Status::unresolvable("node(s) had fewer than " + std::to_string(r.whole) +
                                          " GPU cards");
+      case gpu::Fit::NoCardMemory:
+        return sdk::Status::unresolvable("node(s) did not declare GPU memory per card");
+      case gpu::Fit::CardMemoryTooSmall:
+        return sdk::Status::unresolvable("GPU cards have less than " + fmt_num(r.memory) +
+                                         " MiB of memory");
+    }
+    if (r.whole > 0) {
       if (!ds::fits(*c, r))
         return sdk::Status::unschedulable(r.whole == 1 ? std::string("no idle GPU card")
                                                        : "fewer than " + std::to_string(r.whole) +
                                                              " idle GPU cards");
       return sdk::Status::ok();
     }
-    if (r.memory > 0 && c->mem_per_card < r.memory)
-      return sdk::Status::unresolvable(c->mem_per_card <= 0
-                                           ? "node(s) did not declare GPU memory per card"
-                                           : "GPU cards have less than " + fmt_num(r.memory) +
-                                                 " MiB of memory");
     if (!ds::fits(*c, r)) return sdk::Status::unschedulable(share_text(r));
     return sdk::Status::ok();
   }
@@ -341,7 +289,7 @@ class DeviceShare {
     if (weight_ == 0) return 0;
     ds::Request local;
     const ds::Request& r = request_of(t, local);
-    if (!r.error.empty()) return 0;
+    if (!r.ok()) return 0;
     // Pods without GPU: only the fragmentation policy has a view on them (the cpu they take
     // can leave the node's GPUs stranded, FGD's "lack of cpu"); binpack and spread give 0.
     if (!r.wants_gpu() && policy_ != ds::Policy::Fragmentation) return 0;
@@ -372,7 +320,7 @@ class DeviceShare {
     h.node = idx;
     ds::Request local;
     const ds::Request& r = request_of(t, local);
-    if (r.error.empty() && r.wants_gpu()) {
+    if (r.ok() && r.wants_gpu()) {
       // The same choice node_order scored (the node has not changed since).
       std::vector<size_t> cards = ds::choose_cards(c, r, policy_, mix_, take);
       if (cards.empty()) {
@@ -402,12 +350,11 @@ class DeviceShare {
   void on_deallocate(sdk::Task t) {
     auto held = held_.find(t.handle());
     if (held == held_.end()) {
-      // A running task of a node taken from the kept states: rebuild the node from its
-      // tasks, which records what each holds, then give this one's back.
+      // A running task of a node not built yet: building it records what each of its tasks
+      // holds; then this one's is given back.
       sdk::Node n = t.node();
       const size_t idx = n ? index_of(n.handle()) : kNone;
       if (idx == kNone || !view_at(idx)) return;
-      rebuild(idx);
       held = held_.find(t.handle());
       if (held == held_.end()) return;
     }
@@ -446,73 +393,16 @@ class DeviceShare {
 
   double res(const sdk::Res& r, int32_t id) const { return id >= 0 ? r[static_cast<size_t>(id)] : 0.0; }
 
+  // The task's request by the shared rules (gpu::parse), from its resources (milli-units)
+  // and, when it asks a GPU, its models annotation.
   ds::Request parse(sdk::Task t) const {
-    ds::Request r;
     const sdk::Res req = t.init_request();
-    const double gpu = res(req, gpu_id_) / kUnits;
-    const double number = res(req, number_id_) / kUnits;
-    const double memory = res(req, memory_id_) / kUnits;
-    const double milli = res(req, milli_id_) / kUnits;
-    auto whole_of = [&](double v, const char* name, int32_t& out) {
-      if (v <= 0) return true;
-      if (std::fabs(v - std::round(v)) > 1e-6) {
-        r.error = std::string(name) + " " + fmt_num(v) +
-                  ": whole cards only; ask a share of one card with caldera.sh/gpu-milli";
-        return false;
-      }
-      out = static_cast<int32_t>(std::llround(v));
-      return true;
-    };
-    int32_t a = 0, b = 0;
-    if (!whole_of(gpu, kGpu, a) || !whole_of(number, kGpuNumber, b)) return r;
-    if (a > 0 && b > 0 && a != b) {
-      r.error = "nvidia.com/gpu " + std::to_string(a) + " and volcano.sh/gpu-number " +
-                std::to_string(b) + " disagree";
-      return r;
-    }
-    r.whole = std::max(a, b);
-    if (milli > 0 && std::fabs(milli - std::round(milli)) > 1e-6) {
-      r.error = "caldera.sh/gpu-milli " + fmt_num(milli) + ": a whole number of milli-GPU is needed";
-      return r;
-    }
-    const int64_t m = static_cast<int64_t>(std::llround(milli));
-    if (r.whole > 0) {
-      if (m > 0 && m != int64_t{r.whole} * ds::kMilliPerCard) {
-        r.error = "asks " + std::to_string(r.whole) + " whole GPU card(s) and caldera.sh/gpu-milli " +
-                  std::to_string(m) + "; with whole cards it must be " +
-                  std::to_string(int64_t{r.whole} * ds::kMilliPerCard) + " or absent";
-        return r;
-      }
-      if (memory > 0) {
-        r.error = "asks whole GPU cards and volcano.sh/gpu-memory: ask one or the other";
-        return r;
-      }
-    } else {
-      if (m > ds::kMilliPerCard) {
-        r.error = "caldera.sh/gpu-milli " + std::to_string(m) +
-                  " is more than one card (1000); ask whole cards with nvidia.com/gpu";
-        return r;
-      }
-      r.milli = m;
-      r.memory = memory;
-    }
-    if (const char* models = t.annotation(kModelsAnnotation); models && r.wants_gpu()) {
-      std::string_view s(models);
-      size_t pos = 0;
-      while (true) {
-        size_t bar = s.find('|', pos);
-        std::string m2 = trim(s.substr(pos, bar == std::string_view::npos ? s.npos : bar - pos));
-        if (!valid_model(m2)) {
-          r.error = std::string("annotation ") + kModelsAnnotation + " '" + models +
-                    "' is not a '|'-separated list of GPU models";
-          return r;
-        }
-        if (std::find(r.models.begin(), r.models.end(), m2) == r.models.end()) r.models.push_back(m2);
-        if (bar == std::string_view::npos) break;
-        pos = bar + 1;
-      }
-    }
-    return r;
+    gpu::Asked a;
+    a.gpu = res(req, gpu_id_) / kUnits;
+    a.number = res(req, number_id_) / kUnits;
+    a.memory = res(req, memory_id_) / kUnits;
+    a.milli = res(req, milli_id_) / kUnits;
+    return gpu::parse(a, a.any() ? t.annotation(kModelsAnnotation) : nullptr);
   }
 
   // Parsed once per task and session on the scheduling thread (pre_predicate, allocate).
@@ -540,47 +430,29 @@ class DeviceShare {
   // the first such node (usually the first node with GPU); only a request that can never
   // be met walks every node, and reads the model labels only when it names models.
   std::string never_fits(const ds::Request& r) {
-    bool model_seen = false;
+    gpu::NeverMet never(r);
     for (const cal_node* h : handles_) {
       sdk::Node n = ssn_.wrap(h);
-      const double cards = cards_of_node(n);
-      if (cards < 1) continue;
-      if (!r.models.empty()) {
-        const char* model = n.label(kModelLabel);
-        if (!ds::model_allowed(r.models, model ? model : "")) continue;
-      }
-      model_seen = true;
-      if (r.whole > 0) {
-        if (cards >= static_cast<double>(r.whole)) return "";
-      } else if (r.memory <= 0 || res(n.allocatable(), memory_id_) / kUnits / cards >= r.memory) {
-        return "";
-      }
+      const gpu::NodeGpus g = gpu::node_gpus(
+          res(n.allocatable(), gpu_id_) / kUnits, res(n.allocatable(), number_id_) / kUnits,
+          res(n.allocatable(), memory_id_) / kUnits,
+          r.models.empty() ? nullptr : n.label(kModelLabel));
+      if (never.met_by(g)) return "";
     }
-    std::string models = r.models.empty() ? "" : " of model ";
-    for (size_t i = 0; i < r.models.size(); ++i) models += (i ? "|" : "") + r.models[i];
-    if (!model_seen) return "GPU request can never be met: no node has a GPU" + models;
-    if (r.whole > 0)
-      return "GPU request can never be met: no node has " + std::to_string(r.whole) + " GPU cards" +
-             models;
-    return "GPU request can never be met: no GPU card" + models + " has " + fmt_num(r.memory) +
-           " MiB of memory";
+    return never.describe(gpu::Wording::Reason);
   }
 
   // ---- nodes ----
   //
-  // A node's cards are built the first time a callback needs them (most nodes never reach
-  // the plugin for a given pod: the host's resource fit filters them first), from the kept
-  // state of earlier sessions when nothing changed on the node, else from its tasks. The
-  // state stays shared with the kept copy until this session changes it.
+  // A node's cards are built from its tasks the first time a callback needs them (most
+  // nodes never reach the plugin for a given pod: the host's resource fit filters them
+  // first), and belong to this session.
 
   static constexpr size_t kNone = static_cast<size_t>(-1);
 
   struct Slot {
     bool built = false;
-    bool full = false;  // held_ knows what each running task of the node holds
-    const ds::NodeCards* view = nullptr;  // nullptr: no GPU
-    std::shared_ptr<const ds::NodeCards> kept;
-    std::unique_ptr<ds::NodeCards> own;
+    std::unique_ptr<ds::NodeCards> cards;  // nullptr: no GPU
   };
 
   void index_nodes() {
@@ -593,16 +465,6 @@ class DeviceShare {
     }
     std::sort(by_handle_.begin(), by_handle_.end());
     slots_.resize(count);
-    NodeCache& nc = node_cache();
-    std::lock_guard<std::mutex> lock(nc.mu);
-    session_no_ = ++nc.sessions;
-    if (session_no_ % kForgetAfterSessions == 0) {
-      for (auto it = nc.nodes.begin(); it != nc.nodes.end();)
-        if (it->second.last_seen + kForgetAfterSessions < session_no_)
-          it = nc.nodes.erase(it);
-        else
-          ++it;
-    }
   }
 
   size_t index_of(const cal_node* n) const {
@@ -612,9 +474,8 @@ class DeviceShare {
   }
 
   double cards_of_node(sdk::Node n) const {
-    double cards = res(n.allocatable(), gpu_id_) / kUnits;
-    if (cards < 1) cards = res(n.allocatable(), number_id_) / kUnits;
-    return std::floor(cards + 1e-9);
+    return gpu::node_cards(res(n.allocatable(), gpu_id_) / kUnits,
+                           res(n.allocatable(), number_id_) / kUnits);
   }
 
   // The node's cards for reading (built on first use); nullptr when it has no GPU.
@@ -626,35 +487,12 @@ class DeviceShare {
     std::lock_guard<std::mutex> lock(mu_);  // node-parallel callbacks may build
     Slot& s = slots_[idx];
     if (!s.built) const_cast<DeviceShare*>(this)->build(idx);
-    return s.view;
+    return s.cards.get();
   }
-  // The node's cards for changing: this session's own copy.
+  // The node's cards for changing (a node with GPU, built).
   ds::NodeCards& own(size_t idx) {
     view_at(idx);
-    Slot& s = slots_[idx];
-    if (!s.own) {
-      s.own = std::make_unique<ds::NodeCards>(*s.view);
-      s.view = s.own.get();
-    }
-    return *s.own;
-  }
-
-  uint64_t fingerprint(sdk::Node n, const char* model) const {
-    uint64_t h = fold(0, n.name());
-    h = fold(h, res(n.allocatable(), gpu_id_));
-    h = fold(h, res(n.allocatable(), number_id_));
-    h = fold(h, res(n.allocatable(), memory_id_));
-    h = model ? fold(h, std::string_view(model)) : fold(h, uint64_t{0x6E6F6E65});  // no label
-    const sdk::Res idle = n.future_idle();
-    for (size_t i = 0; i < idle.size(); ++i) h = fold(h, idle[i]);
-    const size_t tasks = n.task_count();
-    h = fold(h, static_cast<uint64_t>(tasks));
-    for (size_t k = 0; k < tasks; ++k) {
-      sdk::Task t = n.task(k);
-      h = fold(h, t.name());
-      h = fold(h, static_cast<uint64_t>(t.status()));
-    }
-    return h;
+    return *slots_[idx].cards;
   }
 
   void build(size_t idx) {
@@ -663,40 +501,7 @@ class DeviceShare {
     sdk::Node n = ssn_.wrap(handles_[idx]);
     const double cards = cards_of_node(n);
     if (cards < 1) return;
-    const char* model = n.label(kModelLabel);
-    const uint64_t fp = fingerprint(n, model);
-    NodeCache& nc = node_cache();
-    {
-      std::lock_guard<std::mutex> lock(nc.mu);
-      auto it = nc.nodes.find(n.name());
-      if (it != nc.nodes.end() && it->second.fingerprint == fp) {
-        it->second.last_seen = session_no_;
-        s.kept = it->second.cards;
-        s.view = s.kept.get();
-        return;
-      }
-    }
-    auto fresh = std::make_shared<ds::NodeCards>(from_tasks(n, idx, cards, model));
-    s.full = true;
-    s.kept = fresh;
-    s.view = s.kept.get();
-    std::lock_guard<std::mutex> lock(nc.mu);
-    KeptNode& k = nc.nodes[std::string(n.name())];
-    k.fingerprint = fp;
-    k.cards = std::move(fresh);
-    k.last_seen = session_no_;
-  }
-
-  // The node rebuilt from its tasks as they are now (this session's placements included:
-  // they carry their annotations), recording what each task holds.
-  void rebuild(size_t idx) {
-    Slot& s = slots_[idx];
-    if (s.full) return;
-    sdk::Node n = ssn_.wrap(handles_[idx]);
-    s.own = std::make_unique<ds::NodeCards>(
-        from_tasks(n, idx, cards_of_node(n), n.label(kModelLabel)));
-    s.view = s.own.get();
-    s.full = true;
+    s.cards = std::make_unique<ds::NodeCards>(from_tasks(n, idx, cards, n.label(kModelLabel)));
   }
 
   ds::NodeCards from_tasks(sdk::Node n, size_t idx, double cards, const char* model) {
@@ -738,11 +543,14 @@ class DeviceShare {
       sdk::Task t = n.task(k);
       const cal_task_status st = t.status();
       if (st == CAL_TASK_RELEASING || st == CAL_TASK_SUCCEEDED || st == CAL_TASK_FAILED) continue;
+      // Placed in this session: only the task whose on_allocate builds the node can be here
+      // (every placement builds its node first), and that on_allocate counts it.
+      if (st == CAL_TASK_ALLOCATED || st == CAL_TASK_PIPELINED) continue;
       Held u;
       u.node = idx;
       u.held = true;
       ds::Request r = parse(t);
-      const bool asks = r.error.empty() && r.wants_gpu();
+      const bool asks = r.ok() && r.wants_gpu();
       // The annotations are the record of the cards a running pod holds. With an explicit
       // per-card amount they stand on their own (a record may sum several pods, as the
       // replay's merged records do); without one, the pod's own request gives the amount.
@@ -810,7 +618,7 @@ class DeviceShare {
 
   // The pending GPU pods of the session go into the history (each counted once).
   void learn_pending(double decay, size_t keep) {
-    History& h = history();
+    History& h = history_;
     const size_t jobs = ssn_.job_count();
     for (size_t j = 0; j < jobs; ++j) {
       sdk::Job job = ssn_.job(j);
@@ -820,12 +628,12 @@ class DeviceShare {
         sdk::Task t = job.task(k);
         if (t.status() != CAL_TASK_PENDING) continue;
         const ds::Request& r = remember(t);
-        if (!r.error.empty() || (r.whole == 0 && r.milli == 0)) continue;
+        if (!r.ok() || (r.whole == 0 && r.milli == 0)) continue;
         ShapeKey key{static_cast<int64_t>(std::llround(t.init_request()[0])),
                      r.whole > 0 ? r.whole : 1, r.per_card_milli(), "",
                      weigh_memory_ ? static_cast<int64_t>(std::llround(t.init_request()[1])) : 0};
         for (size_t i = 0; i < r.models.size(); ++i) key.models += (i ? "|" : "") + r.models[i];
-        h.add(std::string(t.name()), key, decay, keep);
+        h.add(ds::pod_id(t.name()), key, decay, keep);
       }
     }
   }
@@ -838,11 +646,12 @@ class DeviceShare {
   std::vector<std::pair<const cal_node*, size_t>> by_handle_;  // sorted, for lookups
   mutable std::vector<Slot> slots_;
   mutable std::mutex mu_;
-  uint64_t session_no_ = 0;
   mutable int64_t max_capacity_ = -1;  // -1: not found yet
   std::unordered_map<const cal_task*, ds::Request> requests_;
   std::unordered_map<const cal_task*, Held> held_;
   ds::Mix mix_;
+  History history_;       // fragmentation: the shape history, from and to the saved state
+  bool learned_ = false;  // history_ was read and learnt from in this session
   bool weigh_memory_ = false;
 };
 

@@ -16,33 +16,23 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <string>
-#include <unordered_set>
+#include <string_view>
 #include <vector>
+
+#include "caldera/gpu_requests.hpp"
 
 namespace caldera::deviceshare {
 
-inline constexpr int64_t kMilliPerCard = 1000;
+inline constexpr int64_t kMilliPerCard = gpu::kMilliPerCard;
 
 enum class Policy { Binpack, Spread, Fragmentation };
 
-// What a pod asks of GPU cards. Exactly one of: `whole` idle cards, or a share of one card
-// (`milli` thousandths and/or `memory` MiB of one card). `models` empty: any model.
-struct Request {
-  int32_t whole = 0;
-  int64_t milli = 0;    // share of one card, 1..1000
-  double memory = 0;    // MiB of one card (volcano.sh/gpu-memory)
-  std::vector<std::string> models;
-  std::string error;    // not empty: the request itself is invalid (never fits)
-
-  bool wants_gpu() const { return whole > 0 || milli > 0 || memory > 0; }
-  bool is_share() const { return whole == 0 && (milli > 0 || memory > 0); }
-  // Milli-GPU taken on each chosen card.
-  int64_t per_card_milli() const { return whole > 0 ? kMilliPerCard : milli; }
-  int64_t total_milli() const { return whole > 0 ? int64_t{whole} * kMilliPerCard : milli; }
-};
+// What a pod asks of GPU cards: the request as the shared rules read it
+// (caldera/gpu_requests.hpp, which the host's load-time checks use too). Exactly one of:
+// `whole` idle cards, or a share of one card (`milli` and/or `memory` MiB of one card).
+using Request = gpu::Request;
+using gpu::model_allowed;
 
 // The cards of one node as the plugin tracks them.
 struct NodeCards {
@@ -68,11 +58,6 @@ struct NodeCards {
     holders.assign(n, 0);
   }
 };
-
-inline bool model_allowed(const std::vector<std::string>& models, const std::string& model) {
-  if (models.empty()) return true;
-  return std::find(models.begin(), models.end(), model) != models.end();
-}
 
 // Card i can take a share of `milli` and `memory`.
 inline bool card_fits_share(const NodeCards& n, size_t i, int64_t milli, double memory) {
@@ -269,48 +254,116 @@ struct ShapeKey {
   }
 };
 
+// A pod's name as the history remembers it: 64 bits (FNV-1a, then splitmix64's mixer), so
+// that the names of a large backlog cost 8 bytes each in the saved state. Two names of one
+// session's pending pods meet by chance with odds of about n^2 / 2^65.
+inline uint64_t pod_id(std::string_view name) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  for (unsigned char c : name) h = (h ^ c) * 0x100000001B3ull;
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+  return h ^ (h >> 31);
+}
+
 // Pods seen, by shape, with exponentially decayed weights: the k-th new pod adds
 // 1/decay^k, so relative to the newest pod one seen n pods earlier weighs decay^n. A pod is
-// counted once by name (the last `remember` names are kept), however many sessions it
-// stays pending.
+// counted once however many sessions it stays pending: the history remembers the pods
+// pending at the last session that learned (at most `remember` of them), and a pod counts
+// when it was not among them. The plugin keeps the history from session to session as its
+// state (save / load, through the host: caldera/plugin.h state_get / state_put).
+//
+// One session: begin_session(), add() for each pending pod, then mix() and save().
 class ShapeHistory {
  public:
-  bool add(const std::string& uid, const ShapeKey& k, double decay, size_t remember) {
-    while (!order_.empty() && order_.size() >= std::max<size_t>(remember, 1)) {
-      seen_.erase(order_.front());
-      order_.pop_front();
-    }
-    if (!seen_.insert(uid).second) return false;
-    order_.push_back(uid);
-    auto it = weights_.find(k);
-    if (it == weights_.end()) it = weights_.emplace(k, Entry{0, shape_of(k)}).first;
-    it->second.weight += inc_;
+  // The pods pending now become those of the last session (looked up by add()).
+  void begin_session() {
+    before_ = std::move(now_);
+    now_.clear();
+    std::sort(before_.begin(), before_.end());
+  }
+
+  // Counts a pending pod of shape k unless it was pending at the last session; true when
+  // counted. It is remembered for the next session while fewer than `remember` are.
+  bool add(uint64_t pod, const ShapeKey& k, double decay, size_t remember) {
+    if (now_.size() < std::max<size_t>(remember, 1)) now_.push_back(pod);
+    if (std::binary_search(before_.begin(), before_.end(), pod)) return false;
+    auto it = std::lower_bound(weights_.begin(), weights_.end(), k,
+                               [](const Weighed& e, const ShapeKey& key) { return e.first < key; });
+    if (it == weights_.end() || k < it->first) it = weights_.insert(it, Weighed(k, 0.0));
+    it->second += inc_;
     if (decay > 0 && decay < 1) inc_ /= decay;
     if (inc_ > 1e12) rescale();
+    return true;
+  }
+
+  // The history as values, for the next session: the increment, the shapes with their
+  // weights, the pods pending now. W has u64 / i64 / f64 / str (caldera::sdk::StateWriter).
+  template <class W>
+  void save(W& w) const {
+    w.f64(inc_);
+    w.u64(weights_.size());
+    for (const auto& [k, weight] : weights_) {
+      w.i64(k.cpu);
+      w.i64(k.count);
+      w.i64(k.milli);
+      w.i64(k.memory);
+      w.str(k.models);
+      w.f64(weight);
+    }
+    w.u64(now_.size());
+    for (uint64_t id : now_) w.u64(id);
+  }
+
+  // The history save() wrote, else (broken or empty bytes) an empty history; false then.
+  // R has u64 / i64 / f64 / str / count / ok / done (caldera::sdk::StateReader).
+  template <class R>
+  bool load(R& r) {
+    *this = ShapeHistory();
+    if (r.empty()) return true;
+    ShapeHistory h;
+    h.inc_ = r.f64();
+    const uint64_t shapes = r.count(5 * 8 + 8);
+    h.weights_.reserve(shapes);
+    for (uint64_t i = 0; i < shapes && r.ok(); ++i) {
+      ShapeKey k;
+      k.cpu = r.i64();
+      k.count = static_cast<int32_t>(r.i64());
+      k.milli = r.i64();
+      k.memory = r.i64();
+      k.models = r.str();
+      const double weight = r.f64();
+      if (!h.weights_.empty() && !(h.weights_.back().first < k)) return false;  // not as saved
+      h.weights_.emplace_back(std::move(k), weight);
+    }
+    const uint64_t pods = r.count(8);
+    h.now_.reserve(pods);
+    for (uint64_t i = 0; i < pods && r.ok(); ++i) h.now_.push_back(r.u64());
+    if (!r.ok() || !r.done() || !(h.inc_ > 0)) return false;
+    *this = std::move(h);
     return true;
   }
 
   // The mix: the heaviest shapes until they cover `coverage` of the weight or number
   // `max_shapes`, renormalised to sum to 1. Equal weights keep the shape key order.
   std::vector<Shape> mix(double coverage, size_t max_shapes) const {
-    std::vector<const Entry*> all;
+    std::vector<const Weighed*> all;
     all.reserve(weights_.size());
     double total = 0;
-    for (const auto& [k, e] : weights_) {
+    for (const Weighed& e : weights_) {
       all.push_back(&e);
-      total += e.weight;
+      total += e.second;
     }
     std::vector<Shape> out;
     if (total <= 0) return out;
     std::stable_sort(all.begin(), all.end(),
-                     [](const Entry* a, const Entry* b) { return a->weight > b->weight; });
+                     [](const Weighed* a, const Weighed* b) { return a->second > b->second; });
     out.reserve(std::min(max_shapes, all.size()));
     double cum = 0;
-    for (const Entry* e : all) {
+    for (const Weighed* e : all) {
       if (out.size() >= max_shapes || cum >= coverage * total * (1 - 1e-12)) break;
-      out.push_back(e->shape);
-      out.back().weight = e->weight;
-      cum += e->weight;
+      out.push_back(shape_of(e->first));
+      out.back().weight = e->second;
+      cum += e->second;
     }
     for (auto& s : out) s.weight /= cum;
     return out;
@@ -319,7 +372,7 @@ class ShapeHistory {
   size_t shapes() const { return weights_.size(); }
 
  private:
-  // A shape key's pod shape (the weight is set by mix()), its models split once.
+  // A shape key's pod shape (the weight is set by mix()), its models split.
   static Shape shape_of(const ShapeKey& k) {
     Shape s;
     s.cpu = k.cpu;
@@ -337,24 +390,18 @@ class ShapeHistory {
   }
 
   void rescale() {
-    for (auto it = weights_.begin(); it != weights_.end();) {
-      it->second.weight /= inc_;
-      if (it->second.weight < 1e-9)
-        it = weights_.erase(it);
-      else
-        ++it;
-    }
+    for (Weighed& e : weights_) e.second /= inc_;
+    weights_.erase(std::remove_if(weights_.begin(), weights_.end(),
+                                  [](const Weighed& e) { return e.second < 1e-9; }),
+                   weights_.end());
     inc_ = 1;
   }
 
-  struct Entry {
-    double weight = 0;
-    Shape shape;
-  };
-  std::map<ShapeKey, Entry> weights_;
+  using Weighed = std::pair<ShapeKey, double>;
+  std::vector<Weighed> weights_;  // by key (the saved order too), each shape's weight
   double inc_ = 1;
-  std::unordered_set<std::string> seen_;
-  std::deque<std::string> order_;
+  std::vector<uint64_t> before_;  // pods pending at the last session, sorted
+  std::vector<uint64_t> now_;     // pods pending now
 };
 
 // ---- placement -----------------------------------------------------------------------

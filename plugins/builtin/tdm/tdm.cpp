@@ -26,9 +26,10 @@
 // that does not parse, or a negative period, is refused when the config loads (Volcano
 // treats a bad window as a closed zone and a bad period as 1m).
 //
-// Volcano keeps the time of the last eviction round in a package variable; here it is a
-// variable of the loaded plugin file, on the session clock, so it lasts from session to
-// session and starts over when the file is (re)loaded. Where Volcano walks Go maps (jobs,
+// Volcano keeps the time of the last eviction round in a package variable; here it is the
+// plugin's state across sessions (ABI 1.2 state_get / state_put: eight bytes, the time on
+// the session clock), so it lasts from session to session, whichever process runs each,
+// and starts over when the plugin file changes or the plugin leaves the config. Where Volcano walks Go maps (jobs,
 // zones, node tasks), this plugin walks jobs, zones and nodes by name and a node's tasks
 // in the host's order, so the same input always gives the same victims.
 #include <algorithm>
@@ -55,9 +56,6 @@ constexpr const char* kPreemptableKey = "volcano.sh/preemptable";
 constexpr const char* kJdbMinAvailable = "volcano.sh/jdb-min-available";
 constexpr const char* kJdbMaxUnavailable = "volcano.sh/jdb-max-unavailable";
 constexpr double kMaxNodeScore = 100;
-
-// When the last victim round ran, on the session clock (Volcano's lastEvictAt).
-double g_last_evict_at = -std::numeric_limits<double>::infinity();
 
 // strconv.ParseBool.
 std::optional<bool> parse_bool(std::string_view v) {
@@ -95,7 +93,8 @@ class Tdm {
       "back when the window closes (Volcano's tdm)";
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::job_order, sdk::Hook::predicate,
       sdk::Hook::node_order, sdk::Hook::preemptable, sdk::Hook::victim_tasks,
-      sdk::Hook::job_starving, sdk::Hook::job_pipelined, sdk::Hook::check_args);
+      sdk::Hook::job_starving, sdk::Hook::job_pipelined, sdk::Hook::on_close,
+      sdk::Hook::check_args);
 
   static constexpr sdk::Family<sdk::String> kZones{
       "tdm.revocable-zone.*",
@@ -122,6 +121,11 @@ class Tdm {
 
   Tdm(sdk::Session s, const sdk::Args& a)
       : ssn_(s), now_(s.now()), evict_period_(a.get(kEvictPeriod)) {
+    sdk::StateReader saved(s.saved_state());
+    if (!saved.empty()) {
+      const double at = saved.f64();
+      if (saved.ok() && saved.done()) last_evict_at_ = at;
+    }
     for (const std::string& zone : a.members(kZones)) {
       const std::string name = kZones.key(zone);
       const std::string value = a.get(kZones, zone).value_or("");
@@ -177,9 +181,9 @@ class Tdm {
   }
 
   void victim_tasks(const std::vector<sdk::Task>& tasks, std::vector<uint8_t>& victims) {
-    if (g_last_evict_at + evict_period_ > now_) {
+    if (last_evict_at_ + evict_period_ > now_) {
       sdk::log(CAL_LOG_DEBUG, kName,
-               "next eviction round at " + std::to_string(g_last_evict_at + evict_period_));
+               "next eviction round at " + std::to_string(last_evict_at_ + evict_period_));
       return;
     }
     std::unordered_map<const cal_task*, size_t> index;
@@ -206,7 +210,17 @@ class Tdm {
           if (auto it = index.find(list[i].handle()); it != index.end()) victims[it->second] = 1;
       }
     }
-    g_last_evict_at = now_;
+    last_evict_at_ = now_;
+    evicted_ = true;
+  }
+
+  // The time of the last round goes to the next session (only when this one ran a round:
+  // otherwise the saved time stays as it is).
+  void on_close() {
+    if (!evicted_) return;
+    sdk::StateWriter w;
+    w.f64(last_evict_at_);
+    ssn_.save_state(w.bytes());
   }
 
   int job_order(sdk::Job l, sdk::Job r) const {
@@ -268,6 +282,10 @@ class Tdm {
   sdk::Session ssn_;
   double now_;
   double evict_period_;
+  // When the last victim round ran, on the session clock (Volcano's lastEvictAt): from the
+  // saved state, and now_ once this session runs a round (evicted_).
+  double last_evict_at_ = -std::numeric_limits<double>::infinity();
+  bool evicted_ = false;
   std::map<std::string, Zone> zones_;  // by zone name
 };
 

@@ -48,6 +48,8 @@
  *            functions (hypernode_*, node_hypernode_*, job_network_topology,
  *            job_allocated_hypernode) and node_table. Plugin: the hyper_node_order,
  *            predicate_many and node_order_many slots.
+ *       1.2  host: state_get, state_put (a plugin's state kept across sessions;
+ *            CAL_STATE_MAX).
  *
  * (1) Types and booleans.
  *     Fixed-width integers, size_t for counts and indexes, double for amounts and times.
@@ -177,7 +179,7 @@ extern "C" {
  * Keep each a plain `#define NAME <digits>`.
  * ------------------------------------------------------------------------------------- */
 #define CAL_ABI_MAJOR 1
-#define CAL_ABI_MINOR 1
+#define CAL_ABI_MINOR 2
 #define CAL_ABI_VERSION ((uint32_t)((CAL_ABI_MAJOR << 16) | CAL_ABI_MINOR))
 #define CAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
 #define CAL_ABI_MINOR_OF(v) ((uint32_t)(v)&0xffffu)
@@ -541,14 +543,57 @@ typedef struct cal_host_api {
    * at that moment (the same values node_idle etc. return). NULL for an unknown field. */
   const double *(*node_table)(const cal_session *s, cal_node_field field);
 
+  /* --- added in 1.2: state kept across sessions --------------------------------------- */
+  /* A plugin instance lives for one session, and sessions may each run in a process of
+   * their own: a static or global variable of a plugin does NOT carry over from one
+   * session to the next. What a plugin must remember across sessions (a history of the
+   * workload, the time of its last eviction round) it saves here, as bytes, and reads back
+   * in the next session.
+   *
+   *   - The state is opaque bytes, at most CAL_STATE_MAX of them. The host never looks
+   *     inside. Save plain values (numbers, strings, counts): never pointers or handles,
+   *     which mean nothing in the next session (or process).
+   *   - Both functions may be called only from the plugin's own open() and close() (the
+   *     host knows whose state it is from the call it is making): called from any other
+   *     callback, state_get returns NULL and state_put returns -1 and stores nothing.
+   *   - state_get returns the bytes the plugin saved in an earlier session (the last
+   *     session that saved), and writes their count to *size (0, with NULL, when there is
+   *     none). The bytes are owned by the host, read-only, and valid until the plugin's
+   *     close() returns. Saving in this session does not change what state_get returns.
+   *   - state_put saves `size` bytes (copied before it returns) for the next session; the
+   *     last state_put before the plugin's close() returns wins. size 0 saves "no state".
+   *     A session that does not call state_put leaves the saved state as it was. It returns
+   *     0, or -1 when nothing was saved: size above CAL_STATE_MAX, bytes NULL with size
+   *     above 0, or a call outside open() and close() (the host logs why).
+   *   - A plugin whose open() fails loses what it saved in that open(); its earlier state
+   *     stays for the next session.
+   *   - The state is kept by the host per plugin name and per plugin file: it only ever
+   *     comes back to the same name loaded from the same file with the same bytes, so it
+   *     needs no format version. It is dropped when the file changes (a reload loading
+   *     other bytes), when a policy without the plugin runs a session (the plugin left the
+   *     config), and when the scheduler stops (it is kept in memory, not on disk). A
+   *     reload that keeps the plugin's file and name keeps its state, whatever else
+   *     changed (its arguments included: read the state accordingly).
+   *   - A session's saves are kept only with its results: a session that fails, or whose
+   *     decisions the host drops, leaves every state as it was before that session.
+   *   - The state is the scheduler process's own: it is not shared between replicas, and
+   *     a reload trial (canary) session reads none and keeps nothing. */
+  const void *(*state_get)(const cal_session *s, size_t *size);
+  int (*state_put)(cal_session *s, const void *bytes, size_t size);
+
   /* A new function goes here, in a group headed "added in 1.N", never anywhere else. */
 } cal_host_api;
 
 /* The bytes of cal_host_api each minor defines (fixed forever; the 1.1 group starts at
- * CAL_HOST_API_V1_0_SIZE). */
+ * CAL_HOST_API_V1_0_SIZE, the 1.2 group at CAL_HOST_API_V1_1_SIZE). */
 #define CAL_HOST_API_V1_0_SIZE (offsetof(cal_host_api, node_index))
 #define CAL_HOST_API_V1_1_SIZE                                                              \
   (offsetof(cal_host_api, node_table) + sizeof(((cal_host_api *)0)->node_table))
+#define CAL_HOST_API_V1_2_SIZE                                                              \
+  (offsetof(cal_host_api, state_put) + sizeof(((cal_host_api *)0)->state_put))
+
+/* The largest state a plugin may save (state_put), in bytes. */
+#define CAL_STATE_MAX ((size_t)16 * 1024 * 1024)
 
 /* True when the host's table is recent enough to hold `fn`. */
 #define CAL_HOST_HAS(host, fn)                                                              \

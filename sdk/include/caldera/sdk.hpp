@@ -32,6 +32,11 @@
 // needs once) defines node_order_many(Task, const cal_node* const*, size_t, double*)
 // itself, writing scores[i] for nodes[i], and lists Hook::node_order_many.
 //
+// State across sessions (ABI 1.2): a plugin object lives for one session, and sessions may
+// run in processes of their own, so a static is no memory from one session to the next.
+// What must last, the constructor reads with Session::saved_state() and on_close() writes
+// with Session::save_state() (StateWriter / StateReader make the bytes).
+//
 // Guarantee: no exception leaves a callback. Each trampoline catches everything; the
 // message is logged with the plugin's name and the call returns the point's neutral or
 // error answer (an error status for predicates and open, 0 for orders and scores,
@@ -42,6 +47,7 @@
 #include <array>
 #include <charconv>
 #include <concepts>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <stdexcept>
@@ -313,6 +319,22 @@ class Session {
   HyperNode node_hypernode(const Node& n, size_t i) const {
     return HyperNode(host->node_hypernode_at(h_, n.handle(), i), n_);
   }
+  // ABI 1.2, state kept across sessions (plugin.h, state_get / state_put): call both from
+  // the constructor (the plugin's open) or on_close() only. saved_state() is what this
+  // plugin saved in an earlier session (empty when nothing, or on an older host), valid
+  // until close; save_state() keeps `bytes` for the next session (the last call wins) and
+  // is false when the host refused them (more than CAL_STATE_MAX, an older host, outside
+  // open and close). StateWriter / StateReader below turn values into bytes and back.
+  std::string_view saved_state() const {
+    if (!CAL_HOST_HAS(host, state_get)) return {};
+    size_t size = 0;
+    const void* p = host->state_get(h_, &size);
+    return p ? std::string_view(static_cast<const char*>(p), size) : std::string_view();
+  }
+  bool save_state(std::string_view bytes) const {
+    return CAL_HOST_HAS(host, state_put) && host->state_put(h_, bytes.data(), bytes.size()) == 0;
+  }
+
   // Wrap raw handles coming into callbacks.
   Job wrap(const cal_job* j) const { return Job(j, n_); }
   HyperNode wrap(const cal_hypernode* h) const { return HyperNode(h, n_); }
@@ -465,6 +487,92 @@ template <class... O>
 constexpr std::array<OptionDecl, sizeof...(O)> options(const O&... o) {
   return {static_cast<const OptionDecl&>(o)...};
 }
+
+
+// ---- state kept across sessions (ABI 1.2): values to bytes and back --------------------
+//
+// A plugin's saved state only ever comes back to the same plugin file (plugin.h), so the
+// bytes need no format version and may use the machine's own byte order. A reader that
+// runs out of bytes or meets a length beyond them fails (ok() false) and then reads zeros:
+// check ok() at the end and start afresh when it is false.
+//
+//   sdk::StateWriter w;  w.u64(count); w.f64(last); w.str(name);  ssn.save_state(w.bytes());
+//   sdk::StateReader r(ssn.saved_state());  count = r.u64(); last = r.f64(); name = r.str();
+//   if (!r.ok() || !r.done()) { /* start afresh */ }
+class StateWriter {
+ public:
+  void u64(uint64_t v) { raw(&v, sizeof v); }
+  void i64(int64_t v) { raw(&v, sizeof v); }
+  void f64(double v) { raw(&v, sizeof v); }
+  void str(std::string_view v) {
+    u64(v.size());
+    buf_.append(v.data(), v.size());
+  }
+  void raw(const void* p, size_t n) { buf_.append(static_cast<const char*>(p), n); }
+  const std::string& bytes() const { return buf_; }
+  size_t size() const { return buf_.size(); }
+
+ private:
+  std::string buf_;
+};
+
+class StateReader {
+ public:
+  explicit StateReader(std::string_view bytes) : b_(bytes) {}
+  uint64_t u64() { return pod<uint64_t>(); }
+  int64_t i64() { return pod<int64_t>(); }
+  double f64() { return pod<double>(); }
+  std::string str() {
+    const uint64_t n = u64();
+    if (!ok_ || n > b_.size() - at_) {
+      fail();
+      return {};
+    }
+    std::string out(b_.substr(at_, n));
+    at_ += n;
+    return out;
+  }
+  // The next n bytes (empty, and failed, when fewer are left).
+  std::string_view raw(size_t n) {
+    if (!ok_ || n > b_.size() - at_) {
+      fail();
+      return {};
+    }
+    std::string_view out = b_.substr(at_, n);
+    at_ += n;
+    return out;
+  }
+  // A count of items of at least `item_bytes` each, checked against what is left (so a
+  // broken count never makes the caller reserve or loop beyond the bytes).
+  uint64_t count(size_t item_bytes) {
+    const uint64_t n = u64();
+    if (ok_ && item_bytes > 0 && n > (b_.size() - at_) / item_bytes) {
+      fail();
+      return 0;
+    }
+    return ok_ ? n : 0;
+  }
+  bool ok() const { return ok_; }
+  bool done() const { return at_ == b_.size(); }
+  bool empty() const { return b_.empty(); }
+
+ private:
+  template <class T>
+  T pod() {
+    T v{};
+    if (!ok_ || sizeof v > b_.size() - at_) {
+      fail();
+      return v;
+    }
+    std::memcpy(&v, b_.data() + at_, sizeof v);
+    at_ += sizeof v;
+    return v;
+  }
+  void fail() { ok_ = false; }
+  std::string_view b_;
+  size_t at_ = 0;
+  bool ok_ = true;
+};
 
 // Typed access to the validated arguments.
 class Args {

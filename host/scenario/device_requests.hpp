@@ -1,16 +1,9 @@
 // GPU device requests of pods, checked when a cluster is loaded (scenario files, the
 // embedded cluster): requests that are malformed or that no node of the cluster could ever
-// meet are input errors, named by file, line and pod, before any session runs. The
-// deviceshare plugin (plugins/builtin/deviceshare/README.md) applies the same rules at
-// run time and refuses such pods every session with the reason; this is the load-time
-// half, in the host's terms (Caldera units: scalar resources in milli-units).
-//
-//   whole cards: nvidia.com/gpu or volcano.sh/gpu-number, whole numbers that agree; with
-//                caldera.sh/gpu-milli only as cards x 1000; not with volcano.sh/gpu-memory
-//   a share:     caldera.sh/gpu-milli 1..1000 milli-GPU of one card
-//   models:      annotation caldera.sh/gpu-models, '|'-separated model names
-//   cluster:     some node has enough cards (label nvidia.com/gpu.product among the
-//                models, when listed) and, for volcano.sh/gpu-memory, enough memory per card
+// meet are input errors, named by file, line and pod, before any session runs. The rules
+// are those the deviceshare plugin applies at run time (it refuses such pods every session
+// with the reason), from their one source, caldera/gpu_requests.hpp; this file only reads
+// the pods and nodes of a cache into it and words the errors for a file's author.
 #pragma once
 
 #include <string>
