@@ -10,13 +10,14 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "host/config/points.hpp"
 #include "host/model/objects.hpp"
+#include "host/util/duration.hpp"  // parse_duration, for the readers of durations
+#include "host/util/input_error.hpp"
 
 namespace toml {
 inline namespace v3 {
@@ -25,14 +26,6 @@ class table;
 }  // namespace toml
 
 namespace caldera {
-
-// Any error in the user's input: config, scenario, workload, trace, plugin file. what() is
-// the full message, always naming the file (with line and column where there are some)
-// and the object.
-class InputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // One argument value as written in TOML.
 struct ArgValue {
@@ -121,9 +114,5 @@ SchedulerConfig load_config_text(const std::string& text, const std::filesystem:
 // enclosing file for errors and resolves relative plugin dirs. Throws InputError.
 SchedulerConfig parse_config(const toml::table& tbl, const std::filesystem::path& file,
                              const std::vector<std::filesystem::path>& default_plugin_dirs);
-
-// Parses a duration: "1s", "500ms", "3m", "1h30m", or a number of seconds. nullopt when it
-// is not one.
-std::optional<double> parse_duration(const std::string& s);
 
 }  // namespace caldera

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "host/config/config.hpp"
+#include "host/util/input_error.hpp"
 
 namespace caldera {
 

@@ -9,7 +9,7 @@
 
 #include "host/backend/sim/sim_cluster.hpp"
 #include "host/backend/sim/workload.hpp"
-#include "host/config/config.hpp"
+#include "host/util/input_error.hpp"
 
 namespace caldera {
 namespace {

@@ -8,8 +8,8 @@
 #include <set>
 #include <toml++/toml.h>
 
-#include "host/config/config.hpp"
 #include "host/model/quantity.hpp"
+#include "host/util/input_error.hpp"
 
 namespace caldera {
 
