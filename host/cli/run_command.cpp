@@ -19,7 +19,6 @@
 
 #include "host/backend/sim/sim_cluster.hpp"
 #include "host/cli/commands.hpp"
-#include "host/config/config.hpp"
 #include "host/plugins/policy.hpp"
 #include "host/reload/reloader.hpp"
 #include "host/reload/status.hpp"
@@ -27,6 +26,7 @@
 #include "host/results/results_files.hpp"
 #include "host/scheduler/run_session.hpp"
 #include "host/scheduler/scheduler.hpp"
+#include "host/util/input_error.hpp"
 #include "host/util/progress.hpp"
 
 namespace caldera::cli {

@@ -21,11 +21,11 @@
 #include "host/backend/kubernetes/kubeconfig.hpp"
 #include "host/backend/kubernetes/leader.hpp"
 #include "host/cli/commands.hpp"
-#include "host/config/config.hpp"
 #include "host/plugins/policy.hpp"
 #include "host/reload/reloader.hpp"
 #include "host/scheduler/run_session.hpp"
 #include "host/scheduler/scheduler.hpp"
+#include "host/util/input_error.hpp"
 
 namespace caldera::cli {
 

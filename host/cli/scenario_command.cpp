@@ -9,9 +9,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "host/cli/commands.hpp"
-#include "host/config/config.hpp"
 #include "host/backend/sim/scenario_runner.hpp"
+#include "host/cli/commands.hpp"
+#include "host/util/input_error.hpp"
 
 namespace caldera::cli {
 

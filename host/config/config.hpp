@@ -1,22 +1,25 @@
 // The scheduler config (SCENARIOS.md section 1): actions in order, plugin dirs, tiers of
 // plugins with enable / disable point lists and arguments, action arguments.
 //
-// Parsing checks the syntax and shape of the file (keys, types, point names, action
-// names); checking arguments against each plugin's option table needs the plugins and is
-// done by validate_arguments() once they are loaded.
+// Parsing checks the syntax and shape of the file (keys, types, point names), reading it
+// through host/toml/ (whose reader.hpp documents the error format); action names are
+// checked against the actions, and arguments against each plugin's option table, by
+// build_policy() (host/plugins/policy.hpp) once the plugins are loaded, so this layer
+// knows nothing of the actions or the plugins.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "host/config/points.hpp"
 #include "host/model/objects.hpp"
+#include "host/util/duration.hpp"  // parse_duration, for the readers of durations
+#include "host/util/input_error.hpp"
 
 namespace toml {
 inline namespace v3 {
@@ -25,14 +28,6 @@ class table;
 }  // namespace toml
 
 namespace caldera {
-
-// Any error in the user's input: config, scenario, workload, trace, plugin file. what() is
-// the full message, always naming the file (with line and column where there are some)
-// and the object.
-class InputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // One argument value as written in TOML.
 struct ArgValue {
@@ -80,7 +75,12 @@ struct SchedulerConfig {
   SourceRef plugin_dirs_src;  // where plugin_dirs was written; file only when defaulted
   std::vector<TierConfig> tiers;
   std::map<std::string, ArgMap> action_arguments;  // [actions.NAME]
-  SourceRef actions_src;
+  SourceRef actions_src;                 // where scheduler.actions was written
+  std::vector<SourceRef> action_srcs;    // each name of it, as actions (empty when defaulted)
+  std::map<std::string, SourceRef> action_arguments_src;  // each [actions.NAME] table
+  // Where the config sits in its file, the prefix of its object paths in errors: "" for a
+  // config file, "config" for a scenario's [config].
+  std::string object_path;
 
   // Reload (host/reload/, docs/RELOAD.md). unload_retired_plugins: dlclose a plugin library
   // once no policy and no session uses it (true), or keep its code mapped until exit
@@ -102,9 +102,6 @@ struct SchedulerConfig {
   std::vector<std::string> plugin_names() const;
 };
 
-// The actions the host knows, in no particular order.
-const std::vector<std::string>& known_actions();
-
 // Parses a config file. Relative plugin_dirs are resolved against the file's folder; when
 // the file names none, default_plugin_dirs are used. Throws InputError.
 SchedulerConfig load_config(const std::filesystem::path& file,
@@ -118,12 +115,11 @@ SchedulerConfig load_config_text(const std::string& text, const std::filesystem:
                                  const std::vector<std::filesystem::path>& default_plugin_dirs);
 
 // Parses a config held in a TOML table (a scenario's [config]); `file` names the
-// enclosing file for errors and resolves relative plugin dirs. Throws InputError.
+// enclosing file for errors and resolves relative plugin dirs, `object_path` is where the
+// table sits in it ("config"), the prefix of the object paths errors name. Throws
+// InputError.
 SchedulerConfig parse_config(const toml::table& tbl, const std::filesystem::path& file,
-                             const std::vector<std::filesystem::path>& default_plugin_dirs);
-
-// Parses a duration: "1s", "500ms", "3m", "1h30m", or a number of seconds. nullopt when it
-// is not one.
-std::optional<double> parse_duration(const std::string& s);
+                             const std::vector<std::filesystem::path>& default_plugin_dirs,
+                             const std::string& object_path = "");
 
 }  // namespace caldera

@@ -1,15 +1,6 @@
 #include "host/model/objects.hpp"
 
-#include <fmt/format.h>
-
 namespace caldera {
-
-std::string SourceRef::str() const {
-  if (file.empty()) return "";
-  if (line <= 0) return file;
-  if (column <= 0) return fmt::format("{}:{}", file, line);
-  return fmt::format("{}:{}:{}", file, line, column);
-}
 
 const char* to_string(PodPhase p) {
   switch (p) {

@@ -11,15 +11,9 @@
 #include <string>
 #include <vector>
 
-namespace caldera {
+#include "host/util/source_ref.hpp"  // SourceRef
 
-// Where an object came from, for error messages: "conf/demo.toml:12:3".
-struct SourceRef {
-  std::string file;
-  int line = 0;
-  int column = 0;
-  std::string str() const;  // "file:line:column", or "file", or "" when unknown
-};
+namespace caldera {
 
 // Resource amounts by name, in Caldera units: cpu in millicores, memory in bytes, pods as
 // a count, every other (scalar) resource in milli-units (nvidia.com/gpu: 1 -> 1000), as

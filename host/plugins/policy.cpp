@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actions/action.hpp"
+#include "host/util/spelling.hpp"
 
 namespace caldera {
 
@@ -86,21 +87,33 @@ std::shared_ptr<const Policy> build_policy(const SchedulerConfig& config,
                                            const std::string& config_text_hash) {
   auto policy = std::make_shared<Policy>();
 
-  // Actions: every name known, every argument declared by the action.
-  for (const std::string& a : config.actions) {
-    if (find_action(a)) continue;
-    std::vector<std::string> known = known_actions();
-    std::sort(known.begin(), known.end());
+  // Actions: every name known, every argument declared by the action. The config layer
+  // does not know the actions; this is where a misspelt name is caught, at its position.
+  std::vector<std::string> known_actions;
+  for (const ActionInfo& a : action_registry()) known_actions.push_back(a.name);
+  std::sort(known_actions.begin(), known_actions.end());
+  auto unknown_action = [&](const SourceRef& at, const std::string& object, const std::string& name) {
+    std::string guess = closest_word(name, known_actions);
     std::string list;
-    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-    throw InputError(fmt::format("{}scheduler.actions: unknown action '{}'; known: {}",
-                                 where(config.actions_src), a, list));
+    for (const auto& k : known_actions) list += (list.empty() ? "" : ", ") + k;
+    return InputError(fmt::format("{}{}: unknown action '{}'{}; expected one of {}", where(at),
+                                  object, name,
+                                  guess.empty() ? "" : " (did you mean '" + guess + "'?)", list));
+  };
+  const std::string prefix = config.object_path.empty() ? "" : config.object_path + ".";
+  for (size_t i = 0; i < config.actions.size(); ++i) {
+    if (find_action(config.actions[i])) continue;
+    SourceRef at = i < config.action_srcs.size() ? config.action_srcs[i] : config.actions_src;
+    throw unknown_action(at, fmt::format("{}scheduler.actions[{}]", prefix, i), config.actions[i]);
   }
   for (const auto& [name, args] : config.action_arguments) {
     const ActionInfo* info = find_action(name);
     if (!info) {
-      SourceRef src = args.empty() ? SourceRef{config.file.string(), 0, 0} : args.begin()->second.src;
-      throw InputError(fmt::format("{}actions.{}: unknown action '{}'", where(src), name, name));
+      auto src = config.action_arguments_src.find(name);
+      throw unknown_action(src != config.action_arguments_src.end()
+                               ? src->second
+                               : SourceRef{config.file.string(), 0, 0},
+                           prefix + "actions." + name, name);
     }
     policy->action_args[name] =
         std::make_shared<const Args>(Args::validate("actions." + name, info->options, args));

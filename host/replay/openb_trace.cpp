@@ -13,7 +13,7 @@
 #include <set>
 #include <sstream>
 
-#include "host/config/config.hpp"
+#include "host/util/input_error.hpp"
 
 namespace caldera::replay {
 

@@ -21,9 +21,9 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "host/config/config.hpp"
 #include "host/scheduler/commit.hpp"
 #include "host/scheduler/run_session.hpp"
+#include "host/util/input_error.hpp"
 
 namespace caldera::replay {
 

@@ -8,10 +8,10 @@
 #include <fstream>
 #include <system_error>
 
-#include "host/config/config.hpp"
 #include "host/results/csv_writer.hpp"
 #include "host/results/html_report.hpp"
 #include "host/results/json_writer.hpp"
+#include "host/util/input_error.hpp"
 
 namespace caldera {
 

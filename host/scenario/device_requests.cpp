@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "caldera/gpu_requests.hpp"
-#include "host/config/config.hpp"
+#include "host/util/input_error.hpp"
 
 namespace caldera {
 

@@ -6,351 +6,186 @@
 // (task priority, job of a lone pod, task roles from labels) to the session, so a scenario
 // and the embedded cluster produce the same cache.
 //
-// Every error names file:line:column, the object ("pods[3] (c1/p3)") and what is wrong.
-// Array indexes in object names count from 0, as TOML paths do.
+// The file is read through host/toml/: every error names file:line:column, the object path
+// ("pods[3] (c1/p3).requests.cpu"), what is wrong and what was expected, in the format
+// host/toml/reader.hpp documents.
 #include "host/scenario/scenario_file.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <functional>
 #include <limits>
 #include <set>
-#include <sstream>
-#include <toml++/toml.h>
 
 #include "host/model/hypernode_tree.hpp"
 #include "host/model/quantity.hpp"
+#include "host/toml/quantity.hpp"
+#include "host/toml/reader.hpp"
 
 namespace caldera {
 namespace {
 
 namespace fs = std::filesystem;
 
-const char* type_name(const toml::node& n) {
-  switch (n.type()) {
-    case toml::node_type::table: return "table";
-    case toml::node_type::array: return "array";
-    case toml::node_type::string: return "string";
-    case toml::node_type::integer: return "integer";
-    case toml::node_type::floating_point: return "float";
-    case toml::node_type::boolean: return "boolean";
-    case toml::node_type::date: return "date";
-    case toml::node_type::time: return "time";
-    case toml::node_type::date_time: return "date-time";
-    default: return "nothing";
-  }
+using input::Array;
+using input::Choices;
+using input::Entry;
+using input::Table;
+using input::Value;
+
+constexpr int64_t kInt32Min = std::numeric_limits<int32_t>::min();
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+
+constexpr const char* kName = "a non-empty name without '/'";
+
+// Names are joined as "namespace/name": non-empty, without '/'.
+std::string checked_name(const Value& v) {
+  std::string s = v.string(kName);
+  if (s.empty()) v.fail("empty name", kName);
+  if (s.find('/') != std::string::npos) v.fail(fmt::format("'{}' contains '/'", s), kName);
+  return s;
 }
 
-// The reading context of one file: where errors point and how they are worded.
-class Reader {
- public:
-  explicit Reader(fs::path file) : file_(std::move(file)) {}
-
-  const fs::path& file() const { return file_; }
-
-  SourceRef ref(const toml::source_region& r) const {
-    return SourceRef{file_.string(), static_cast<int>(r.begin.line),
-                     static_cast<int>(r.begin.column)};
-  }
-
-  [[noreturn]] void fail(const toml::source_region& r, const std::string& object,
-                         const std::string& msg) const {
-    std::string where = file_.string();
-    if (r.begin.line > 0) where += fmt::format(":{}:{}", r.begin.line, r.begin.column);
-    throw InputError(object.empty() ? fmt::format("{}: {}", where, msg)
-                                    : fmt::format("{}: {}: {}", where, object, msg));
-  }
-
-  // Unknown keys are errors that list the allowed ones (a typo must never be ignored).
-  void check_keys(const toml::table& t, const std::vector<std::string>& allowed,
-                  const std::string& object) const {
-    for (auto&& [k, v] : t) {
-      (void)v;
-      bool ok = false;
-      for (const auto& a : allowed) ok = ok || a == k.str();
-      if (!ok) {
-        std::string list;
-        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-        fail(k.source(), object, fmt::format("unknown key '{}' (allowed: {})", k.str(), list));
-      }
-    }
-  }
-
-  const toml::table* opt_table(const toml::table& t, const char* key,
-                               const std::string& object) const {
-    const toml::node* n = t.get(key);
-    if (!n) return nullptr;
-    if (!n->is_table())
-      fail(n->source(), object, fmt::format("'{}' must be a table, got {}", key, type_name(*n)));
-    return n->as_table();
-  }
-
-  std::optional<std::string> opt_string(const toml::table& t, const char* key,
-                                        const std::string& object) const {
-    const toml::node* n = t.get(key);
-    if (!n) return std::nullopt;
-    if (!n->is_string())
-      fail(n->source(), object, fmt::format("'{}' must be a string, got {}", key, type_name(*n)));
-    return n->as_string()->get();
-  }
-
-  std::optional<bool> opt_bool(const toml::table& t, const char* key,
-                               const std::string& object) const {
-    const toml::node* n = t.get(key);
-    if (!n) return std::nullopt;
-    if (!n->is_boolean())
-      fail(n->source(), object,
-           fmt::format("'{}' must be true or false, got {}", key, type_name(*n)));
-    return n->as_boolean()->get();
-  }
-
-  std::optional<int64_t> opt_int(const toml::table& t, const char* key, const std::string& object,
-                                 int64_t min, int64_t max) const {
-    const toml::node* n = t.get(key);
-    if (!n) return std::nullopt;
-    if (!n->is_integer())
-      fail(n->source(), object,
-           fmt::format("'{}' must be an integer, got {}", key, type_name(*n)));
-    int64_t v = n->as_integer()->get();
-    if (v < min || v > max) {
-      if (max == std::numeric_limits<int32_t>::max())
-        fail(n->source(), object, fmt::format("'{}' = {} is out of range (at least {})", key, v, min));
-      fail(n->source(), object, fmt::format("'{}' = {} is out of range ({} to {})", key, v, min, max));
-    }
-    return v;
-  }
-
-  // An integer or a float (times, weights).
-  std::optional<double> opt_number(const toml::table& t, const char* key,
-                                   const std::string& object) const {
-    const toml::node* n = t.get(key);
-    if (!n) return std::nullopt;
-    double v;
-    if (n->is_integer()) {
-      v = static_cast<double>(n->as_integer()->get());
-    } else if (n->is_floating_point()) {
-      v = n->as_floating_point()->get();
-    } else {
-      fail(n->source(), object, fmt::format("'{}' must be a number, got {}", key, type_name(*n)));
-    }
-    if (!std::isfinite(v)) fail(n->source(), object, fmt::format("'{}' must be finite", key));
-    return v;
-  }
-
-  // A table of strings (labels, annotations, node selectors).
-  StringMap string_map(const toml::table& t, const char* key, const std::string& object) const {
-    StringMap out;
-    const toml::table* m = opt_table(t, key, object);
-    if (!m) return out;
-    for (auto&& [k, v] : *m) {
-      if (!v.is_string())
-        fail(v.source(), object,
-             fmt::format("{}.\"{}\" must be a string, got {} (write it in quotes)", key, k.str(),
-                         type_name(v)));
-      out[std::string(k.str())] = v.as_string()->get();
-    }
-    return out;
-  }
-
-  // One quantity: a string ("500m", "4Gi"), an integer or a float, in Caldera units.
-  double quantity(const toml::node& v, const std::string& resource, const std::string& what,
-                  const std::string& object) const {
-    std::string text;
-    if (v.is_string()) {
-      text = v.as_string()->get();
-    } else if (v.is_integer()) {
-      text = std::to_string(v.as_integer()->get());
-    } else if (v.is_floating_point()) {
-      double d = v.as_floating_point()->get();
-      if (!std::isfinite(d)) fail(v.source(), object, fmt::format("{}: must be finite", what));
-      text = fmt::format("{}", d);  // shortest form that reads back the same: 0.5 -> "0.5"
-    } else {
-      fail(v.source(), object,
-           fmt::format("{}: a quantity must be a string or a number, got {}", what, type_name(v)));
-    }
-    auto amount = resource_amount(resource, text);
-    if (!amount)
-      fail(v.source(), object,
-           fmt::format("{}: '{}' is not a quantity (examples: \"2\", \"500m\", \"4Gi\", \"1G\", "
-                       "\"1e3\")",
-                       what, text));
-    if (*amount < 0)
-      fail(v.source(), object, fmt::format("{}: negative amount '{}'", what, text));
-    return *amount;
-  }
-
-  std::optional<ResourceList> resource_list(const toml::table& t, const char* key,
-                                            const std::string& object) const {
-    const toml::table* m = opt_table(t, key, object);
-    if (!m) return std::nullopt;
-    ResourceList out;
-    for (auto&& [k, v] : *m) {
-      std::string res(k.str());
-      if (res.empty()) fail(k.source(), object, fmt::format("{}: empty resource name", key));
-      out[res] = quantity(v, res, fmt::format("{}.{}", key, res), object);
-    }
-    return out;
-  }
-
-  // A required, non-empty name without '/': names are joined as "namespace/name".
-  std::string name(const toml::table& t, const char* key, const std::string& object) const {
-    auto s = opt_string(t, key, object);
-    if (!s) fail(t.source(), object, fmt::format("missing '{}'", key));
-    check_name(*t.get(key), *s, key, object);
-    return *s;
-  }
-
-  void check_name(const toml::node& n, const std::string& s, const char* key,
-                  const std::string& object) const {
-    if (s.empty()) fail(n.source(), object, fmt::format("'{}' must not be empty", key));
-    if (s.find('/') != std::string::npos)
-      fail(n.source(), object, fmt::format("'{}' = '{}' must not contain '/'", key, s));
-  }
-
-  // An array of tables ([[pods]]), each handed to `each` with its index.
-  void each_table(const toml::table& root, const char* key,
-                  const std::function<void(const toml::table&, size_t)>& each) const {
-    const toml::node* n = root.get(key);
-    if (!n) return;
-    const toml::array* arr = n->as_array();
-    if (!arr)
-      fail(n->source(), "", fmt::format("'{}' must be an array of tables ([[{}]]), got {}", key,
-                                        key, type_name(*n)));
-    for (size_t i = 0; i < arr->size(); ++i) {
-      const toml::node& el = *arr->get(i);
-      if (!el.is_table())
-        fail(el.source(), fmt::format("{}[{}]", key, i),
-             fmt::format("must be a table, got {}", type_name(el)));
-      each(*el.as_table(), i);
-    }
-  }
-
- private:
-  fs::path file_;
-};
-
-// Object label for messages: "pods[3] (c1/p3)", or "pods[3]" before the name is known.
-std::string label(const char* list, size_t i, const std::string& key = {}) {
-  return key.empty() ? fmt::format("{}[{}]", list, i) : fmt::format("{}[{}] ({})", list, i, key);
+// A required name.
+std::string name_of(const Table& t, const char* key) {
+  return checked_name(t.require(key, kName));
 }
 
 // The peek at a table's name that labels its errors, before the name is checked.
-std::string peek(const toml::table& t, const char* key) {
-  const toml::node* n = t.get(key);
+std::string peek(const Table& t, const char* key) {
+  const toml::node* n = t.raw().get(key);
   return n && n->is_string() ? n->as_string()->get() : std::string();
 }
 
-template <typename T>
-T one_of(const Reader& r, const toml::table& t, const char* key, const std::string& object,
-         const std::vector<std::pair<const char*, T>>& choices, T fallback) {
-  auto s = r.opt_string(t, key, object);
-  if (!s) return fallback;
-  std::string list;
-  for (const auto& [name, value] : choices) {
-    if (*s == name) return value;
-    list += (list.empty() ? "" : " | ") + std::string(name);
+// The element named by its name, or by "namespace/name" (namespace "default" when not
+// given), once there is a name.
+Table named(const Table& t) {
+  std::string name = peek(t, "name");
+  return name.empty() ? t : t.named(name);
+}
+Table named_namespaced(const Table& t) {
+  std::string name = peek(t, "name");
+  if (name.empty()) return t;
+  std::string ns = peek(t, "namespace");
+  return t.named((ns.empty() ? "default" : ns) + "/" + name);
+}
+
+template <typename Map>
+std::vector<std::string> names_of(const Map& m) {
+  std::vector<std::string> out;
+  out.reserve(m.size());
+  for (const auto& [k, v] : m) {
+    (void)v;
+    out.push_back(k);
   }
-  r.fail(t.get(key)->source(), object, fmt::format("{} '{}' is not one of {}", key, *s, list));
+  return out;
+}
+
+// "duplicate node 'n1', first at line 11; expected a name no other node has".
+template <typename Map>
+void check_unique(const Table& t, const Map& existing, const std::string& key, const char* noun) {
+  auto it = existing.find(key);
+  if (it == existing.end()) return;
+  const SourceRef& first = it->second->src;
+  t.fail(fmt::format("duplicate {} '{}', first at {}", noun, key,
+                     first.file == t.file() && first.line > 0
+                         ? fmt::format("line {}", first.line)
+                         : first.str()),
+         fmt::format("a name no other {} has", noun));
 }
 
 // Volcano's NewResource turns "pods" into MaxTaskNum, which only the node's pod-count
 // predicate reads: in a queue's or PodGroup's list it counts for nothing, so it is dropped
 // rather than made a resource dimension of its own.
-std::optional<ResourceList> without_pods(std::optional<ResourceList> rl) {
-  if (rl) rl->erase(kPods);
+std::optional<ResourceList> opt_resources(const Table& t, const char* key, bool keep_pods) {
+  std::optional<Value> v = t.get(key);
+  if (!v) return std::nullopt;
+  ResourceList rl = input::resource_list(*v, resource_amount);
+  if (!keep_pods) rl.erase(kPods);
   return rl;
 }
 
-const std::vector<std::pair<const char*, JobPhase>> kJobPhases = {
-    {"Pending", JobPhase::Pending},
-    {"Inqueue", JobPhase::Inqueue},
-    {"Running", JobPhase::Running},
-    {"Unknown", JobPhase::Unknown},
-    {"Completed", JobPhase::Completed}};
+const Choices<JobPhase> kJobPhases = {{"Pending", JobPhase::Pending},
+                                      {"Inqueue", JobPhase::Inqueue},
+                                      {"Running", JobPhase::Running},
+                                      {"Unknown", JobPhase::Unknown},
+                                      {"Completed", JobPhase::Completed}};
 
-const std::vector<std::pair<const char*, std::string>> kTaintEffects = {
-    {"NoSchedule", "NoSchedule"},
-    {"PreferNoSchedule", "PreferNoSchedule"},
-    {"NoExecute", "NoExecute"}};
+const Choices<std::string> kTaintEffects = {{"NoSchedule", "NoSchedule"},
+                                            {"PreferNoSchedule", "PreferNoSchedule"},
+                                            {"NoExecute", "NoExecute"}};
 
-void load_priority_classes(const Reader& r, const toml::table& root, Cache& cache) {
-  r.each_table(root, "priority_classes", [&](const toml::table& t, size_t i) {
-    std::string obj = label("priority_classes", i, peek(t, "name"));
-    r.check_keys(t, {"name", "value", "global_default"}, obj);
+void load_priority_classes(const Table& root, Cache& cache) {
+  for (const Table& t0 : root.tables("priority_classes")) {
+    const Table t = named(t0);
+    t.check_keys({"name", "value", "global_default"});
     PriorityClassSpec pc;
-    pc.name = r.name(t, "name", obj);
-    auto v = r.opt_int(t, "value", obj, std::numeric_limits<int32_t>::min(),
-                       std::numeric_limits<int32_t>::max());
-    if (!v) r.fail(t.source(), obj, "missing 'value'");
-    pc.value = static_cast<int32_t>(*v);
-    pc.global_default = r.opt_bool(t, "global_default", obj).value_or(false);
-    pc.src = r.ref(t.source());
-    if (cache.priority_classes().count(pc.name))
-      r.fail(t.source(), obj, fmt::format("duplicate priority class '{}'", pc.name));
+    pc.name = name_of(t, "name");
+    pc.value = static_cast<int32_t>(
+        t.require("value", "the class's priority, an integer").integer(kInt32Min, kInt32Max));
+    pc.global_default = t.opt_bool("global_default").value_or(false);
+    pc.src = t.src();
+    check_unique(t, cache.priority_classes(), pc.name, "priority class");
     cache.upsert_priority_class(std::move(pc));
-  });
+  }
 }
 
-void load_queues(const Reader& r, const toml::table& root, Cache& cache) {
-  // queue -> its 'parent' value and its label, checked once every queue is known.
-  std::map<std::string, std::pair<const toml::node*, std::string>> parent_nodes;
-  r.each_table(root, "queues", [&](const toml::table& t, size_t i) {
-    std::string obj = label("queues", i, peek(t, "name"));
-    r.check_keys(t, {"name", "weight", "capability", "deserved", "guarantee", "reclaimable",
-                     "priority", "state", "parent", "created"},
-                 obj);
+void load_queues(const Table& root, Cache& cache) {
+  // queue -> its 'parent' value, checked once every queue is known.
+  std::map<std::string, Value> parents;
+  for (const Table& t0 : root.tables("queues")) {
+    const Table t = named(t0);
+    t.check_keys({"name", "weight", "capability", "deserved", "guarantee", "reclaimable",
+                  "priority", "state", "parent", "created"});
     QueueSpec q;
-    q.name = r.name(t, "name", obj);
-    if (auto w = r.opt_number(t, "weight", obj)) {
-      if (*w <= 0) r.fail(t.get("weight")->source(), obj, "'weight' must be positive");
-      q.weight = *w;
+    q.name = name_of(t, "name");
+    if (auto w = t.get("weight")) {
+      q.weight = w->number();
+      if (q.weight <= 0) w->fail(fmt::format("{} is out of range", w->written()), "a positive number");
     }
-    q.capability = without_pods(r.resource_list(t, "capability", obj));
-    q.deserved = without_pods(r.resource_list(t, "deserved", obj));
-    q.guarantee = without_pods(r.resource_list(t, "guarantee", obj));
-    q.reclaimable = r.opt_bool(t, "reclaimable", obj).value_or(true);
-    q.priority = static_cast<int32_t>(
-        r.opt_int(t, "priority", obj, std::numeric_limits<int32_t>::min(),
-                  std::numeric_limits<int32_t>::max())
-            .value_or(0));
-    q.state = one_of<QueueState>(r, t, "state", obj,
-                                 {{"Open", QueueState::Open},
-                                  {"Closed", QueueState::Closed},
-                                  {"Closing", QueueState::Closing}},
-                                 QueueState::Open);
-    if (auto p = r.opt_string(t, "parent", obj)) {
-      r.check_name(*t.get("parent"), *p, "parent", obj);
-      if (*p == q.name) r.fail(t.get("parent")->source(), obj, "a queue cannot be its own parent");
-      q.parent = *p;
-      parent_nodes[q.name] = {t.get("parent"), obj};
+    q.capability = opt_resources(t, "capability", false);
+    q.deserved = opt_resources(t, "deserved", false);
+    q.guarantee = opt_resources(t, "guarantee", false);
+    q.reclaimable = t.opt_bool("reclaimable").value_or(true);
+    q.priority = static_cast<int32_t>(t.opt_int("priority", kInt32Min, kInt32Max).value_or(0));
+    q.state = t.opt_choice<QueueState>("state",
+                                       {{"Open", QueueState::Open},
+                                        {"Closed", QueueState::Closed},
+                                        {"Closing", QueueState::Closing}},
+                                       "state")
+                  .value_or(QueueState::Open);
+    if (auto p = t.get("parent")) {
+      q.parent = checked_name(*p);
+      if (q.parent == q.name)
+        p->fail("a queue cannot be its own parent", "the name of another queue, or \"root\"");
+      parents.insert_or_assign(q.name, *p);
     }
-    q.created = r.opt_number(t, "created", obj).value_or(0);
-    q.src = r.ref(t.source());
-    if (cache.queues().count(q.name))
-      r.fail(t.source(), obj, fmt::format("duplicate queue '{}'", q.name));
+    q.created = t.opt_number("created").value_or(0);
+    q.src = t.src();
+    check_unique(t, cache.queues(), q.name, "queue");
     cache.upsert_queue(std::move(q));
-  });
+  }
 
   // Parents: a declared queue, or "root", which Volcano always has (created here when a
   // queue names it). No cycles.
-  for (const auto& [name, where] : parent_nodes) {
-    const auto& [node, obj] = where;
+  for (const auto& [name, where] : parents) {
     const QueueSpec& q = *cache.queues().at(name);
     if (!cache.queues().count(q.parent)) {
       if (q.parent != "root")
-        r.fail(node->source(), obj, fmt::format("parent queue '{}' not found", q.parent));
+        where.fail(fmt::format("parent queue '{}' not found{}", q.parent,
+                               input::did_you_mean(q.parent, names_of(cache.queues()))),
+                   "a queue declared in [[queues]], or \"root\"");
       QueueSpec root_q;
       root_q.name = "root";
-      root_q.src = SourceRef{r.file().string(), 0, 0};
+      root_q.src = SourceRef{root.file(), 0, 0};
       cache.upsert_queue(std::move(root_q));
     }
     std::set<std::string> seen{name};
     for (std::string p = q.parent; !p.empty(); p = cache.queues().at(p)->parent) {
       if (!seen.insert(p).second)
-        r.fail(node->source(), obj, fmt::format("queue parents form a cycle through '{}'", p));
+        where.fail(fmt::format("queue parents form a cycle through '{}'", p),
+                   "parents that end at a queue without a parent");
       if (!cache.queues().count(cache.queues().at(p)->parent)) break;
     }
   }
@@ -363,47 +198,36 @@ void load_queues(const Reader& r, const toml::table& root, Cache& cache) {
 // memory (the kubelet's Memory Manager refuses to start unless the per-NUMA reservations
 // add up to the node's). A layout that does not add up is an error naming the node and
 // both sums; memory on some NUMA nodes but not on others likewise.
-void load_numa(const Reader& r, const toml::table& t, const std::string& obj, NodeSpec& n) {
-  n.topology_policy = one_of<std::string>(r, t, "topology_policy", obj,
-                                          {{"none", "none"},
-                                           {"best-effort", "best-effort"},
-                                           {"restricted", "restricted"},
-                                           {"single-numa-node", "single-numa-node"}},
-                                          "none");
-  const toml::node* nn = t.get("numa");
-  if (!nn) return;
-  const toml::array* arr = nn->as_array();
-  if (!arr)
-    r.fail(nn->source(), obj,
-           fmt::format("'numa' must be an array of tables ({{ cpu = \"16\", memory = \"64Gi\" }}), "
-                       "got {}",
-                       type_name(*nn)));
-  if (arr->empty()) r.fail(nn->source(), obj, "'numa' lists no NUMA node; leave it out instead");
+void load_numa(const Table& t, NodeSpec& n) {
+  n.topology_policy = t.opt_choice<std::string>("topology_policy",
+                                                {{"none", "none"},
+                                                 {"best-effort", "best-effort"},
+                                                 {"restricted", "restricted"},
+                                                 {"single-numa-node", "single-numa-node"}},
+                                                "topology policy")
+                          .value_or("none");
+  std::optional<Value> nv = t.get("numa");
+  if (!nv) return;
+  Array arr = nv->array("an array of tables ({ cpu = \"16\", memory = \"64Gi\" })");
+  if (arr.empty()) nv->fail("an empty list of NUMA nodes", "at least one NUMA node (or no 'numa' key)");
   NumaNode sum;
   size_t with_memory = 0;
-  for (size_t j = 0; j < arr->size(); ++j) {
-    const toml::node& el = *arr->get(j);
-    std::string nobj = fmt::format("{} numa[{}]", obj, j);
-    if (!el.is_table())
-      r.fail(el.source(), nobj, fmt::format("must be a table, got {}", type_name(el)));
-    const toml::table& nt = *el.as_table();
-    r.check_keys(nt, {"cpu", "memory"}, nobj);
-    if (!nt.get("cpu")) r.fail(nt.source(), nobj, "missing 'cpu'");
+  for (const Table& nt : arr.tables()) {
+    nt.check_keys({"cpu", "memory"});
     NumaNode numa;
-    numa.cpu = r.quantity(*nt.get("cpu"), kCpu, "cpu", nobj);
-    if (const toml::node* m = nt.get("memory")) {
-      numa.memory = r.quantity(*m, kMemory, "memory", nobj);
+    numa.cpu = input::quantity(nt.require("cpu", "the NUMA node's cpus, a quantity"), kCpu,
+                               resource_amount);
+    if (auto m = nt.get("memory")) {
+      numa.memory = input::quantity(*m, kMemory, resource_amount);
       ++with_memory;
     }
     sum.cpu += numa.cpu;
     sum.memory += numa.memory;
     n.numa.push_back(numa);
   }
-  if (with_memory != 0 && with_memory != arr->size())
-    r.fail(nn->source(), obj,
-           fmt::format("{} of the {} NUMA nodes list memory: list it on every NUMA node or on "
-                       "none",
-                       with_memory, arr->size()));
+  if (with_memory != 0 && with_memory != arr.size())
+    nv->fail(fmt::format("{} of the {} NUMA nodes list memory", with_memory, arr.size()),
+             "memory on every NUMA node or on none");
   auto alloc = [&](const char* res) {
     auto it = n.allocatable.find(res);
     return it == n.allocatable.end() ? 0.0 : it->second;
@@ -412,81 +236,59 @@ void load_numa(const Reader& r, const toml::table& t, const std::string& obj, No
   // the double sums.
   auto differs = [](double a, double b) { return std::fabs(a - b) > 1e-6 * std::max(1.0, b); };
   if (differs(sum.cpu, alloc(kCpu)))
-    r.fail(nn->source(), obj,
-           fmt::format("the NUMA nodes hold {}m cpu in all, but the node's allocatable cpu is "
-                       "{}m: the layout must add up to it",
-                       sum.cpu, alloc(kCpu)));
+    nv->fail(fmt::format("the NUMA nodes hold {}m cpu in all, but the node's allocatable cpu is "
+                         "{}m",
+                         sum.cpu, alloc(kCpu)),
+             "NUMA nodes whose cpu adds up to the node's allocatable cpu");
   if (with_memory != 0 && differs(sum.memory, alloc(kMemory)))
-    r.fail(nn->source(), obj,
-           fmt::format("the NUMA nodes hold {} bytes of memory in all, but the node's "
-                       "allocatable memory is {} bytes: the layout must add up to it",
-                       sum.memory, alloc(kMemory)));
+    nv->fail(fmt::format("the NUMA nodes hold {} bytes of memory in all, but the node's "
+                         "allocatable memory is {} bytes",
+                         sum.memory, alloc(kMemory)),
+             "NUMA nodes whose memory adds up to the node's allocatable memory");
 }
 
-void load_nodes(const Reader& r, const toml::table& root, Cache& cache) {
-  r.each_table(root, "nodes", [&](const toml::table& t, size_t i) {
-    std::string obj = label("nodes", i, peek(t, "name"));
-    r.check_keys(t, {"name", "allocatable", "labels", "annotations", "numa", "topology_policy",
-                     "taints", "unschedulable", "ready"},
-                 obj);
+void load_nodes(const Table& root, Cache& cache) {
+  for (const Table& t0 : root.tables("nodes")) {
+    const Table t = named(t0);
+    t.check_keys({"name", "allocatable", "labels", "annotations", "numa", "topology_policy",
+                  "taints", "unschedulable", "ready"});
     NodeSpec n;
-    n.name = r.name(t, "name", obj);
-    if (auto a = r.resource_list(t, "allocatable", obj)) {
+    n.name = name_of(t, "name");
+    if (auto av = t.get("allocatable")) {
+      ResourceList a = input::resource_list(*av, resource_amount);
       // Volcano keeps "pods" apart (NodeInfo.Allocatable.MaxTaskNum), not a resource.
-      if (auto it = a->find(kPods); it != a->end()) {
-        if (it->second > std::numeric_limits<int32_t>::max())
-          r.fail(t.get("allocatable")->source(), obj, "allocatable.pods is out of range");
+      if (auto it = a.find(kPods); it != a.end()) {
+        if (it->second > kInt32Max)
+          av->table().get(kPods)->fail(fmt::format("{} pods is out of range", it->second),
+                                       fmt::format("at most {} pods", kInt32Max));
         n.max_pods = static_cast<int32_t>(it->second);
-        a->erase(it);
+        a.erase(it);
       }
-      n.allocatable = std::move(*a);
+      n.allocatable = std::move(a);
     }
-    n.labels = r.string_map(t, "labels", obj);
-    n.annotations = r.string_map(t, "annotations", obj);
-    load_numa(r, t, obj, n);
-    if (const toml::node* tn = t.get("taints")) {
-      const toml::array* arr = tn->as_array();
-      if (!arr)
-        r.fail(tn->source(), obj, fmt::format("'taints' must be an array, got {}", type_name(*tn)));
-      for (size_t j = 0; j < arr->size(); ++j) {
-        const toml::node& el = *arr->get(j);
-        std::string tobj = fmt::format("{} taints[{}]", obj, j);
-        if (!el.is_table())
-          r.fail(el.source(), tobj, fmt::format("must be a table, got {}", type_name(el)));
-        const toml::table& tt = *el.as_table();
-        r.check_keys(tt, {"key", "value", "effect"}, tobj);
+    n.labels = t.string_map("labels");
+    n.annotations = t.string_map("annotations");
+    load_numa(t, n);
+    if (auto tv = t.get("taints")) {
+      for (const Table& tt : tv->array("an array of taints ({ key = \"k\", effect = "
+                                       "\"NoSchedule\" })")
+                                 .tables()) {
+        tt.check_keys({"key", "value", "effect"});
         Taint taint;
-        taint.key = r.opt_string(tt, "key", tobj).value_or("");
-        if (taint.key.empty()) r.fail(tt.source(), tobj, "missing 'key'");
-        taint.value = r.opt_string(tt, "value", tobj).value_or("");
-        if (!tt.get("effect")) r.fail(tt.source(), tobj, "missing 'effect'");
-        taint.effect = one_of<std::string>(r, tt, "effect", tobj, kTaintEffects, "");
+        taint.key = tt.require("key", "the taint's key").string();
+        if (taint.key.empty()) tt.get("key")->fail("empty key", "the taint's key");
+        taint.value = tt.opt_string("value").value_or("");
+        taint.effect = tt.require("effect", "one of NoSchedule, PreferNoSchedule, NoExecute")
+                           .choice(kTaintEffects, "effect");
         n.taints.push_back(std::move(taint));
       }
     }
-    n.unschedulable = r.opt_bool(t, "unschedulable", obj).value_or(false);
-    n.ready = r.opt_bool(t, "ready", obj).value_or(true);
-    n.src = r.ref(t.source());
-    if (cache.nodes().count(n.name))
-      r.fail(t.source(), obj, fmt::format("duplicate node '{}'", n.name));
+    n.unschedulable = t.opt_bool("unschedulable").value_or(false);
+    n.ready = t.opt_bool("ready").value_or(true);
+    n.src = t.src();
+    check_unique(t, cache.nodes(), n.name, "node");
     cache.upsert_node(std::move(n));
-  });
-}
-
-// A string list ("values" of a label requirement).
-std::vector<std::string> string_list(const Reader& r, const toml::node& n, const std::string& what,
-                                     const std::string& object) {
-  const toml::array* arr = n.as_array();
-  if (!arr) r.fail(n.source(), object, fmt::format("'{}' must be an array of strings", what));
-  std::vector<std::string> out;
-  for (size_t i = 0; i < arr->size(); ++i) {
-    const toml::node& el = *arr->get(i);
-    if (!el.is_string())
-      r.fail(el.source(), object,
-             fmt::format("{}[{}] must be a string, got {}", what, i, type_name(el)));
-    out.push_back(el.as_string()->get());
   }
-  return out;
 }
 
 // One member of a HyperNode, Volcano's MemberSpec written flat:
@@ -496,108 +298,93 @@ std::vector<std::string> string_list(const Reader& r, const toml::node& n, const
 //       match_expressions = [{ key = "zone", operator = "In", values = ["a"] }] } }
 // Exactly one selector, as Volcano's CRD validation demands; a HyperNode member takes
 // exact_match only.
-HyperNodeMember load_member(const Reader& r, const toml::table& t, const std::string& obj) {
-  r.check_keys(t, {"type", "exact_match", "regex_match", "label_match"}, obj);
+HyperNodeMember load_member(const Table& t) {
+  t.check_keys({"type", "exact_match", "regex_match", "label_match"});
   HyperNodeMember m;
-  m.src = r.ref(t.source());
-  if (!t.get("type")) r.fail(t.source(), obj, "missing 'type' (\"Node\" or \"HyperNode\")");
-  m.type = one_of<MemberType>(r, t, "type", obj,
-                              {{"Node", MemberType::Node}, {"HyperNode", MemberType::HyperNode}},
-                              MemberType::Node);
+  m.src = t.src();
+  m.type = t.require("type", "\"Node\" or \"HyperNode\"")
+               .choice<MemberType>({{"Node", MemberType::Node}, {"HyperNode", MemberType::HyperNode}},
+                                   "member type");
   int selectors = 0;
-  if (auto e = r.opt_string(t, "exact_match", obj)) {
-    if (e->empty()) r.fail(t.get("exact_match")->source(), obj, "'exact_match' must not be empty");
-    m.exact = *e;
+  if (auto e = t.get("exact_match")) {
+    m.exact = e->string("the name of a node or HyperNode");
+    if (m.exact.empty()) e->fail("empty name", "the name of a node or HyperNode");
     ++selectors;
   }
-  if (auto re = r.opt_string(t, "regex_match", obj)) {
-    if (re->empty()) r.fail(t.get("regex_match")->source(), obj, "'regex_match' must not be empty");
-    m.regex = *re;
+  if (auto re = t.get("regex_match")) {
+    m.regex = re->string("a regular expression over node names");
+    if (m.regex.empty()) re->fail("empty regular expression", "a regular expression over node names");
     ++selectors;
   }
-  if (const toml::table* lm = r.opt_table(t, "label_match", obj)) {
-    const std::string lobj = obj + " label_match";
-    r.check_keys(*lm, {"match_labels", "match_expressions"}, lobj);
+  if (auto lv = t.get("label_match")) {
+    const Table lm = lv->table("a label selector ({ match_labels = { ... } })");
+    lm.check_keys({"match_labels", "match_expressions"});
     m.has_labels = true;
-    m.match_labels = r.string_map(*lm, "match_labels", lobj);
-    if (const toml::node* me = lm->get("match_expressions")) {
-      const toml::array* arr = me->as_array();
-      if (!arr)
-        r.fail(me->source(), lobj, "'match_expressions' must be an array of tables");
-      for (size_t k = 0; k < arr->size(); ++k) {
-        const toml::node& el = *arr->get(k);
-        std::string eobj = fmt::format("{} match_expressions[{}]", lobj, k);
-        if (!el.is_table())
-          r.fail(el.source(), eobj, fmt::format("must be a table, got {}", type_name(el)));
-        const toml::table& et = *el.as_table();
-        r.check_keys(et, {"key", "operator", "values"}, eobj);
+    m.match_labels = lm.string_map("match_labels");
+    if (auto me = lm.get("match_expressions")) {
+      for (const Table& et : me->array("an array of tables ({ key = \"zone\", operator = "
+                                       "\"In\", values = [\"a\"] })")
+                                 .tables()) {
+        et.check_keys({"key", "operator", "values"});
         LabelRequirement req;
-        req.key = r.opt_string(et, "key", eobj).value_or("");
-        if (req.key.empty()) r.fail(et.source(), eobj, "missing 'key'");
-        if (!et.get("operator")) r.fail(et.source(), eobj, "missing 'operator'");
-        req.op = one_of<std::string>(r, et, "operator", eobj,
-                                     {{"In", "In"},
-                                      {"NotIn", "NotIn"},
-                                      {"Exists", "Exists"},
-                                      {"DoesNotExist", "DoesNotExist"}},
-                                     "");
-        if (const toml::node* v = et.get("values")) req.values = string_list(r, *v, "values", eobj);
+        req.key = et.require("key", "a label key").string();
+        if (req.key.empty()) et.get("key")->fail("empty key", "a label key");
+        req.op = et.require("operator", "one of In, NotIn, Exists, DoesNotExist")
+                     .choice<std::string>({{"In", "In"},
+                                           {"NotIn", "NotIn"},
+                                           {"Exists", "Exists"},
+                                           {"DoesNotExist", "DoesNotExist"}},
+                                          "operator");
+        std::optional<Value> values = et.get("values");
+        if (values) req.values = values->strings();
         // metav1.LabelSelectorRequirement validation: In / NotIn need values, the others none.
         const bool set_op = req.op == "In" || req.op == "NotIn";
-        if (set_op && req.values.empty())
-          r.fail(et.source(), eobj, fmt::format("operator {} needs 'values'", req.op));
+        if (set_op && req.values.empty()) {
+          if (!values) et.missing("values", fmt::format("the label values operator {} matches", req.op));
+          values->fail("no values", fmt::format("the label values operator {} matches", req.op));
+        }
         if (!set_op && !req.values.empty())
-          r.fail(et.get("values")->source(), eobj,
-                 fmt::format("operator {} takes no 'values'", req.op));
+          values->fail(fmt::format("values with operator {}", req.op),
+                       "no 'values' with operators Exists and DoesNotExist");
         m.match_expressions.push_back(std::move(req));
       }
     }
     if (m.match_labels.empty() && m.match_expressions.empty())
-      r.fail(lm->source(), lobj, "an empty label_match selects no node");
+      lm.fail("an empty label_match selects no node", "match_labels or match_expressions");
     ++selectors;
   }
   if (selectors != 1)
-    r.fail(t.source(), obj,
-           selectors == 0 ? "give one of exact_match, regex_match, label_match"
-                          : "give only one of exact_match, regex_match, label_match");
+    t.fail(selectors == 0 ? "no selector" : "more than one selector",
+           "exactly one of exact_match, regex_match, label_match");
   if (m.type == MemberType::HyperNode && m.exact.empty())
-    r.fail(t.source(), obj, "a HyperNode member takes exact_match only (Volcano selects "
-                            "HyperNodes by name)");
+    t.fail("a HyperNode member selected by regex_match or label_match",
+           "exact_match only (Volcano selects HyperNodes by name)");
   return m;
 }
 
 // [[hypernodes]]: name, tier, members. Read after the nodes; members may name HyperNodes
 // declared further down. Then the whole tree is checked (host/model/hypernode_tree.hpp):
 // in a file every defect it finds is an error, pointing at the member (or the HyperNode).
-void load_hypernodes(const Reader& r, const toml::table& root, Cache& cache) {
-  std::map<std::string, std::string> labels;  // HyperNode name -> "hypernodes[i] (name)"
-  r.each_table(root, "hypernodes", [&](const toml::table& t, size_t i) {
-    std::string obj = label("hypernodes", i, peek(t, "name"));
-    r.check_keys(t, {"name", "tier", "members"}, obj);
+void load_hypernodes(const Table& root, Cache& cache) {
+  std::map<std::string, std::string> paths;  // HyperNode name -> "hypernodes[i] (name)"
+  for (const Table& t0 : root.tables("hypernodes")) {
+    const Table t = named(t0);
+    t.check_keys({"name", "tier", "members"});
     HyperNodeSpec hn;
-    hn.name = r.name(t, "name", obj);
-    auto tier = r.opt_int(t, "tier", obj, 0, std::numeric_limits<int32_t>::max());
-    if (!tier) r.fail(t.source(), obj, "missing 'tier'");
-    hn.tier = static_cast<int32_t>(*tier);
-    const toml::node* mn = t.get("members");
-    if (!mn) r.fail(t.source(), obj, "missing 'members'");
-    const toml::array* arr = mn->as_array();
-    if (!arr)
-      r.fail(mn->source(), obj,
-             fmt::format("'members' must be an array of tables, got {}", type_name(*mn)));
-    for (size_t j = 0; j < arr->size(); ++j) {
-      const toml::node& el = *arr->get(j);
-      std::string mobj = fmt::format("{} members[{}]", obj, j);
-      if (!el.is_table())
-        r.fail(el.source(), mobj, fmt::format("must be a table, got {}", type_name(el)));
-      hn.members.push_back(load_member(r, *el.as_table(), mobj));
-    }
-    hn.src = r.ref(t.source());
-    if (cache.hypernodes().count(hn.name))
-      r.fail(t.source(), obj, fmt::format("duplicate HyperNode '{}'", hn.name));
-    labels[hn.name] = obj;
+    hn.name = name_of(t, "name");
+    hn.tier = static_cast<int32_t>(
+        t.require("tier", "the HyperNode's tier, an integer of at least 0").integer(0, kInt32Max));
+    const Value mv = t.require("members", "an array of members ({ type = \"Node\", exact_match = "
+                                          "\"n1\" })");
+    for (const Table& mt : mv.array("an array of tables ({ type = \"Node\", exact_match = "
+                                    "\"n1\" })")
+                               .tables())
+      hn.members.push_back(load_member(mt));
+    hn.src = t.src();
+    check_unique(t, cache.hypernodes(), hn.name, "HyperNode");
+    paths[hn.name] = t.path();
     cache.upsert_hypernode(std::move(hn));
-  });
+  }
   if (cache.hypernodes().empty()) return;
 
   std::vector<HyperNodeProblem> problems;
@@ -613,322 +400,291 @@ void load_hypernodes(const Reader& r, const toml::table& root, Cache& cache) {
   const HyperNodeProblem& p = *first;
   const HyperNodeSpec& hn = *cache.hypernodes().at(p.hypernode);
   const SourceRef& at = p.member >= 0 ? hn.members[static_cast<size_t>(p.member)].src : hn.src;
-  std::string obj = labels[p.hypernode];
-  if (p.member >= 0) obj += fmt::format(" members[{}]", p.member);
-  throw InputError(fmt::format("{}: {}: {}", at.str(), obj, p.message));
+  std::string obj = paths[p.hypernode];
+  if (p.member >= 0) obj = input::index_path(obj + ".members", static_cast<size_t>(p.member));
+  // The tree's messages say what is wrong between the HyperNodes, and so what would be
+  // right: the format's "expected" part is left out.
+  input::fail(at, obj, p.message);
 }
 
 // Volcano always has a "default" queue; a scenario may use it without declaring it.
-void ensure_default_queue(const Reader& r, Cache& cache) {
+void ensure_default_queue(const std::string& file, Cache& cache) {
   if (cache.queues().count("default")) return;
   QueueSpec q;
   q.name = "default";
-  q.src = SourceRef{r.file().string(), 0, 0};
+  q.src = SourceRef{file, 0, 0};
   cache.upsert_queue(std::move(q));
 }
 
-void load_podgroups(const Reader& r, const toml::table& root, Cache& cache) {
-  r.each_table(root, "podgroups", [&](const toml::table& t, size_t i) {
-    std::string ns = peek(t, "namespace");
-    std::string nm = peek(t, "name");
-    std::string obj = label("podgroups", i, nm.empty() ? "" : (ns.empty() ? "default" : ns) + "/" + nm);
-    r.check_keys(t, {"name", "namespace", "queue", "min_member", "min_task_member",
-                     "min_resources", "phase", "priority_class", "created", "annotations",
-                     "network_topology"},
-                 obj);
+void load_podgroups(const Table& root, Cache& cache) {
+  for (const Table& t0 : root.tables("podgroups")) {
+    const Table t = named_namespaced(t0);
+    t.check_keys({"name", "namespace", "queue", "min_member", "min_task_member", "min_resources",
+                  "phase", "priority_class", "created", "annotations", "network_topology"});
     PodGroupSpec pg;
-    pg.name = r.name(t, "name", obj);
-    if (t.get("namespace")) pg.ns = r.name(t, "namespace", obj);
-    if (auto q = r.opt_string(t, "queue", obj)) {
-      r.check_name(*t.get("queue"), *q, "queue", obj);
-      pg.queue = *q;
-    }
+    pg.name = name_of(t, "name");
+    if (t.has("namespace")) pg.ns = name_of(t, "namespace");
+    std::optional<Value> qv = t.get("queue");
+    if (qv) pg.queue = checked_name(*qv);
     if (!cache.queues().count(pg.queue)) {
       if (pg.queue != "default")
-        r.fail(t.get("queue")->source(), obj, fmt::format("queue '{}' not found", pg.queue));
-      ensure_default_queue(r, cache);
+        qv->fail(fmt::format("queue '{}' not found{}", pg.queue,
+                             input::did_you_mean(pg.queue, names_of(cache.queues()))),
+                 "a queue declared in [[queues]], or \"default\"");
+      ensure_default_queue(root.file(), cache);
     }
-    pg.min_member = static_cast<int32_t>(
-        r.opt_int(t, "min_member", obj, 0, std::numeric_limits<int32_t>::max()).value_or(1));
-    if (const toml::table* m = r.opt_table(t, "min_task_member", obj)) {
-      for (auto&& [k, v] : *m) {
-        if (!v.is_integer() || v.as_integer()->get() < 0 ||
-            v.as_integer()->get() > std::numeric_limits<int32_t>::max())
-          r.fail(v.source(), obj,
-                 fmt::format("min_task_member.\"{}\" must be a non-negative integer", k.str()));
-        pg.min_task_member[std::string(k.str())] = static_cast<int32_t>(v.as_integer()->get());
-      }
+    pg.min_member = static_cast<int32_t>(t.opt_int("min_member", 0, kInt32Max).value_or(1));
+    if (auto m = t.get("min_task_member")) {
+      for (const Entry& e : m->table("a table of minimum pod counts by task role").entries())
+        pg.min_task_member[e.key] = static_cast<int32_t>(e.value.integer(0, kInt32Max));
     }
-    pg.min_resources = without_pods(r.resource_list(t, "min_resources", obj));
-    pg.phase = one_of<JobPhase>(r, t, "phase", obj, kJobPhases, JobPhase::Pending);
-    if (auto pc = r.opt_string(t, "priority_class", obj)) {
-      if (!cache.priority_classes().count(*pc))
-        r.fail(t.get("priority_class")->source(), obj,
-               fmt::format("priority class '{}' not found", *pc));
-      pg.priority_class = *pc;
+    pg.min_resources = opt_resources(t, "min_resources", false);
+    pg.phase = t.opt_choice("phase", kJobPhases, "phase").value_or(JobPhase::Pending);
+    if (auto pcv = t.get("priority_class")) {
+      pg.priority_class = pcv->string();
+      if (!cache.priority_classes().count(pg.priority_class))
+        pcv->fail(fmt::format("priority class '{}' not found{}", pg.priority_class,
+                              input::did_you_mean(pg.priority_class,
+                                                  names_of(cache.priority_classes()))),
+                  "a class declared in [[priority_classes]]");
     }
-    pg.created = r.opt_number(t, "created", obj).value_or(0);
+    pg.created = t.opt_number("created").value_or(0);
     pg.phase_since = pg.created;
-    pg.annotations = r.string_map(t, "annotations", obj);
-    if (const toml::table* nt = r.opt_table(t, "network_topology", obj)) {
+    pg.annotations = t.string_map("annotations");
+    if (auto ntv = t.get("network_topology")) {
       // Volcano's spec.networkTopology: mode (default hard) and highestTierAllowed. A hard
       // mode without a tier is a constraint Volcano silently drops (IsHardTopologyMode),
       // so a file must give one.
-      const std::string nobj = obj + " network_topology";
-      r.check_keys(*nt, {"mode", "highest_tier_allowed"}, nobj);
+      const Table nt = ntv->table("a table ({ mode = \"hard\", highest_tier_allowed = 1 })");
+      nt.check_keys({"mode", "highest_tier_allowed"});
       NetworkTopology topo;
-      topo.mode = one_of<TopologyMode>(r, *nt, "mode", nobj,
-                                       {{"hard", TopologyMode::Hard}, {"soft", TopologyMode::Soft}},
-                                       TopologyMode::Hard);
-      auto tier = r.opt_int(*nt, "highest_tier_allowed", nobj, 0,
-                            std::numeric_limits<int32_t>::max());
+      topo.mode = nt.opt_choice<TopologyMode>("mode",
+                                              {{"hard", TopologyMode::Hard},
+                                               {"soft", TopologyMode::Soft}},
+                                              "mode")
+                      .value_or(TopologyMode::Hard);
+      auto tier = nt.opt_int("highest_tier_allowed", 0, kInt32Max);
       if (topo.mode == TopologyMode::Hard && !tier)
-        r.fail(nt->source(), nobj, "mode \"hard\" needs 'highest_tier_allowed'");
+        nt.missing("highest_tier_allowed",
+                   "the highest HyperNode tier the job may span (mode \"hard\" needs one)");
       topo.highest_tier_allowed = static_cast<int32_t>(tier.value_or(0));
       pg.network_topology = topo;
     }
-    pg.src = r.ref(t.source());
-    if (cache.podgroups().count(pg.key()))
-      r.fail(t.source(), obj, fmt::format("duplicate podgroup '{}'", pg.key()));
+    pg.src = t.src();
+    check_unique(t, cache.podgroups(), pg.key(), "podgroup");
     cache.upsert_podgroup(std::move(pg));
-  });
+  }
 }
 
-void load_pods(const Reader& r, const toml::table& root, Cache& cache) {
-  r.each_table(root, "pods", [&](const toml::table& t, size_t i) {
-    std::string ns = peek(t, "namespace");
-    std::string nm = peek(t, "name");
-    std::string obj = label("pods", i, nm.empty() ? "" : (ns.empty() ? "default" : ns) + "/" + nm);
-    r.check_keys(t, {"name", "namespace", "podgroup", "requests", "phase", "node", "priority",
-                     "priority_class", "labels", "annotations", "node_selector", "tolerations",
-                     "preemption_policy", "created", "releasing"},
-                 obj);
+void load_tolerations(const Value& v, std::vector<Toleration>& out) {
+  for (const Table& tt : v.array("an array of tolerations ({ key = \"k\", operator = "
+                                 "\"Equal\", value = \"v\", effect = \"NoSchedule\" })")
+                             .tables()) {
+    tt.check_keys({"key", "operator", "value", "effect"});
+    Toleration tol;
+    tol.key = tt.opt_string("key").value_or("");
+    tol.op = tt.opt_choice<std::string>("operator", {{"Equal", "Equal"}, {"Exists", "Exists"}},
+                                        "operator")
+                 .value_or("Equal");
+    tol.value = tt.opt_string("value").value_or("");
+    tol.effect = tt.opt_choice("effect", kTaintEffects, "effect").value_or("");
+    // Kubernetes validation (ValidateTolerations): an empty key needs Exists, and Exists
+    // takes no value.
+    if (tol.key.empty() && tol.op != "Exists")
+      tt.fail("a toleration without 'key' and with operator Equal",
+              "operator = \"Exists\" when 'key' is left out");
+    if (tol.op == "Exists" && !tol.value.empty())
+      tt.get("value")->fail("a value with operator Exists", "no 'value' with operator Exists");
+    out.push_back(std::move(tol));
+  }
+}
+
+void load_pods(const Table& root, Cache& cache) {
+  for (const Table& t0 : root.tables("pods")) {
+    const Table t = named_namespaced(t0);
+    t.check_keys({"name", "namespace", "podgroup", "requests", "phase", "node", "priority",
+                  "priority_class", "labels", "annotations", "node_selector", "tolerations",
+                  "preemption_policy", "created", "releasing"});
     PodSpec p;
-    p.name = r.name(t, "name", obj);
-    if (t.get("namespace")) p.ns = r.name(t, "namespace", obj);
-    if (auto pg = r.opt_string(t, "podgroup", obj)) {
+    p.name = name_of(t, "name");
+    if (t.has("namespace")) p.ns = name_of(t, "namespace");
+    if (auto pgv = t.get("podgroup")) {
       // An empty podgroup is allowed: the pod is a job of its own (the session builds it),
       // in the default queue, as Volcano's controller would put it.
-      if (!pg->empty()) {
-        r.check_name(*t.get("podgroup"), *pg, "podgroup", obj);
-        if (!cache.podgroups().count(p.ns + "/" + *pg))
-          r.fail(t.get("podgroup")->source(), obj,
-                 fmt::format("podgroup '{}' not found in namespace {}", *pg, p.ns));
+      p.podgroup = pgv->string("the name of a podgroup of the pod's namespace");
+      if (!p.podgroup.empty()) {
+        checked_name(*pgv);
+        if (!cache.podgroups().count(p.ns + "/" + p.podgroup)) {
+          std::vector<std::string> same_ns;
+          for (const auto& [key, pg] : cache.podgroups())
+            if (pg->ns == p.ns) same_ns.push_back(pg->name);
+          pgv->fail(fmt::format("podgroup '{}' not found in namespace {}{}", p.podgroup, p.ns,
+                                input::did_you_mean(p.podgroup, same_ns)),
+                    fmt::format("a podgroup declared in [[podgroups]] in namespace {}", p.ns));
+        }
       }
-      p.podgroup = *pg;
     }
-    if (p.podgroup.empty()) ensure_default_queue(r, cache);
-    if (auto req = r.resource_list(t, "requests", obj)) {
+    if (p.podgroup.empty()) ensure_default_queue(root.file(), cache);
+    if (auto rv = t.get("requests")) {
+      p.requests = input::resource_list(*rv, resource_amount);
       // Kubernetes refuses "pods" in a container's requests (validateContainerResourceName).
-      if (req->count(kPods))
-        r.fail(t.get("requests")->source(), obj,
-               "requests.pods: a pod cannot request pods (it is a node's pod count)");
-      p.requests = std::move(*req);
+      if (p.requests.count(kPods))
+        rv->table().get(kPods)->fail("a pod cannot request pods",
+                                     "resources other than pods (a node's pod count)");
     }
-    p.phase = one_of<PodPhase>(r, t, "phase", obj,
-                               {{"Pending", PodPhase::Pending},
-                                {"Running", PodPhase::Running},
-                                {"Succeeded", PodPhase::Succeeded},
-                                {"Failed", PodPhase::Failed}},
-                               PodPhase::Pending);
-    if (auto node = r.opt_string(t, "node", obj)) {
-      if (!node->empty() && !cache.nodes().count(*node))
-        r.fail(t.get("node")->source(), obj, fmt::format("node '{}' not found", *node));
-      p.node = *node;
+    std::optional<Value> phase = t.get("phase");
+    p.phase = t.opt_choice<PodPhase>("phase",
+                                     {{"Pending", PodPhase::Pending},
+                                      {"Running", PodPhase::Running},
+                                      {"Succeeded", PodPhase::Succeeded},
+                                      {"Failed", PodPhase::Failed}},
+                                     "phase")
+                  .value_or(PodPhase::Pending);
+    if (auto nv = t.get("node")) {
+      p.node = nv->string("the name of a node");
+      if (!p.node.empty() && !cache.nodes().count(p.node))
+        nv->fail(fmt::format("node '{}' not found{}", p.node,
+                             input::did_you_mean(p.node, names_of(cache.nodes()))),
+                 "a node declared in [[nodes]]");
     }
     if (p.phase == PodPhase::Running && p.node.empty())
-      r.fail(t.get("phase") ? t.get("phase")->source() : t.source(), obj,
-             "a Running pod needs 'node'");
-    if (auto pr = r.opt_int(t, "priority", obj, std::numeric_limits<int32_t>::min(),
-                            std::numeric_limits<int32_t>::max()))
-      p.priority = static_cast<int32_t>(*pr);
-    if (auto pc = r.opt_string(t, "priority_class", obj)) {
-      if (!cache.priority_classes().count(*pc))
-        r.fail(t.get("priority_class")->source(), obj,
-               fmt::format("priority class '{}' not found", *pc));
-      p.priority_class = *pc;
+      phase->fail("a Running pod without a node", "the node it runs on in 'node'");
+    if (auto pr = t.opt_int("priority", kInt32Min, kInt32Max)) p.priority = static_cast<int32_t>(*pr);
+    if (auto pcv = t.get("priority_class")) {
+      p.priority_class = pcv->string();
+      if (!cache.priority_classes().count(p.priority_class))
+        pcv->fail(fmt::format("priority class '{}' not found{}", p.priority_class,
+                              input::did_you_mean(p.priority_class,
+                                                  names_of(cache.priority_classes()))),
+                  "a class declared in [[priority_classes]]");
     }
-    p.labels = r.string_map(t, "labels", obj);
-    p.annotations = r.string_map(t, "annotations", obj);
-    p.node_selector = r.string_map(t, "node_selector", obj);
-    if (const toml::node* tn = t.get("tolerations")) {
-      const toml::array* arr = tn->as_array();
-      if (!arr)
-        r.fail(tn->source(), obj,
-               fmt::format("'tolerations' must be an array, got {}", type_name(*tn)));
-      for (size_t j = 0; j < arr->size(); ++j) {
-        const toml::node& el = *arr->get(j);
-        std::string tobj = fmt::format("{} tolerations[{}]", obj, j);
-        if (!el.is_table())
-          r.fail(el.source(), tobj, fmt::format("must be a table, got {}", type_name(el)));
-        const toml::table& tt = *el.as_table();
-        r.check_keys(tt, {"key", "operator", "value", "effect"}, tobj);
-        Toleration tol;
-        tol.key = r.opt_string(tt, "key", tobj).value_or("");
-        tol.op = one_of<std::string>(r, tt, "operator", tobj, {{"Equal", "Equal"}, {"Exists", "Exists"}},
-                                     "Equal");
-        tol.value = r.opt_string(tt, "value", tobj).value_or("");
-        tol.effect = one_of<std::string>(r, tt, "effect", tobj, kTaintEffects, "");
-        // Kubernetes validation (ValidateTolerations): an empty key needs Exists, and
-        // Exists takes no value.
-        if (tol.key.empty() && tol.op != "Exists")
-          r.fail(tt.source(), tobj, "a toleration without 'key' needs operator = \"Exists\"");
-        if (tol.op == "Exists" && !tol.value.empty())
-          r.fail(tt.get("value")->source(), tobj, "operator Exists takes no 'value'");
-        p.tolerations.push_back(std::move(tol));
-      }
-    }
-    p.preempt_never = one_of<bool>(r, t, "preemption_policy", obj,
-                                   {{"PreemptLowerPriority", false}, {"Never", true}}, false);
-    p.created = r.opt_number(t, "created", obj).value_or(0);
-    p.releasing = r.opt_bool(t, "releasing", obj).value_or(false);
+    p.labels = t.string_map("labels");
+    p.annotations = t.string_map("annotations");
+    p.node_selector = t.string_map("node_selector");
+    if (auto tv = t.get("tolerations")) load_tolerations(*tv, p.tolerations);
+    p.preempt_never = t.opt_choice<bool>("preemption_policy",
+                                         {{"PreemptLowerPriority", false}, {"Never", true}},
+                                         "preemption policy")
+                          .value_or(false);
+    p.created = t.opt_number("created").value_or(0);
+    p.releasing = t.opt_bool("releasing").value_or(false);
     if (p.releasing && p.node.empty())
-      r.fail(t.get("releasing")->source(), obj, "a releasing pod needs 'node'");
-    p.src = r.ref(t.source());
-    if (cache.pods().count(p.key()))
-      r.fail(t.source(), obj, fmt::format("duplicate pod '{}'", p.key()));
+      t.get("releasing")->fail("a releasing pod without a node", "the node it leaves in 'node'");
+    p.src = t.src();
+    check_unique(t, cache.pods(), p.key(), "pod");
     cache.upsert_pod(std::move(p));
-  });
+  }
 }
 
 // "ns/name" keys of the expectations must name objects of the scenario: a typo in an
 // expectation would otherwise pass or fail for the wrong reason.
-void load_expect(const Reader& r, const toml::table& root, Scenario& sc) {
-  const toml::table* e = r.opt_table(root, "expect", "");
+void load_expect(const Table& root, Scenario& sc) {
+  std::optional<Table> e = root.opt_table("expect");
   if (!e) return;
-  const std::string obj = "expect";
-  r.check_keys(*e, {"binds", "bind_count", "evictions", "evict_count", "pipelined",
-                    "podgroup_phases"},
-               obj);
-  auto pod_key = [&](const toml::node& n, const std::string& key, const std::string& what) {
+  e->check_keys({"binds", "bind_count", "evictions", "evict_count", "pipelined", "podgroup_phases"});
+  constexpr const char* kPodName = "a pod of the scenario, named namespace/name";
+  auto pod_key = [&](const SourceRef& at, const std::string& path, const std::string& key) {
     if (!sc.cache.pods().count(key))
-      r.fail(n.source(), obj, fmt::format("{}: pod '{}' not found (pods are named namespace/name)",
-                                          what, key));
+      input::fail(at, path,
+                  fmt::format("pod '{}' not found{}", key,
+                              input::did_you_mean(key, names_of(sc.cache.pods()))),
+                  kPodName);
   };
-  auto string_list = [&](const char* key) -> std::optional<std::vector<std::string>> {
-    const toml::node* n = e->get(key);
-    if (!n) return std::nullopt;
-    const toml::array* arr = n->as_array();
-    if (!arr) r.fail(n->source(), obj, fmt::format("'{}' must be an array of pod names", key));
+  auto pod_list = [&](const char* key) -> std::optional<std::vector<std::string>> {
+    std::optional<Value> v = e->get(key);
+    if (!v) return std::nullopt;
+    Array arr = v->array("an array of pod names (namespace/name)");
     std::vector<std::string> out;
-    for (size_t i = 0; i < arr->size(); ++i) {
-      const toml::node& el = *arr->get(i);
-      if (!el.is_string())
-        r.fail(el.source(), obj, fmt::format("{}[{}] must be a string, got {}", key, i, type_name(el)));
-      std::string k = el.as_string()->get();
-      pod_key(el, k, fmt::format("{}[{}]", key, i));
-      for (const auto& prev : out)
-        if (prev == k) r.fail(el.source(), obj, fmt::format("{}: '{}' listed twice", key, k));
+    for (size_t i = 0; i < arr.size(); ++i) {
+      std::string k = arr[i].string(kPodName);
+      pod_key(arr[i].src(), arr[i].path(), k);
+      if (std::find(out.begin(), out.end(), k) != out.end())
+        arr[i].fail(fmt::format("'{}' listed twice", k), "each pod once");
       out.push_back(k);
     }
     return out;
   };
-  if (const toml::table* b = r.opt_table(*e, "binds", obj)) {
+  if (auto b = e->get("binds")) {
     std::map<std::string, std::string> binds;
-    for (auto&& [k, v] : *b) {
-      std::string key(k.str());
-      pod_key(v, key, "binds");
-      if (!v.is_string())
-        r.fail(v.source(), obj, fmt::format("binds.\"{}\" must be a node name, got {}", key, type_name(v)));
-      std::string node = v.as_string()->get();
+    for (const Entry& en : b->table("a table of node names by pod (\"ns/name\" = \"node\")").entries()) {
+      pod_key(en.key_src, en.value.path(), en.key);
+      std::string node = en.value.string("the name of a node");
       if (!sc.cache.nodes().count(node))
-        r.fail(v.source(), obj, fmt::format("binds.\"{}\": node '{}' not found", key, node));
-      binds[key] = node;
+        en.value.fail(fmt::format("node '{}' not found{}", node,
+                                  input::did_you_mean(node, names_of(sc.cache.nodes()))),
+                      "a node declared in [[nodes]]");
+      binds[en.key] = node;
     }
     sc.expect.binds = std::move(binds);
   }
-  if (auto n = r.opt_int(*e, "bind_count", obj, 0, std::numeric_limits<int32_t>::max()))
-    sc.expect.bind_count = static_cast<size_t>(*n);
-  sc.expect.evictions = string_list("evictions");
-  if (auto n = r.opt_int(*e, "evict_count", obj, 0, std::numeric_limits<int32_t>::max()))
-    sc.expect.evict_count = static_cast<size_t>(*n);
-  sc.expect.pipelined = string_list("pipelined");
-  if (const toml::table* ph = r.opt_table(*e, "podgroup_phases", obj)) {
+  if (auto n = e->opt_int("bind_count", 0, kInt32Max)) sc.expect.bind_count = static_cast<size_t>(*n);
+  sc.expect.evictions = pod_list("evictions");
+  if (auto n = e->opt_int("evict_count", 0, kInt32Max)) sc.expect.evict_count = static_cast<size_t>(*n);
+  sc.expect.pipelined = pod_list("pipelined");
+  if (auto ph = e->get("podgroup_phases")) {
     std::map<std::string, std::string> phases;
-    for (auto&& [k, v] : *ph) {
-      std::string key(k.str());
-      if (!sc.cache.podgroups().count(key))
-        r.fail(v.source(), obj,
-               fmt::format("podgroup_phases: podgroup '{}' not found (podgroups are named "
-                           "namespace/name)",
-                           key));
-      if (!v.is_string())
-        r.fail(v.source(), obj, fmt::format("podgroup_phases.\"{}\" must be a string", key));
-      std::string phase = v.as_string()->get();
-      bool known = false;
-      std::string list;
-      for (const auto& [name, value] : kJobPhases) {
-        (void)value;
-        known = known || phase == name;
-        list += (list.empty() ? "" : " | ") + std::string(name);
-      }
-      if (!known)
-        r.fail(v.source(), obj,
-               fmt::format("podgroup_phases.\"{}\": phase '{}' is not one of {}", key, phase, list));
-      phases[key] = phase;
+    for (const Entry& en : ph->table("a table of phases by podgroup (\"ns/name\" = \"Running\")").entries()) {
+      if (!sc.cache.podgroups().count(en.key))
+        input::fail(en.key_src, en.value.path(),
+                    fmt::format("podgroup '{}' not found{}", en.key,
+                                input::did_you_mean(en.key, names_of(sc.cache.podgroups()))),
+                    "a podgroup of the scenario, named namespace/name");
+      (void)en.value.choice(kJobPhases, "phase");
+      phases[en.key] = en.value.string();
     }
     sc.expect.podgroup_phases = std::move(phases);
   }
 }
 
+void load_cluster(const Table& root, Cache& cache) {
+  // In dependency order: each list may name objects of the lists before it.
+  load_priority_classes(root, cache);
+  load_queues(root, cache);
+  load_nodes(root, cache);
+  load_hypernodes(root, cache);
+  load_podgroups(root, cache);
+  load_pods(root, cache);
+}
+
 }  // namespace
 
 void load_cluster_objects(const toml::table& tbl, const fs::path& file, Cache& cache) {
-  Reader r(file);
-  // In dependency order: each list may name objects of the lists before it.
-  load_priority_classes(r, tbl, cache);
-  load_queues(r, tbl, cache);
-  load_nodes(r, tbl, cache);
-  load_hypernodes(r, tbl, cache);
-  load_podgroups(r, tbl, cache);
-  load_pods(r, tbl, cache);
+  load_cluster(Table(tbl, file), cache);
 }
 
 Scenario load_scenario(const fs::path& file, const std::vector<fs::path>& default_plugin_dirs) {
-  Reader r(file);
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec))
-    throw InputError(fmt::format("{}: cannot read the scenario: {}", file.string(),
-                                 fs::exists(file, ec) ? "not a regular file" : "no such file"));
-  toml::table root;
-  try {
-    root = toml::parse_file(file.string());
-  } catch (const toml::parse_error& e) {
-    r.fail(e.source(), "", fmt::format("TOML syntax error: {}", e.description()));
-  }
+  const input::Document doc = input::parse_file(file, "scenario");
+  const Table root = doc.table();
 
   Scenario sc;
   sc.file = file;
-  r.check_keys(root, {"name", "description", "sessions", "config", "config_file",
-                      "priority_classes", "queues", "nodes", "hypernodes", "podgroups", "pods",
-                      "expect"},
-               "");
-  sc.name = r.opt_string(root, "name", "").value_or(file.stem().string());
-  (void)r.opt_string(root, "description", "");
-  sc.sessions = static_cast<int>(r.opt_int(root, "sessions", "", 1, 100000).value_or(1));
+  root.check_keys({"name", "description", "sessions", "config", "config_file", "priority_classes",
+                   "queues", "nodes", "hypernodes", "podgroups", "pods", "expect"});
+  sc.name = root.opt_string("name").value_or(file.stem().string());
+  (void)root.opt_string("description");
+  sc.sessions = static_cast<int>(root.opt_int("sessions", 1, 100000).value_or(1));
 
-  const toml::node* cfg = root.get("config");
-  const toml::node* cfg_file = root.get("config_file");
-  if (cfg && cfg_file)
-    r.fail(cfg_file->source(), "", "give either [config] or config_file, not both");
+  std::optional<Value> cfg = root.get("config");
+  std::optional<Value> cfg_file = root.get("config_file");
+  if (cfg && cfg_file) cfg_file->fail("both [config] and config_file", "one of them");
   if (cfg) {
-    if (!cfg->is_table())
-      r.fail(cfg->source(), "", fmt::format("'config' must be a table, got {}", type_name(*cfg)));
-    sc.config = parse_config(*cfg->as_table(), file, default_plugin_dirs);
+    sc.config = parse_config(cfg->table("a table: the scheduler config").raw(), file,
+                             default_plugin_dirs, cfg->path());
   } else if (cfg_file) {
-    auto rel = r.opt_string(root, "config_file", "");
-    if (rel->empty()) r.fail(cfg_file->source(), "", "'config_file' must not be empty");
-    fs::path p = fs::path(*rel).is_absolute() ? fs::path(*rel) : file.parent_path() / *rel;
+    std::string rel = cfg_file->string("the path of a config file, relative to this file");
+    if (rel.empty()) cfg_file->fail("empty path", "the path of a config file, relative to this file");
+    fs::path p = fs::path(rel).is_absolute() ? fs::path(rel) : file.parent_path() / rel;
+    std::error_code ec;
     if (!fs::is_regular_file(p, ec))
-      r.fail(cfg_file->source(), "", fmt::format("config_file '{}' not found", p.string()));
+      cfg_file->fail(fmt::format("config file '{}' not found", p.string()),
+                     "the path of a config file, relative to this file");
     sc.config = load_config(p, default_plugin_dirs);
   } else {
-    r.fail(root.source(), "",
-           "no scheduler config: add a [config] table or config_file = \"path.toml\"");
+    root.fail("no scheduler config", "a [config] table or config_file = \"path.toml\"");
   }
 
-  load_cluster_objects(root, file, sc.cache);
-  load_expect(r, root, sc);
+  load_cluster(root, sc.cache);
+  load_expect(root, sc);
   return sc;
 }
 

@@ -9,7 +9,7 @@
 
 #include "host/backend/kubernetes/api_objects.hpp"
 #include "host/backend/kubernetes/kubeconfig.hpp"
-#include "host/config/config.hpp"
+#include "host/util/input_error.hpp"
 
 namespace caldera::k8s {
 namespace {

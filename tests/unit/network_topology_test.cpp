@@ -236,31 +236,34 @@ members = [{ type = "HyperNode", exact_match = "s2" },
 TEST(ScenarioHyperNodes, DefectsAreErrorsAtTheMember) {
   const std::string hn = "[[hypernodes]]\nname = \"s0\"\ntier = 1\n";  // lines 1-3
   EXPECT_EQ(load_error(hn + "members = [{ type = \"Node\", exact_match = \"n9\" }]\n"),
-            "topo.toml:4:12: hypernodes[0] (s0) members[0]: node 'n9' does not exist");
+            "topo.toml:4:12: hypernodes[0] (s0).members[0]: node 'n9' does not exist");
   EXPECT_EQ(load_error(hn + "members = [{ type = \"HyperNode\", exact_match = \"s0\" }]\n"),
-            "topo.toml:4:12: hypernodes[0] (s0) members[0]: a HyperNode cannot be its own member "
+            "topo.toml:4:12: hypernodes[0] (s0).members[0]: a HyperNode cannot be its own member "
             "(cycle)");
   EXPECT_EQ(load_error(hn + "members = [{ type = \"Node\" }]\n"),
-            "topo.toml:4:12: hypernodes[0] (s0) members[0]: give one of exact_match, regex_match, "
-            "label_match");
+            "topo.toml:4:12: hypernodes[0] (s0).members[0]: no selector; expected exactly one of "
+            "exact_match, regex_match, label_match");
   EXPECT_EQ(load_error(hn + "members = [{ type = \"Node\", exact_match = \"a\", regex_match = \"b\" }]\n"),
-            "topo.toml:4:12: hypernodes[0] (s0) members[0]: give only one of exact_match, "
-            "regex_match, label_match");
+            "topo.toml:4:12: hypernodes[0] (s0).members[0]: more than one selector; expected "
+            "exactly one of exact_match, regex_match, label_match");
   EXPECT_EQ(load_error(hn + "members = [{ type = \"HyperNode\", regex_match = \"s\" }]\n"),
-            "topo.toml:4:12: hypernodes[0] (s0) members[0]: a HyperNode member takes exact_match "
-            "only (Volcano selects HyperNodes by name)");
+            "topo.toml:4:12: hypernodes[0] (s0).members[0]: a HyperNode member selected by "
+            "regex_match or label_match; expected exact_match only (Volcano selects HyperNodes by "
+            "name)");
   EXPECT_EQ(load_error(hn + "members = [{ type = \"Switch\", exact_match = \"n1\" }]\n"),
-            "topo.toml:4:21: hypernodes[0] (s0) members[0]: type 'Switch' is not one of Node | "
-            "HyperNode");
+            "topo.toml:4:21: hypernodes[0] (s0).members[0].type: unknown member type 'Switch'; "
+            "expected one of Node, HyperNode");
   EXPECT_EQ(load_error(hn + "members = [{ type = \"Node\", regex_match = \"[\" }]\n").rfind(
-                "topo.toml:4:12: hypernodes[0] (s0) members[0]: regexMatch '[' is not a regular "
+                "topo.toml:4:12: hypernodes[0] (s0).members[0]: regexMatch '[' is not a regular "
                 "expression",
                 0),
             0u);
   EXPECT_EQ(load_error("[[hypernodes]]\nname = \"s0\"\nmembers = []\n"),
-            "topo.toml:1:1: hypernodes[0] (s0): missing 'tier'");
+            "topo.toml:1:1: hypernodes[0] (s0): missing key 'tier'; expected the HyperNode's tier, "
+            "an integer of at least 0");
   EXPECT_EQ(load_error(hn + "members = []\nswitch = true\n"),
-            "topo.toml:5:1: hypernodes[0] (s0): unknown key 'switch' (allowed: name, tier, members)");
+            "topo.toml:5:1: hypernodes[0] (s0): unknown key 'switch'; expected one of the allowed "
+            "keys: name, tier, members");
   // A cycle through two HyperNodes points at the member that closes it.
   EXPECT_EQ(load_error(R"([[hypernodes]]
 name = "a"
@@ -271,24 +274,25 @@ name = "b"
 tier = 3
 members = [{ type = "HyperNode", exact_match = "a" }]
 )"),
-            "topo.toml:8:12: hypernodes[1] (b) members[0]: HyperNode members form a cycle: a -> b "
+            "topo.toml:8:12: hypernodes[1] (b).members[0]: HyperNode members form a cycle: a -> b "
             "-> a");
 }
 
 TEST(ScenarioHyperNodes, TopologyDefectsAreErrors) {
   const std::string pg = "[[podgroups]]\nname = \"pg\"\n";  // lines 1-2
   EXPECT_EQ(load_error(pg + "network_topology = { mode = \"hard\" }\n"),
-            "topo.toml:3:20: podgroups[0] (default/pg) network_topology: mode \"hard\" needs "
-            "'highest_tier_allowed'");
+            "topo.toml:3:20: podgroups[0] (default/pg).network_topology: missing key "
+            "'highest_tier_allowed'; expected the highest HyperNode tier the job may span (mode "
+            "\"hard\" needs one)");
   EXPECT_EQ(load_error(pg + "network_topology = { mode = \"strict\", highest_tier_allowed = 1 }\n"),
-            "topo.toml:3:29: podgroups[0] (default/pg) network_topology: mode 'strict' is not one "
-            "of hard | soft");
+            "topo.toml:3:29: podgroups[0] (default/pg).network_topology.mode: unknown mode "
+            "'strict'; expected one of hard, soft");
   EXPECT_EQ(load_error(pg + "network_topology = { mode = \"soft\", tier = 1 }\n"),
-            "topo.toml:3:37: podgroups[0] (default/pg) network_topology: unknown key 'tier' "
-            "(allowed: mode, highest_tier_allowed)");
+            "topo.toml:3:37: podgroups[0] (default/pg).network_topology: unknown key 'tier'; "
+            "expected one of the allowed keys: mode, highest_tier_allowed");
   EXPECT_EQ(load_error(pg + "network_topology = { highest_tier_allowed = -1 }\n"),
-            "topo.toml:3:45: podgroups[0] (default/pg) network_topology: 'highest_tier_allowed' = "
-            "-1 is out of range (at least 0)");
+            "topo.toml:3:45: podgroups[0] (default/pg).network_topology.highest_tier_allowed: -1 "
+            "is out of range; expected an integer of at least 0");
 }
 
 // ---- the session's view ------------------------------------------------------------------

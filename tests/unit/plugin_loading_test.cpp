@@ -18,6 +18,7 @@
 #include "host/plugins/plugin_library.hpp"
 #include "host/plugins/policy.hpp"
 #include "host/session/session.hpp"
+#include "host/toml/tomlpp.hpp"
 #include "host/util/sha256.hpp"
 #include "host/session/runtime.hpp"
 
@@ -636,6 +637,44 @@ TEST_F(PolicyTest, EnablingSomePointsThePluginLacksWarns) {
   EXPECT_EQ(log, "");
 }
 
+// The config layer does not know the actions; the policy checks their names, at the
+// name in scheduler.actions or at the [actions.NAME] table.
+TEST_F(PolicyTest, UnknownActionNamesListTheKnownOnes) {
+  const std::string known = "allocate, backfill, enqueue, preempt, reclaim, shuffle";
+  auto build = [&](const std::string& text) -> std::string {
+    fs::path f = dir_ / "actions.toml";
+    std::ofstream(f) << text;
+    try {
+      SchedulerConfig c = load_config(f, {dir_ / "p"});
+      build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string f = (dir_ / "actions.toml").string();
+  EXPECT_EQ(build("[scheduler]\nactions = [\"enqueue\", \"alocate\"]\n"),
+            f + ":2:23: scheduler.actions[1]: unknown action 'alocate' (did you mean "
+                "'allocate'?); expected one of " + known);
+  EXPECT_EQ(build("[actions.preemt]\nx = 1\n"),
+            f + ":1:1: actions.preemt: unknown action 'preemt' (did you mean 'preempt'?); "
+                "expected one of " + known);
+  EXPECT_EQ(build("[scheduler]\nactions = [\"dance\"]\n"),
+            f + ":2:12: scheduler.actions[0]: unknown action 'dance'; expected one of " + known);
+
+  // In a scenario's [config] the path says where the config sits.
+  toml::table root = toml::parse("[config.scheduler]\nactions = [\"alocate\"]\n", f);
+  SchedulerConfig c = parse_config(*root["config"].as_table(), f, {dir_ / "p"}, "config");
+  try {
+    build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), f + ":2:12: config.scheduler.actions[0]: unknown action "
+                                         "'alocate' (did you mean 'allocate'?); expected one of " +
+                                         known);
+  }
+}
+
 TEST_F(PolicyTest, ActionArgumentsAreCheckedAgainstTheAction) {
   std::string e = error_of("[actions.allocate]\n\"bogus.key\" = 1\n");
   EXPECT_EQ(e.rfind(file() + ":5:15: actions.allocate: unknown argument 'bogus.key'; ", 0), 0u) << e;
@@ -664,7 +703,19 @@ TEST_F(PolicyTest, CheckConfigCommand) {
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(rc, 1);
   EXPECT_EQ(err, bad.string() + ":6:1: tiers[0].plugins[0] (testc): unknown key 'wieght'; "
-                                "allowed: name, enable, disable, arguments, hierarchy\n");
+                                "expected one of the allowed keys: name, enable, disable, "
+                                "arguments, hierarchy\n");
+
+  // An unknown action is refused, at its place in the list.
+  fs::path action = dir_ / "action.toml";
+  std::ofstream(action) << "[scheduler]\nplugin_dirs = [\"p\"]\nactions = [\"enqueue\", \"alocate\"]\n";
+  testing::internal::CaptureStderr();
+  rc = cli::check_config(cli::Common{}, action);
+  err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(err, action.string() + ":3:23: scheduler.actions[1]: unknown action 'alocate' (did "
+                                   "you mean 'allocate'?); expected one of allocate, backfill, "
+                                   "enqueue, preempt, reclaim, shuffle\n");
 
   // A configured folder that does not exist is reported where the config names it.
   fs::path nodir = dir_ / "nodir.toml";

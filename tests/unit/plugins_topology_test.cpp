@@ -631,13 +631,13 @@ numa = [{ cpu = "8", memory = "40Gi" }, { cpu = "8", memory = "32Gi" }]
 
 TEST(ScenarioNuma, BadEntriesAreErrors) {
   const std::string base = "[[nodes]]\nname = \"n1\"\nallocatable = { cpu = \"16\" }\n";
-  EXPECT_NE(load_error(base + "topology_policy = \"strict\"\n").find("topology_policy 'strict'"),
+  EXPECT_NE(load_error(base + "topology_policy = \"strict\"\n").find("topology_policy: unknown topology policy 'strict'"),
             std::string::npos);
-  EXPECT_NE(load_error(base + "numa = [{ memory = \"1Gi\" }]\n").find("nodes[0] (n1) numa[0]: missing 'cpu'"),
+  EXPECT_NE(load_error(base + "numa = [{ memory = \"1Gi\" }]\n").find("nodes[0] (n1).numa[0]: missing key 'cpu'"),
             std::string::npos);
   EXPECT_NE(load_error(base + "numa = [{ cpu = \"2\", gpu = 1 }]\n").find("unknown key 'gpu'"),
             std::string::npos);
-  EXPECT_NE(load_error(base + "numa = { cpu = \"2\" }\n").find("'numa' must be an array"),
+  EXPECT_NE(load_error(base + "numa = { cpu = \"2\" }\n").find("nodes[0] (n1).numa: got a table; expected an array of tables"),
             std::string::npos);
 }
 

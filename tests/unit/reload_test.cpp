@@ -108,13 +108,13 @@ TEST_F(ReloadConfig, ErrorsNameFileLineAndKey) {
     return std::string();
   };
   std::string e = error("[scheduler]\ncanary_timeout = \"0s\"\n");
-  EXPECT_TRUE(contains(e, "c.toml:2:18: scheduler.canary_timeout: must be a positive duration")) << e;
+  EXPECT_TRUE(contains(e, "c.toml:2:18: scheduler.canary_timeout: '0s' is out of range; expected a positive duration")) << e;
   e = error("[scheduler]\nreload_settle = \"soon\"\n");
-  EXPECT_TRUE(contains(e, "c.toml:2:17: scheduler.reload_settle: 'soon' is not a duration")) << e;
+  EXPECT_TRUE(contains(e, "c.toml:2:17: scheduler.reload_settle: 'soon' is not a duration; expected a duration")) << e;
   e = error("[scheduler]\nunload_retired_plugins = \"no\"\n");
-  EXPECT_TRUE(contains(e, "c.toml:2:26: scheduler.unload_retired_plugins: expected a boolean")) << e;
+  EXPECT_TRUE(contains(e, "c.toml:2:26: scheduler.unload_retired_plugins: got a string; expected true or false")) << e;
   e = error("[scheduler]\ncanary_timeout = -1\n");
-  EXPECT_TRUE(contains(e, "scheduler.canary_timeout: must be a positive duration")) << e;
+  EXPECT_TRUE(contains(e, "scheduler.canary_timeout: -1 is out of range; expected a positive duration")) << e;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -11,12 +11,12 @@
 #include <sstream>
 
 #include "host/cli/commands.hpp"
-#include "host/config/config.hpp"
 #include "host/results/collector.hpp"
 #include "host/results/csv_writer.hpp"
 #include "host/results/html_report.hpp"
 #include "host/results/results_files.hpp"
 #include "host/results/svg_charts.hpp"
+#include "host/util/input_error.hpp"
 
 namespace caldera {
 namespace {

@@ -273,8 +273,9 @@ TEST_F(ScenarioFileTest, ConfigFileRelativeToScenario) {
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()),
-              missing.string() + ":2:15: config_file '" + (dir_ / "nope.toml").string() +
-                  "' not found");
+              missing.string() + ":2:15: config_file: config file '" +
+                  (dir_ / "nope.toml").string() +
+                  "' not found; expected the path of a config file, relative to this file");
   }
 }
 
@@ -292,50 +293,82 @@ TEST_F(ScenarioFileTest, UnreadableFile) {
 // lines 1-6, so the body starts on line 7.
 TEST_F(ScenarioFileTest, MoreErrors) {
   std::string f = (dir_ / "s.toml").string() + ":";
-  EXPECT_EQ(error_of("", "sessions = 0\n"), f + "1:12: 'sessions' = 0 is out of range (1 to 100000)");
-  EXPECT_EQ(error_of("[[pods]]\nnamespace = \"c1\"\n"), f + "7:1: pods[0]: missing 'name'");
+  const std::string quantity =
+      "expected a quantity such as \"2\", \"500m\", \"4Gi\", \"1G\" or \"1e3\" (a string or a "
+      "number)";
+  EXPECT_EQ(error_of("", "sessions = 0\n"),
+            f + "1:12: sessions: 0 is out of range; expected an integer from 1 to 100000");
+  EXPECT_EQ(error_of("[[pods]]\nnamespace = \"c1\"\n"),
+            f + "7:1: pods[0]: missing key 'name'; expected a non-empty name without '/'");
   EXPECT_EQ(error_of("[[pods]]\nname = \"a/b\"\n"),
-            f + "8:8: pods[0] (default/a/b): 'name' = 'a/b' must not contain '/'");
+            f + "8:8: pods[0] (default/a/b).name: 'a/b' contains '/'; expected a non-empty name "
+                "without '/'");
   EXPECT_EQ(error_of("[[queues]]\nname = \"q\"\nweight = 0\n"),
-            f + "9:10: queues[0] (q): 'weight' must be positive");
+            f + "9:10: queues[0] (q).weight: 0 is out of range; expected a positive number");
   EXPECT_EQ(error_of("[[pods]]\nname = \"p\"\nrequests = { cpu = true }\n"),
-            f + "9:20: pods[0] (default/p): requests.cpu: a quantity must be a string or a "
-                "number, got boolean");
+            f + "9:20: pods[0] (default/p).requests.cpu: got a boolean; " + quantity);
   EXPECT_EQ(error_of("[[pods]]\nname = \"p\"\nrequests = { memory = \"\" }\n"),
-            f + "9:23: pods[0] (default/p): requests.memory: '' is not a quantity (examples: "
-                "\"2\", \"500m\", \"4Gi\", \"1G\", \"1e3\")");
+            f + "9:23: pods[0] (default/p).requests.memory: '' is not a quantity; " + quantity);
   EXPECT_EQ(error_of("[[pods]]\nname = \"p\"\nrequests = { cpu = \"m\" }\n"),
-            f + "9:20: pods[0] (default/p): requests.cpu: 'm' is not a quantity (examples: "
-                "\"2\", \"500m\", \"4Gi\", \"1G\", \"1e3\")");
+            f + "9:20: pods[0] (default/p).requests.cpu: 'm' is not a quantity; " + quantity);
+  EXPECT_EQ(error_of("[[pods]]\nname = \"p\"\nrequests = { \"nvidia.com/gpu\" = inf }\n"),
+            f + "9:33: pods[0] (default/p).requests.\"nvidia.com/gpu\": inf is not finite; " +
+                quantity);
   EXPECT_EQ(error_of("[[pods]]\nname = \"p\"\npreemption_policy = \"Sometimes\"\n"),
-            f + "9:21: pods[0] (default/p): preemption_policy 'Sometimes' is not one of "
-                "PreemptLowerPriority | Never");
+            f + "9:21: pods[0] (default/p).preemption_policy: unknown preemption policy "
+                "'Sometimes'; expected one of PreemptLowerPriority, Never");
   EXPECT_EQ(error_of("[[pods]]\nname = \"p\"\ntolerations = [{ operator = \"Exists\", value = "
                      "\"v\" }]\n"),
-            f + "9:47: pods[0] (default/p) tolerations[0]: operator Exists takes no 'value'");
+            f + "9:47: pods[0] (default/p).tolerations[0].value: a value with operator Exists; "
+                "expected no 'value' with operator Exists");
   EXPECT_EQ(error_of("[[pods]]\nname = \"p\"\ntolerations = [{ value = \"v\" }]\n"),
-            f + "9:16: pods[0] (default/p) tolerations[0]: a toleration without 'key' needs "
-                "operator = \"Exists\"");
+            f + "9:16: pods[0] (default/p).tolerations[0]: a toleration without 'key' and with "
+                "operator Equal; expected operator = \"Exists\" when 'key' is left out");
   EXPECT_EQ(error_of("[[queues]]\nname = \"a\"\nparent = \"b\"\n[[queues]]\nname = \"b\"\n"
                      "parent = \"a\"\n"),
-            f + "9:10: queues[0] (a): queue parents form a cycle through 'a'");
+            f + "9:10: queues[0] (a).parent: queue parents form a cycle through 'a'; expected "
+                "parents that end at a queue without a parent");
   EXPECT_EQ(error_of("[[podgroups]]\nname = \"pg\"\nmin_task_member = { w = -1 }\n"),
-            f + "9:25: podgroups[0] (default/pg): min_task_member.\"w\" must be a "
-                "non-negative integer");
+            f + "9:25: podgroups[0] (default/pg).min_task_member.w: -1 is out of range; expected "
+                "an integer of at least 0");
   EXPECT_EQ(error_of("[[nodes]]\nname = \"n\"\ntaints = [{ key = \"k\" }]\n"),
-            f + "9:11: nodes[0] (n) taints[0]: missing 'effect'");
+            f + "9:11: nodes[0] (n).taints[0]: missing key 'effect'; expected one of NoSchedule, "
+                "PreferNoSchedule, NoExecute");
   EXPECT_EQ(error_of("[[pods]]\nname = \"p\"\nreleasing = true\n"),
-            f + "9:13: pods[0] (default/p): a releasing pod needs 'node'");
+            f + "9:13: pods[0] (default/p).releasing: a releasing pod without a node; expected "
+                "the node it leaves in 'node'");
   EXPECT_EQ(error_of("[[podgroups]]\nname = \"pg\"\n[expect]\npodgroup_phases = { "
                      "\"default/pg\" = \"Done\" }\n"),
-            f + "10:36: expect: podgroup_phases.\"default/pg\": phase 'Done' is not one of "
-                "Pending | Inqueue | Running | Unknown | Completed");
+            f + "10:36: expect.podgroup_phases.\"default/pg\": unknown phase 'Done'; expected "
+                "one of Pending, Inqueue, Running, Unknown, Completed");
   EXPECT_EQ(error_of("[[pods]]\nname = \"p\"\nrequests = { pods = 1 }\n"),
-            f + "9:12: pods[0] (default/p): requests.pods: a pod cannot request pods (it is a "
-                "node's pod count)");
+            f + "9:21: pods[0] (default/p).requests.pods: a pod cannot request pods; expected "
+                "resources other than pods (a node's pod count)");
   EXPECT_EQ(error_of("[expect]\nbind = {}\n"),
-            f + "8:1: expect: unknown key 'bind' (allowed: binds, bind_count, evictions, "
-                "evict_count, pipelined, podgroup_phases)");
+            f + "8:1: expect: unknown key 'bind' (did you mean 'binds'?); expected one of the "
+                "allowed keys: binds, bind_count, evictions, evict_count, pipelined, "
+                "podgroup_phases");
+  // A missing key points at the table that lacks it; a duplicate at the second object.
+  EXPECT_EQ(error_of("[[priority_classes]]\nname = \"high\"\n"),
+            f + "7:1: priority_classes[0] (high): missing key 'value'; expected the class's "
+                "priority, an integer");
+  EXPECT_EQ(error_of("[[nodes]]\nname = \"n\"\n[[nodes]]\nname = \"n\"\n"),
+            f + "9:1: nodes[1] (n): duplicate node 'n', first at line 7; expected a name no other "
+                "node has");
+  // The scenario's [config] is read by the config layer with its place in the file.
+  fs::path inline_config = write("c.toml", "[config]\n[config.scheduler]\nperiods = 1\n");
+  try {
+    load_scenario(inline_config, {dir_});
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              inline_config.string() + ":3:1: config.scheduler: unknown key 'periods' (did you "
+                                       "mean 'period'?); expected one of the allowed keys: "
+                                       "period, actions, plugin_dirs, unload_retired_plugins, "
+                                       "canary_timeout, reload_settle, "
+                                       "percentage_of_nodes_to_find, minimum_feasible_nodes, "
+                                       "minimum_percentage_of_nodes_to_find, threads");
+  }
 }
 
 // Every file in tests/scenarios-bad says on its second line, "# error: LINE:COL: ...",

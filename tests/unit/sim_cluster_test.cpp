@@ -105,7 +105,7 @@ duration = 10
   } catch (const InputError& e) {
     std::string m = e.what();
     EXPECT_NE(m.find("w.toml:6:"), std::string::npos) << m;
-    EXPECT_NE(m.find("jobs[0] (default/a) tasks[0]"), std::string::npos) << m;
+    EXPECT_NE(m.find("jobs[0] (default/a).tasks[0].requests.cpu"), std::string::npos) << m;
     EXPECT_NE(m.find("negative"), std::string::npos) << m;
   }
   fs::remove_all(dir);

@@ -1,5 +1,6 @@
-// The workload file's errors: every bad value is refused with file, line and the key, and
-// nothing missing silently becomes zero (host/backend/sim/workload.hpp).
+// The workload file's errors: every bad value is refused with file, line, column and the
+// object path of the value, in the format host/toml/reader.hpp documents, and nothing
+// missing silently becomes zero (host/backend/sim/workload.hpp).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,7 +10,7 @@
 
 #include "host/backend/sim/sim_cluster.hpp"
 #include "host/backend/sim/workload.hpp"
-#include "host/config/config.hpp"
+#include "host/util/input_error.hpp"
 
 namespace caldera {
 namespace {
@@ -28,95 +29,104 @@ struct BadCase {
 //   requests = { cpu = "1" } / duration = 10
 const BadCase kCases[] = {
     {"arrival missing", "[[jobs]]\nname = \"a\"\n[[jobs.tasks]]\nduration = 1\n", 1,
-     "a job needs an 'arrival'"},
+     "jobs[0] (default/a): missing key 'arrival'; expected the job's arrival time in seconds"},
     {"arrival a string", "[[jobs]]\nname = \"a\"\narrival = \"5\"\n[[jobs.tasks]]\nduration = 1\n", 3,
-     "'arrival' must be a number"},
+     "jobs[0] (default/a).arrival: got a string; expected a number of seconds"},
     {"arrival negative", "[[jobs]]\nname = \"a\"\narrival = -1\n[[jobs.tasks]]\nduration = 1\n", 3,
-     "'arrival' must not be negative"},
+     "jobs[0] (default/a).arrival: -1 is out of range; expected a number of seconds of zero or more"},
     {"arrival nan", "[[jobs]]\nname = \"a\"\narrival = nan\n[[jobs.tasks]]\nduration = 1\n", 3,
-     "'arrival' must be a finite number"},
+     "jobs[0] (default/a).arrival: nan is not finite"},
     {"duration inf", "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nduration = inf\n", 5,
-     "'duration' must be a finite number"},
+     "jobs[0] (default/a).tasks[0].duration: inf is not finite"},
     {"duration missing", "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nreplicas = 1\n", 4,
-     "a task needs a 'duration'"},
+     "jobs[0] (default/a).tasks[0]: missing key 'duration'"},
     {"duration negative", "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nduration = -3\n", 5,
-     "'duration' must not be negative"},
+     "tasks[0].duration: -3 is out of range"},
     {"duration a table", "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nduration = {}\n", 5,
-     "'duration' must be a number"},
+     "tasks[0].duration: got a table; expected a number of seconds"},
     {"replicas fractional",
      "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nreplicas = 2.5\nduration = 1\n", 5,
-     "'replicas' must be a whole number"},
-    {"replicas zero", "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nreplicas = 0\nduration = 1\n",
-     5, "'replicas' must be a whole number from 1"},
+     "tasks[0].replicas: 2.5 is not a whole number; expected a whole number from 1 to 1000000"},
+    {"replicas zero", "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nreplicas = 0\nduration = 1\n", 5,
+     "tasks[0].replicas: 0 is out of range; expected a whole number from 1 to 1000000"},
     {"replicas huge",
      "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nreplicas = 1e12\nduration = 1\n", 5,
-     "'replicas' must be a whole number"},
+     "tasks[0].replicas: 1000000000000 is out of range"},
     {"min_member fractional",
-     "[[jobs]]\nname = \"a\"\narrival = 0\nmin_member = 1.5\n[[jobs.tasks]]\nreplicas = 2\nduration = 1\n",
-     4, "'min_member' must be a whole number"},
+     "[[jobs]]\nname = \"a\"\narrival = 0\nmin_member = 1.5\n[[jobs.tasks]]\nreplicas = 2\nduration = 1\n", 4,
+     "jobs[0] (default/a).min_member: 1.5 is not a whole number"},
     {"min_member above the tasks",
-     "[[jobs]]\nname = \"a\"\narrival = 0\nmin_member = 3\n[[jobs.tasks]]\nreplicas = 2\nduration = 1\n",
-     4, "'min_member' exceeds the job's 2 tasks"},
+     "[[jobs]]\nname = \"a\"\narrival = 0\nmin_member = 3\n[[jobs.tasks]]\nreplicas = 2\nduration = 1\n", 4,
+     "jobs[0] (default/a).min_member: 3 is more than the job's 2 tasks"},
     {"min above replicas",
      "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nreplicas = 2\nmin = 3\nduration = 1\n", 6,
-     "'min' exceeds 'replicas'"},
+     "tasks[0].min: 3 is more than the task's 2 replicas"},
     {"request not a quantity",
-     "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nrequests = { cpu = \"abc\" }\nduration = 1\n",
-     5, "request 'cpu': bad quantity 'abc'"},
+     "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nrequests = { cpu = \"abc\" }\nduration = 1\n", 5,
+     "tasks[0].requests.cpu: 'abc' is not a quantity"},
     {"request empty",
-     "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nrequests = { cpu = \"\" }\nduration = 1\n",
-     5, "request 'cpu': bad quantity ''"},
+     "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nrequests = { cpu = \"\" }\nduration = 1\n", 5,
+     "tasks[0].requests.cpu: '' is not a quantity"},
     {"request a boolean",
-     "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nrequests = { cpu = true }\nduration = 1\n",
-     5, "request 'cpu' must be a quantity"},
+     "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nrequests = { cpu = true }\nduration = 1\n", 5,
+     "tasks[0].requests.cpu: got a boolean; expected a quantity"},
     {"request negative",
-     "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nrequests = { memory = \"-1Gi\" }\nduration = 1\n",
-     5, "request 'memory' must not be negative"},
+     "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nrequests = { memory = \"-1Gi\" }\nduration = 1\n", 5,
+     "tasks[0].requests.memory: '-1Gi' is negative"},
     {"requests not a table",
      "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nrequests = \"2\"\nduration = 1\n", 5,
-     "'requests' must be a table"},
+     "tasks[0].requests: got a string; expected a table of quantities"},
     {"unknown job key", "[[jobs]]\nname = \"a\"\narival = 3\n[[jobs.tasks]]\nduration = 1\n", 3,
-     "unknown key 'arival'"},
+     "jobs[0] (default/a): unknown key 'arival' (did you mean 'arrival'?)"},
     {"unknown task key",
      "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nduraton = 1\nduration = 1\n", 5,
-     "unknown key 'duraton'"},
-    {"unknown top-level key", "job = 1\n", 1, "unknown key 'job'"},
+     "tasks[0]: unknown key 'duraton' (did you mean 'duration'?)"},
+    {"unknown top-level key", "job = 1\n", 1,
+     "unknown top-level key 'job' (did you mean 'jobs'?)"},
     {"evicted_pods unknown", "evicted_pods = \"restart\"\n", 1,
-     "workload: 'evicted_pods' = 'restart': must be \"pending\" or \"failed\""},
+     "evicted_pods: unknown value 'restart'; expected one of pending, failed"},
     {"evicted_pods not a string", "\nevicted_pods = true\n", 2,
-     "workload: 'evicted_pods' must be a string"},
-    {"name missing", "[[jobs]]\narrival = 0\n[[jobs.tasks]]\nduration = 1\n", 1, "a job needs a 'name'"},
+     "evicted_pods: got a boolean; expected one of pending, failed"},
+    {"name missing", "[[jobs]]\narrival = 0\n[[jobs.tasks]]\nduration = 1\n", 1,
+     "jobs[0]: missing key 'name'"},
     {"name with a slash", "[[jobs]]\nname = \"a/b\"\narrival = 0\n[[jobs.tasks]]\nduration = 1\n", 2,
-     "'name' = 'a/b': a name must be non-empty, without '/'"},
+     "jobs[0] (default/a/b).name: 'a/b' contains '/'; expected a non-empty name without '/' or spaces"},
     {"name empty", "[[jobs]]\nname = \"\"\narrival = 0\n[[jobs.tasks]]\nduration = 1\n", 2,
-     "'name' = ''"},
+     "jobs[0].name: empty name"},
     {"namespace not a string",
      "[[jobs]]\nname = \"a\"\nnamespace = 3\narrival = 0\n[[jobs.tasks]]\nduration = 1\n", 3,
-     "'namespace' must be a string"},
+     "jobs[0] (default/a).namespace: got an integer; expected a non-empty name"},
     {"role twice",
      "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nrole = \"w\"\nduration = 1\n"
-     "[[jobs.tasks]]\nrole = \"w\"\nduration = 2\n",
-     8, "role 'w' appears twice"},
+     "[[jobs.tasks]]\nrole = \"w\"\nduration = 2\n", 8,
+     "tasks[1] (w).role: role 'w' appears twice in the job"},
     {"toleration effect",
      "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nduration = 1\n"
-     "tolerations = [{ key = \"k\", operator = \"Exists\", effect = \"Sometimes\" }]\n",
-     6, "toleration effect 'Sometimes'"},
+     "tolerations = [{ key = \"k\", operator = \"Exists\", effect = \"Sometimes\" }]\n", 6,
+     "tolerations[0].effect: unknown effect 'Sometimes'"},
     {"toleration operator",
      "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nduration = 1\n"
-     "tolerations = [{ key = \"k\", operator = \"In\" }]\n",
-     6, "toleration operator must be Equal or Exists"},
+     "tolerations = [{ key = \"k\", operator = \"In\" }]\n", 6,
+     "tolerations[0].operator: unknown operator 'In'; expected one of Equal, Exists"},
     {"preemptable a string",
      "[[jobs]]\nname = \"a\"\narrival = 0\npreemptable = \"yes\"\n[[jobs.tasks]]\nduration = 1\n", 4,
-     "'preemptable' must be true or false"},
+     "jobs[0] (default/a).preemptable: got a string; expected true or false"},
     {"node_selector value",
-     "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nduration = 1\nnode_selector = { pool = 1 }\n",
-     6, "'node_selector.pool' must be a string"},
-    {"no tasks", "[[jobs]]\nname = \"a\"\narrival = 0\n", 1, "a job needs [[jobs.tasks]]"},
+     "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nduration = 1\nnode_selector = { pool = 1 }\n", 6,
+     "tasks[0].node_selector.pool: got an integer; expected a string"},
+    {"no tasks", "[[jobs]]\nname = \"a\"\narrival = 0\n", 1,
+     "jobs[0] (default/a): missing key 'tasks'"},
     {"same job twice",
      "[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nduration = 1\n"
-     "[[jobs]]\nname = \"a\"\narrival = 1\n[[jobs.tasks]]\nduration = 1\n",
-     6, "a job of this name exists already"},
-    {"TOML syntax", "[[jobs]]\nname = \"a\nduration = 1\n", 2, ""},
+     "[[jobs]]\nname = \"a\"\narrival = 1\n[[jobs.tasks]]\nduration = 1\n", 6,
+     "jobs[1] (default/a): duplicate job 'default/a'"},
+    {"TOML syntax", "[[jobs]]\nname = \"a\nduration = 1\n", 2, "TOML syntax error"},
+    {"jobs empty", "\njobs = []\n", 2, "jobs: no jobs; expected [[jobs]] tables"},
+    {"tasks empty", "[[jobs]]\nname = \"a\"\narrival = 0\ntasks = []\n", 4,
+     "jobs[0] (default/a).tasks: no tasks; expected at least one [[jobs.tasks]]"},
+    {"name with a space", "[[jobs]]\nname = \"a b\"\narrival = 0\n[[jobs.tasks]]\nduration = 1\n", 2,
+     "jobs[0] (default/a b).name: 'a b' contains a space"},
+    {"jobs a table", "[jobs]\nname = \"a\"\n", 1, "jobs: got a table; expected an array of tables ([[jobs]])"},
 };
 
 class WorkloadErrors : public ::testing::TestWithParam<BadCase> {};
@@ -139,6 +149,35 @@ TEST_P(WorkloadErrors, NameFileLineAndKey) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryField, WorkloadErrors, ::testing::ValuesIn(kCases));
+
+// The whole message, in the format every reader shares (host/toml/reader.hpp):
+// FILE:LINE:COLUMN: OBJECT: PROBLEM; expected WHAT.
+TEST(WorkloadTest, ErrorsInTheSharedFormat) {
+  fs::path dir = fs::temp_directory_path() / ("caldera-wl-fmt-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path file = dir / "w.toml";
+  std::ofstream(file) << "[[jobs]]\nname = \"train\"\nnamespace = \"ml\"\narrival = 0\n"
+                         "[[jobs.tasks]]\nrole = \"worker\"\nreplicas = 2\n"
+                         "requests = { cpu = \"2\", \"nvidia.com/gpu\" = \"one\" }\nduration = 5\n";
+  try {
+    load_workload(file);
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              file.string() + ":8:44: jobs[0] (ml/train).tasks[0] (worker).requests."
+                              "\"nvidia.com/gpu\": 'one' is not a quantity; expected a quantity "
+                              "such as \"2\", \"500m\", \"4Gi\", \"1G\" or \"1e3\" (a string or a "
+                              "number)");
+  }
+  try {
+    load_workload(dir / "none.toml");
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "none.toml").string() +
+                                         ": cannot read the workload: no such file");
+  }
+  fs::remove_all(dir);
+}
 
 TEST(WorkloadTest, DefaultsAreTheDocumentedOnes) {
   fs::path dir = fs::temp_directory_path() / ("caldera-wl-ok-" + std::to_string(::getpid()));
@@ -193,9 +232,9 @@ TEST(WorkloadTest, QueueAndPriorityClassMustBeInTheCluster) {
   } cases[] = {
       {"[[jobs]]\nname = \"a\"\narrival = 0\n[[jobs.tasks]]\nduration = 1\n\n"
        "[[jobs]]\nname = \"b\"\nqueue = \"nope\"\narrival = 0\n[[jobs.tasks]]\nduration = 1\n",
-       "w.toml:7:1: job default/b: queue 'nope' is not in"},
+       "w.toml:9:9: jobs[1] (default/b).queue: queue 'nope' is not in"},
       {"[[jobs]]\nname = \"b\"\npriority_class = \"gold\"\narrival = 0\n[[jobs.tasks]]\nduration = 1\n",
-       "w.toml:1:1: job default/b: priority class 'gold' is not in"},
+       "w.toml:3:18: jobs[0] (default/b).priority_class: priority class 'gold' is not in"},
   };
   for (const auto& c : cases) {
     fs::path wl = dir / "w.toml";

@@ -11,7 +11,7 @@
 #include <map>
 #include <sstream>
 
-#include "host/config/config.hpp"
+#include "host/util/input_error.hpp"
 
 namespace caldera::k8s {
 

@@ -4,11 +4,10 @@
 #include <spdlog/spdlog.h>
 
 #include <set>
-#include <toml++/toml.h>
 
-#include "host/config/config.hpp"
 #include "host/scenario/device_requests.hpp"
 #include "host/scenario/scenario_file.hpp"
+#include "host/toml/reader.hpp"
 
 namespace caldera {
 
@@ -41,32 +40,38 @@ SimCluster::SimCluster(Cache cache) : cache_(std::move(cache)) {}
 
 SimCluster::SimCluster(const std::filesystem::path& cluster_file,
                        const std::filesystem::path& workload_file) {
-  toml::table root;
-  try {
-    root = toml::parse_file(cluster_file.string());
-  } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    throw InputError(
-        fmt::format("{}:{}:{}: {}", cluster_file.string(), b.line, b.column, e.description()));
-  }
-  load_cluster_objects(root, cluster_file, cache_);
+  const input::Document cluster = input::parse_file(cluster_file, "cluster file");
+  load_cluster_objects(cluster.root, cluster_file, cache_);
   workload_ = load_workload(workload_file);
   // What the workload names must be in the cluster (as admission would refuse it).
+  const std::string in = cluster_file.string();
+  auto names = [](const auto& map) {
+    std::vector<std::string> out;
+    for (const auto& [k, v] : map) out.push_back(k);
+    return out;
+  };
   for (const auto& job : workload_.jobs) {
     const PodGroupSpec& pg = job.podgroup;
     if (!pg.queue.empty() && pg.queue != "default" && !cache_.queue(pg.queue))
-      throw InputError(fmt::format("{}: job {}: queue '{}' is not in {}", pg.src.str(), pg.key(),
-                                   pg.queue, cluster_file.string()));
+      input::fail(job.queue_src, input::child_path(job.object, "queue"),
+                  fmt::format("queue '{}' is not in {}{}", pg.queue, in,
+                              input::did_you_mean(pg.queue, names(cache_.queues()))),
+                  fmt::format("a queue of {}, or \"default\"", in));
     if (!pg.priority_class.empty() && !cache_.priority_classes().count(pg.priority_class))
-      throw InputError(fmt::format("{}: job {}: priority class '{}' is not in {}", pg.src.str(),
-                                   pg.key(), pg.priority_class, cluster_file.string()));
-    if (cache_.podgroup(pg.key()))
-      throw InputError(fmt::format("{}: job {}: a PodGroup of this name is already in {}",
-                                   pg.src.str(), pg.key(), cluster_file.string()));
+      input::fail(job.priority_class_src, input::child_path(job.object, "priority_class"),
+                  fmt::format("priority class '{}' is not in {}{}", pg.priority_class, in,
+                              input::did_you_mean(pg.priority_class,
+                                                  names(cache_.priority_classes()))),
+                  fmt::format("a priority class of {}", in));
+    if (const PodGroupSpec* other = cache_.podgroup(pg.key()))
+      input::fail(pg.src, job.object,
+                  fmt::format("podgroup '{}' is already in {} at {}", pg.key(), in, other->src.str()),
+                  fmt::format("a job name that no podgroup of {} has", in));
     for (const auto& t : job.tasks)
-      if (cache_.pod(t.pod.key()))
-        throw InputError(fmt::format("{}: job {}: pod {} is already in {}", t.pod.src.str(),
-                                     pg.key(), t.pod.key(), cluster_file.string()));
+      if (const PodSpec* other = cache_.pod(t.pod.key()))
+        input::fail(t.pod.src, t.object,
+                    fmt::format("pod '{}' is already in {} at {}", t.pod.key(), in, other->src.str()),
+                    fmt::format("pod names that no pod of {} has", in));
   }
   // GPU requests that are malformed or that no node could ever meet are input errors
   // (host/scenario/device_requests.hpp), for the cluster's pods and the workload's alike.

@@ -1,3 +1,5 @@
+// The embedded cluster's workload file (workload.hpp has the format), read through
+// host/toml/ so its errors read like every other input error (host/toml/reader.hpp).
 #include "host/backend/sim/workload.hpp"
 
 #include <fmt/format.h>
@@ -6,147 +8,79 @@
 #include <cctype>
 #include <cmath>
 #include <set>
-#include <toml++/toml.h>
 
-#include "host/config/config.hpp"
 #include "host/model/quantity.hpp"
+#include "host/toml/quantity.hpp"
+#include "host/toml/reader.hpp"
 
 namespace caldera {
 
 namespace {
 
-std::string where(const std::filesystem::path& file, const toml::node& n) {
-  const auto& b = n.source().begin;
-  return fmt::format("{}:{}:{}", file.string(), b.line, b.column);
-}
+using input::Table;
+using input::Value;
 
-[[noreturn]] void fail(const std::filesystem::path& file, const toml::node& n,
-                       const std::string& object, const std::string& msg) {
-  throw InputError(fmt::format("{}: {}: {}", where(file, n), object, msg));
-}
-
-void check_keys(const std::filesystem::path& file, const toml::table& t, const std::string& object,
-                const std::set<std::string>& allowed) {
-  for (const auto& [k, v] : t) {
-    if (!allowed.count(std::string(k.str()))) {
-      std::string list;
-      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      fail(file, v, object, fmt::format("unknown key '{}'; allowed: {}", k.str(), list));
-    }
-  }
-}
-
-std::string get_string(const std::filesystem::path& file, const toml::table& t, const char* key,
-                       const std::string& object, const std::string& fallback) {
-  const toml::node* n = t.get(key);
-  if (!n) return fallback;
-  if (!n->is_string()) fail(file, *n, object, fmt::format("'{}' must be a string", key));
-  return n->as_string()->get();
-}
-
-double get_number(const std::filesystem::path& file, const toml::table& t, const char* key,
-                  const std::string& object, double fallback) {
-  const toml::node* n = t.get(key);
-  if (!n) return fallback;
-  double v;
-  if (n->is_integer())
-    v = static_cast<double>(n->as_integer()->get());
-  else if (n->is_floating_point())
-    v = n->as_floating_point()->get();
-  else
-    fail(file, *n, object, fmt::format("'{}' must be a number", key));
-  if (!std::isfinite(v)) fail(file, *n, object, fmt::format("'{}' must be a finite number", key));
-  if (v < 0) fail(file, *n, object, fmt::format("'{}' must not be negative", key));
-  return v;
-}
-
-// A count: a whole number from `min` to kMaxCount. Absent: `fallback`.
-constexpr double kMaxCount = 1000000;
-int32_t get_count(const std::filesystem::path& file, const toml::table& t, const char* key,
-                  const std::string& object, int32_t fallback, double min) {
-  const toml::node* n = t.get(key);
-  if (!n) return fallback;
-  double v = get_number(file, t, key, object, 0);
-  if (v != std::floor(v) || v < min || v > kMaxCount)
-    fail(file, *n, object,
-         fmt::format("'{}' must be a whole number from {} to {:.0f}", key, min, kMaxCount));
-  return static_cast<int32_t>(v);
-}
+constexpr const char* kName = "a non-empty name without '/' or spaces";
 
 // Names become parts of pod names (NAME-ROLE-INDEX) and keys (NAMESPACE/NAME).
-void check_name(const std::filesystem::path& file, const toml::table& t, const char* key,
-                const std::string& object, const std::string& value) {
-  bool ok = !value.empty();
-  for (char c : value)
-    if (c == '/' || std::isspace(static_cast<unsigned char>(c))) ok = false;
-  if (!ok)
-    fail(file, t.get(key) ? *t.get(key) : static_cast<const toml::node&>(t), object,
-         fmt::format("'{}' = '{}': a name must be non-empty, without '/' or spaces", key, value));
+std::string checked_name(const Value& v) {
+  std::string s = v.string(kName);
+  if (s.empty()) v.fail("empty name", kName);
+  for (char c : s)
+    if (c == '/' || std::isspace(static_cast<unsigned char>(c)))
+      v.fail(fmt::format("'{}' contains {}", s, c == '/' ? "'/'" : "a space"), kName);
+  return s;
 }
 
-StringMap get_string_map(const std::filesystem::path& file, const toml::table& t, const char* key,
-                         const std::string& object) {
-  StringMap out;
-  const toml::node* n = t.get(key);
-  if (!n) return out;
-  if (!n->is_table()) fail(file, *n, object, fmt::format("'{}' must be a table", key));
-  for (const auto& [k, v] : *n->as_table()) {
-    if (!v.is_string())
-      fail(file, v, object, fmt::format("'{}.{}' must be a string", key, k.str()));
-    out[std::string(k.str())] = v.as_string()->get();
-  }
-  return out;
+// A time or a duration in seconds: a finite number of zero or more.
+double seconds(const Value& v) {
+  const double x = v.number("a number of seconds");
+  if (x < 0) v.fail(fmt::format("{} is out of range", v.written()), "a number of seconds of zero or more");
+  return x;
 }
 
-ResourceList get_requests(const std::filesystem::path& file, const toml::table& t,
-                          const std::string& object) {
-  ResourceList out;
-  const toml::node* n = t.get("requests");
-  if (!n) return out;
-  if (!n->is_table()) fail(file, *n, object, "'requests' must be a table");
-  for (const auto& [k, v] : *n->as_table()) {
-    std::string name(k.str());
-    std::string text;
-    if (v.is_string())
-      text = v.as_string()->get();
-    else if (v.is_integer())
-      text = std::to_string(v.as_integer()->get());
-    else if (v.is_floating_point())
-      text = fmt::format("{}", v.as_floating_point()->get());
-    else
-      fail(file, v, object, fmt::format("request '{}' must be a quantity", name));
-    auto amount = resource_amount(name, text);
-    if (!amount) fail(file, v, object, fmt::format("request '{}': bad quantity '{}'", name, text));
-    if (*amount < 0) fail(file, v, object, fmt::format("request '{}' must not be negative", name));
-    out[name] = *amount;
-  }
-  return out;
+// A count: a whole number (an integer, or a float without fraction) from `min` to
+// kMaxCount.
+constexpr double kMaxCount = 1000000;
+int32_t count(const Value& v, double min) {
+  const std::string expected = fmt::format("a whole number from {} to {:.0f}", min, kMaxCount);
+  if (!v.node().is_number()) v.wrong_type(expected);
+  const double x = v.number();
+  if (x != std::floor(x)) v.fail(fmt::format("{} is not a whole number", v.written()), expected);
+  if (x < min || x > kMaxCount) v.fail(fmt::format("{} is out of range", v.written()), expected);
+  return static_cast<int32_t>(x);
 }
 
-std::vector<Toleration> get_tolerations(const std::filesystem::path& file, const toml::table& t,
-                                        const std::string& object) {
+std::string peek(const Table& t, const char* key) {
+  const toml::node* n = t.raw().get(key);
+  return n && n->is_string() ? n->as_string()->get() : std::string();
+}
+
+std::vector<Toleration> tolerations(const Table& t) {
   std::vector<Toleration> out;
-  const toml::node* n = t.get("tolerations");
-  if (!n) return out;
-  if (!n->is_array()) fail(file, *n, object, "'tolerations' must be an array of tables");
-  for (const auto& e : *n->as_array()) {
-    if (!e.is_table()) fail(file, e, object, "each toleration must be a table");
-    const auto& tt = *e.as_table();
-    check_keys(file, tt, object + " toleration", {"key", "operator", "value", "effect"});
+  std::optional<Value> v = t.get("tolerations");
+  if (!v) return out;
+  for (const Table& tt : v->array("an array of tolerations ({ key = \"k\", operator = "
+                                  "\"Exists\", effect = \"NoSchedule\" })")
+                             .tables()) {
+    tt.check_keys({"key", "operator", "value", "effect"});
     Toleration tol;
-    tol.key = get_string(file, tt, "key", object, "");
-    tol.op = get_string(file, tt, "operator", object, "Equal");
-    tol.value = get_string(file, tt, "value", object, "");
-    tol.effect = get_string(file, tt, "effect", object, "");
-    if (tol.op != "Equal" && tol.op != "Exists")
-      fail(file, e, object, "toleration operator must be Equal or Exists");
+    tol.key = tt.opt_string("key").value_or("");
+    tol.op = tt.opt_choice<std::string>("operator", {{"Equal", "Equal"}, {"Exists", "Exists"}},
+                                        "operator")
+                 .value_or("Equal");
+    tol.value = tt.opt_string("value").value_or("");
     if (tol.op == "Exists" && !tol.value.empty())
-      fail(file, e, object, "a toleration with operator Exists takes no value");
-    if (!tol.effect.empty() && tol.effect != "NoSchedule" && tol.effect != "PreferNoSchedule" &&
-        tol.effect != "NoExecute")
-      fail(file, e, object,
-           fmt::format("toleration effect '{}': must be NoSchedule, PreferNoSchedule or NoExecute",
-                       tol.effect));
+      tt.get("value")->fail("a value with operator Exists", "no 'value' with operator Exists");
+    // An empty effect, written or not, tolerates every effect.
+    if (auto ev = tt.get("effect")) {
+      tol.effect = ev->string();
+      if (!tol.effect.empty())
+        tol.effect = ev->choice<std::string>({{"NoSchedule", "NoSchedule"},
+                                              {"PreferNoSchedule", "PreferNoSchedule"},
+                                              {"NoExecute", "NoExecute"}},
+                                             "effect");
+    }
     out.push_back(tol);
   }
   return out;
@@ -155,89 +89,79 @@ std::vector<Toleration> get_tolerations(const std::filesystem::path& file, const
 }  // namespace
 
 Workload load_workload(const std::filesystem::path& file) {
-  toml::table root;
-  try {
-    root = toml::parse_file(file.string());
-  } catch (const toml::parse_error& e) {
-    const auto& b = e.source().begin;
-    throw InputError(fmt::format("{}:{}:{}: {}", file.string(), b.line, b.column, e.description()));
-  }
-  check_keys(file, root, "workload", {"evicted_pods", "jobs"});
+  const input::Document doc = input::parse_file(file, "workload");
+  const Table root = doc.table();
+  root.check_keys({"evicted_pods", "jobs"});
 
   Workload w;
   // What an evicted pod becomes (SimCluster::apply): no default but the documented one.
-  const std::string evicted = get_string(file, root, "evicted_pods", "workload", "pending");
-  if (evicted != "pending" && evicted != "failed")
-    fail(file, *root.get("evicted_pods"), "workload",
-         fmt::format("'evicted_pods' = '{}': must be \"pending\" or \"failed\"", evicted));
-  w.evicted_pods_fail = evicted == "failed";
-  std::set<std::string> seen;
-  const toml::node* jobs = root.get("jobs");
+  w.evicted_pods_fail =
+      root.opt_choice<bool>("evicted_pods", {{"pending", false}, {"failed", true}}).value_or(false);
+  std::optional<Value> jobs = root.get("jobs");
   if (!jobs) return w;
-  if (!jobs->is_array_of_tables()) fail(file, *jobs, "workload", "'jobs' must be [[jobs]] tables");
-  size_t ji = 0;
-  for (const auto& jn : *jobs->as_array()) {
-    const auto& jt = *jn.as_table();
-    const SourceRef job_src{file.string(), static_cast<int>(jn.source().begin.line),
-                            static_cast<int>(jn.source().begin.column)};
-    std::string object = fmt::format("jobs[{}]", ji++);
-    check_keys(file, jt, object,
-               {"name", "namespace", "queue", "arrival", "min_member", "priority_class",
-                "preemptable", "tasks"});
+  if (jobs->node().is_array() && jobs->node().as_array()->empty())
+    jobs->fail("no jobs", "[[jobs]] tables; leave 'jobs' out for a workload without jobs");
+  std::set<std::string> seen;
+  for (const Table& jt0 : root.tables("jobs")) {
+    std::string peek_ns = peek(jt0, "namespace");
+    const Table jt = peek(jt0, "name").empty()
+                         ? jt0
+                         : jt0.named((peek_ns.empty() ? "default" : peek_ns) + "/" + peek(jt0, "name"));
+    jt.check_keys({"name", "namespace", "queue", "arrival", "min_member", "priority_class",
+                   "preemptable", "tasks"});
     WorkloadJob job;
+    job.object = jt.path();
     auto& pg = job.podgroup;
-    pg.name = get_string(file, jt, "name", object, "");
-    if (!jt.get("name")) fail(file, jn, object, "a job needs a 'name'");
-    check_name(file, jt, "name", object, pg.name);
-    pg.ns = get_string(file, jt, "namespace", object, "default");
-    check_name(file, jt, "namespace", object, pg.ns);
-    pg.src = job_src;
-    object = fmt::format("{} ({}/{})", object, pg.ns, pg.name);
-    if (!seen.insert(pg.key()).second) fail(file, jn, object, "a job of this name exists already");
-    pg.queue = get_string(file, jt, "queue", object, "default");
-    pg.priority_class = get_string(file, jt, "priority_class", object, "");
+    pg.name = checked_name(jt.require("name", kName));
+    if (auto ns = jt.get("namespace")) pg.ns = checked_name(*ns);
+    pg.src = jt.src();
+    if (!seen.insert(pg.key()).second)
+      jt.fail(fmt::format("duplicate job '{}'", pg.key()), "a name no other job of the namespace has");
+    if (auto q = jt.get("queue")) {
+      pg.queue = q->string("the name of a queue of the cluster");
+      job.queue_src = q->src();
+    }
+    if (auto pc = jt.get("priority_class")) {
+      pg.priority_class = pc->string("the name of a priority class of the cluster");
+      job.priority_class_src = pc->src();
+    }
     // No default: a job whose arrival is missing must not silently arrive at 0.
-    if (!jt.get("arrival")) fail(file, jn, object, "a job needs an 'arrival' time in seconds");
-    job.arrival = get_number(file, jt, "arrival", object, 0);
+    job.arrival = seconds(jt.require("arrival", "the job's arrival time in seconds"));
     pg.created = job.arrival;
     pg.phase_since = job.arrival;
     pg.phase = JobPhase::Pending;
-    bool preemptable = false;
-    if (const toml::node* p = jt.get("preemptable")) {
-      if (!p->is_boolean()) fail(file, *p, object, "'preemptable' must be true or false");
-      preemptable = p->as_boolean()->get();
-    }
-    const toml::node* tasks = jt.get("tasks");
-    if (!tasks || !tasks->is_array_of_tables() || tasks->as_array()->empty())
-      fail(file, jn, object, "a job needs [[jobs.tasks]]");
-    size_t ti = 0;
+    const bool preemptable = jt.opt_bool("preemptable").value_or(false);
+    const Value tasks = jt.require("tasks", "[[jobs.tasks]]: the job's tasks");
+    if (tasks.node().is_array() && tasks.node().as_array()->empty())
+      tasks.fail("no tasks", "at least one [[jobs.tasks]]");
     std::set<std::string> roles;
-    for (const auto& tn : *tasks->as_array()) {
-      const auto& tt = *tn.as_table();
-      std::string tobj = fmt::format("{} tasks[{}]", object, ti++);
-      check_keys(file, tt, tobj,
-                 {"role", "replicas", "min", "requests", "duration", "node_selector",
-                  "tolerations", "labels"});
-      std::string role = get_string(file, tt, "role", tobj, "task");
-      check_name(file, tt, "role", tobj, role);
+    for (const Table& tt0 : jt.tables("tasks")) {
+      const std::string peek_role = peek(tt0, "role");
+      const Table tt = peek_role.empty() ? tt0 : tt0.named(peek_role);
+      tt.check_keys({"role", "replicas", "min", "requests", "duration", "node_selector",
+                     "tolerations", "labels"});
+      const std::optional<Value> role_v = tt.get("role");
+      const std::string role = role_v ? checked_name(*role_v) : "task";
       if (!roles.insert(role).second)
-        fail(file, tt.get("role") ? *tt.get("role") : tn, tobj,
-             fmt::format("role '{}' appears twice in the job (its pods would have the same names)",
-                         role));
-      const int32_t replicas = get_count(file, tt, "replicas", tobj, 1, 1);
-      if (const toml::node* m = tt.get("min")) {
-        int32_t min = get_count(file, tt, "min", tobj, 0, 0);
-        if (min > replicas) fail(file, *m, tobj, "'min' exceeds 'replicas'");
+        (role_v ? *role_v : tt.value())
+            .fail(fmt::format("role '{}' appears twice in the job", role),
+                  "a role no other task of the job has (its pods would have the same names)");
+      std::optional<Value> rv = tt.get("replicas");
+      const int32_t replicas = rv ? count(*rv, 1) : 1;
+      if (auto mv = tt.get("min")) {
+        int32_t min = count(*mv, 0);
+        if (min > replicas)
+          mv->fail(fmt::format("{} is more than the task's {} replicas", min, replicas),
+                   "at most 'replicas'");
         pg.min_task_member[role] = min;
       }
-      ResourceList req = get_requests(file, tt, tobj);
-      double duration = get_number(file, tt, "duration", tobj, 0);
-      if (!tt.get("duration")) fail(file, tn, tobj, "a task needs a 'duration' in seconds");
-      StringMap selector = get_string_map(file, tt, "node_selector", tobj);
-      StringMap labels = get_string_map(file, tt, "labels", tobj);
-      std::vector<Toleration> tols = get_tolerations(file, tt, tobj);
-      const SourceRef task_src{file.string(), static_cast<int>(tn.source().begin.line),
-                               static_cast<int>(tn.source().begin.column)};
+      ResourceList req;
+      if (auto r = tt.get("requests")) req = input::resource_list(*r, resource_amount);
+      const double duration = seconds(tt.require("duration", "the task's run time in seconds"));
+      StringMap selector = tt.string_map("node_selector");
+      StringMap labels = tt.string_map("labels");
+      std::vector<Toleration> tols = tolerations(tt);
+      const SourceRef task_src = tt.src();
       for (int32_t i = 0; i < replicas; ++i) {
         WorkloadTask task;
         PodSpec& pod = task.pod;
@@ -254,14 +178,17 @@ Workload load_workload(const std::filesystem::path& file) {
         pod.created = job.arrival;
         pod.src = task_src;
         task.duration = duration;
+        task.object = tt.path();
         job.tasks.push_back(std::move(task));
       }
     }
     int32_t total = static_cast<int32_t>(job.tasks.size());
     pg.min_member = total;
-    if (const toml::node* m = jt.get("min_member")) {
-      int32_t mm = get_count(file, jt, "min_member", object, 0, 0);
-      if (mm > total) fail(file, *m, object, fmt::format("'min_member' exceeds the job's {} tasks", total));
+    if (auto mv = jt.get("min_member")) {
+      int32_t mm = count(*mv, 0);
+      if (mm > total)
+        mv->fail(fmt::format("{} is more than the job's {} tasks", mm, total),
+                 fmt::format("at most the job's number of pods ({})", total));
       pg.min_member = mm;
     }
     w.jobs.push_back(std::move(job));

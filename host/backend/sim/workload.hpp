@@ -34,12 +34,19 @@ namespace caldera {
 struct WorkloadTask {
   PodSpec pod;           // ns, name, podgroup, requests, labels, selector, tolerations
   double duration = 0;   // seconds of run time
+  std::string object;    // its [[jobs.tasks]] in errors: "jobs[0] (default/a).tasks[1] (w)"
 };
 
 struct WorkloadJob {
   PodGroupSpec podgroup;  // created = arrival
   double arrival = 0;
   std::vector<WorkloadTask> tasks;
+  // Where the job is, for the errors that need the cluster (SimCluster): its [[jobs]] in
+  // errors ("jobs[1] (default/b)") and its queue and priority_class values (line 0 when
+  // not written).
+  std::string object;
+  SourceRef queue_src;
+  SourceRef priority_class_src;
 };
 
 struct Workload {
@@ -47,14 +54,15 @@ struct Workload {
   bool evicted_pods_fail = false;  // evicted_pods = "failed"
 };
 
-// Reads a workload file. Every bad value is an InputError naming file, line, column, the
-// job (and task) and the key: unknown keys, a missing name, arrival or duration, values of
-// the wrong type, an evicted_pods other than "pending" or "failed", negative, infinite or
-// NaN numbers, counts (replicas, min, min_member) that are not whole or out of range, bad
-// quantities, bad tolerations, names with '/' or spaces, a role twice in one job, duplicate
-// job names. Queues and priority classes are checked
-// against the cluster by SimCluster. Nothing missing silently becomes zero; what may be
-// left out has the default written above.
+// Reads a workload file through host/toml/. Every bad value is an InputError naming file,
+// line, column, the object path of the value ("jobs[0] (team-a/train-a).tasks[1]
+// (worker).replicas") and what was expected, in the format host/toml/reader.hpp
+// documents: unknown keys, a missing name, arrival or duration, values of the wrong type,
+// an evicted_pods other than "pending" or "failed", negative, infinite or NaN numbers,
+// counts (replicas, min, min_member) that are not whole or out of range, bad quantities,
+// bad tolerations, names with '/' or spaces, a role twice in one job, duplicate job names.
+// Queues and priority classes are checked against the cluster by SimCluster. Nothing
+// missing silently becomes zero; what may be left out has the default written above.
 Workload load_workload(const std::filesystem::path& file);
 
 }  // namespace caldera
