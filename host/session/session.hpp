@@ -193,8 +193,9 @@ class Session {
   void set_job_phase(JobInfo* j, JobPhase p);
 
   Session() = default;
-  void build(const Cache& cache);
-  void flatten_chains();
+  void build(const Cache& cache);     // snapshot.cpp
+  void flatten_chains();              // node_dispatch.cpp
+  void update_job_status();           // job_status.cpp: phases and pending reasons at close
   void fire_allocate(TaskInfo* t);
   void fire_deallocate(TaskInfo* t);
   // Adds (sign 1) or removes (-1) the task's pod in its node's pod_requests.
