@@ -1,7 +1,9 @@
 // The node-level chains: pre_predicate, predicate and node_order over runs of nodes, the
-// hot paths of every placement. The chains are flattened once at open (flatten_chains),
-// in tier and plugin order, so the per-node loops make no lookups; they run on the
-// session's worker pool when every plugin taking part allows it.
+// hot paths of every placement. The chains are flattened once at open
+// (flatten_node_chains), in tier and plugin order, so the per-node loops make no lookups;
+// they run on the session's worker pool when every plugin taking part allows it. Their
+// rules are the point table's (AllPass for predicate, Sum for node_order), in loops of
+// their own over runs of nodes; pre_predicate, once per task, is combine<pre_predicate>.
 // Follows Volcano's pkg/scheduler/framework/session_plugins.go (PrePredicateFn,
 // PredicateFn, NodeOrderFn, BatchNodeOrderFn).
 #include <spdlog/spdlog.h>
@@ -16,26 +18,29 @@
 
 namespace caldera {
 
-void Session::flatten_chains() {
+void Session::flatten_node_chains() {
   bool parallel_predicates = true, parallel_scores = true;
   for (const auto& tier : tiers_)
     for (const auto& in : tier) {
       const cal_plugin* d = in.plugin->desc;
       const bool parallel = (d->capabilities & CAL_CAP_NODE_PARALLEL) != 0;
-      const Call call{d, in.self, &in.plugin->name,
-                      CAL_PLUGIN_HAS(d, predicate_many) ? d->predicate_many : nullptr,
-                      CAL_PLUGIN_HAS(d, node_order_many) ? d->node_order_many : nullptr};
-      if (in.plugin->points.has(Point::Predicate)) {
-        if (d->pre_predicate) pre_predicates_.push_back(call);
-        if (d->predicate || call.predicate_many) {
-          predicates_.push_back(call);
-          parallel_predicates = parallel_predicates && parallel;
-        }
+      NodeCall call{in.self, &in.plugin->name, nullptr, nullptr, nullptr, nullptr, nullptr};
+      if (in.plugin->points.has(SlotInfo<Slot::predicate>::point)) {
+        call.predicate = SlotInfo<Slot::predicate>::get(d);
+        call.predicate_many = SlotInfo<Slot::predicate_many>::get(d);
       }
-      if (in.plugin->points.has(Point::NodeOrder) &&
-          (d->node_order || call.node_order_many || d->batch_node_order)) {
+      if (in.plugin->points.has(SlotInfo<Slot::node_order>::point)) {
+        call.node_order = SlotInfo<Slot::node_order>::get(d);
+        call.node_order_many = SlotInfo<Slot::node_order_many>::get(d);
+        call.batch_node_order = SlotInfo<Slot::batch_node_order>::get(d);
+      }
+      if (call.predicate || call.predicate_many) {
+        predicates_.push_back(call);
+        parallel_predicates = parallel_predicates && parallel;
+      }
+      if (call.node_order || call.node_order_many || call.batch_node_order) {
         scorers_.push_back(call);
-        if (d->node_order || call.node_order_many) parallel_scores = parallel_scores && parallel;
+        if (call.node_order || call.node_order_many) parallel_scores = parallel_scores && parallel;
       }
     }
   workers_ = &runtime_->workers(static_cast<size_t>(std::max(0, policy_->config.threads)));
@@ -45,14 +50,7 @@ void Session::flatten_chains() {
 }
 
 PointStatus Session::pre_predicate(const TaskInfo* t) const {
-  for (const Call& c : pre_predicates_) {
-    cal_status st;
-    st.struct_size = sizeof st;
-    st.reason[0] = '\0';
-    cal_code code = c.desc->pre_predicate(c.self, to_handle(t), &st);
-    if (code != CAL_SUCCESS && code != CAL_SKIP) return failed_status(code, st, *c.name);
-  }
-  return {};
+  return combine<Slot::pre_predicate>(chains_, to_handle(t));
 }
 
 void Session::predicate_codes(const TaskInfo* t, const NodeInfo* const* nodes, size_t count,
@@ -78,7 +76,7 @@ void Session::predicate_codes(const TaskInfo* t, const NodeInfo* const* nodes, s
     where[i] = i;
   }
   size_t live = count;
-  for (const Call& c : predicates_) {
+  for (const NodeCall& c : predicates_) {
     if (live == 0) break;
     if (c.predicate_many) {
       code_buf.resize(live);
@@ -104,7 +102,7 @@ void Session::predicate_codes(const TaskInfo* t, const NodeInfo* const* nodes, s
         cal_status& st = statuses[where[k]];
         st.struct_size = sizeof st;
         st.reason[0] = '\0';
-        const cal_code code = c.desc->predicate(c.self, to_handle(t), alive[k], &st);
+        const cal_code code = c.predicate(c.self, to_handle(t), alive[k], &st);
         if (code == CAL_SUCCESS || code == CAL_SKIP) {
           alive[kept] = alive[k];
           where[kept++] = where[k];
@@ -152,7 +150,7 @@ void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes
   if (part.size() < rows * count) part.resize(rows * count);
   auto per_node = [&](size_t begin, size_t end) {
     for (size_t k = 0; k < scorers_.size(); ++k) {
-      const Call& c = scorers_[k];
+      const NodeCall& c = scorers_[k];
       double* row = &part[(2 * k) * count];
       if (c.node_order_many) {
         cal_status st;
@@ -165,13 +163,13 @@ void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes
         }
         continue;
       }
-      if (!c.desc->node_order) continue;
+      if (!c.node_order) continue;
       for (size_t i = begin; i < end; ++i) {
         cal_status st;
         st.struct_size = sizeof st;
         st.reason[0] = '\0';
         double s = 0;
-        if (c.desc->node_order(c.self, to_handle(t), handles[i], &s, &st) != CAL_SUCCESS) {
+        if (c.node_order(c.self, to_handle(t), handles[i], &s, &st) != CAL_SUCCESS) {
           spdlog::error("plugin {}: node_order failed on {}: {}", *c.name, nodes[i]->name,
                         st.reason);
           s = 0;
@@ -187,21 +185,21 @@ void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes
   else
     per_node(0, count);
   for (size_t k = 0; k < scorers_.size(); ++k) {
-    const Call& c = scorers_[k];
-    if (!c.desc->batch_node_order) continue;
+    const NodeCall& c = scorers_[k];
+    if (!c.batch_node_order) continue;
     cal_status st;
     st.struct_size = sizeof st;
     st.reason[0] = '\0';
     double* row = &part[(2 * k + 1) * count];
     std::fill(row, row + count, 0.0);  // batch_node_order adds to its scores
-    if (c.desc->batch_node_order(c.self, to_handle(t), handles, count, row, &st) != CAL_SUCCESS) {
+    if (c.batch_node_order(c.self, to_handle(t), handles, count, row, &st) != CAL_SUCCESS) {
       spdlog::error("plugin {}: batch_node_order failed: {}", *c.name, st.reason);
       std::fill(row, row + count, 0.0);
     }
   }
   for (size_t r = 0; r < rows; ++r) {
-    const Call& c = scorers_[r / 2];
-    if (r % 2 == 0 ? !(c.desc->node_order || c.node_order_many) : !c.desc->batch_node_order)
+    const NodeCall& c = scorers_[r / 2];
+    if (r % 2 == 0 ? !(c.node_order || c.node_order_many) : !c.batch_node_order)
       continue;
     const double* row = &part[r * count];
     for (size_t i = 0; i < count; ++i) scores[i] += row[i];

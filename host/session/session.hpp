@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "host/session/chains.hpp"
 #include "host/session/policy.hpp"
 #include "host/session/reasons.hpp"
 #include "host/session/runtime.hpp"
@@ -96,7 +97,8 @@ class Session {
   // Validated arguments of an action ([actions.NAME]); empty when none were given.
   const Args& action_args(const std::string& action) const;
 
-  // ---- dispatch: each with the combination rule written in caldera/plugin.h -----------
+  // ---- dispatch: each with the combination rule written in caldera/plugin.h, taken from
+  // the point table (host/config/points.hpp) by the dispatch of dispatch.hpp -------------
   bool job_order_less(const JobInfo* l, const JobInfo* r) const;
   bool queue_order_less(const QueueInfo* l, const QueueInfo* r) const;
   bool task_order_less(const TaskInfo* l, const TaskInfo* r) const;
@@ -169,6 +171,8 @@ class Session {
     void* self = nullptr;
   };
   const std::vector<std::vector<Instance>>& tiers() const { return tiers_; }
+  // Per slot of the point table, the instances taking part (chains.hpp), for combine<S>.
+  const PluginChains& chains() const { return chains_; }
 
   // Host API state_get / state_put for the plugin whose open() or close() is running
   // (none: NULL / -1).
@@ -194,7 +198,8 @@ class Session {
 
   Session() = default;
   void build(const Cache& cache);     // snapshot.cpp
-  void flatten_chains();              // node_dispatch.cpp
+  void flatten_chains();              // dispatch.cpp: every chain, once the instances are open
+  void flatten_node_chains();         // node_dispatch.cpp
   void update_job_status();           // job_status.cpp: phases and pending reasons at close
   void fire_allocate(TaskInfo* t);
   void fire_deallocate(TaskInfo* t);
@@ -224,15 +229,20 @@ class Session {
   HyperNodes hypernodes_;
 
   std::vector<std::vector<Instance>> tiers_;
-  // The node-level chains in call order (tiers, then plugins), built once at open.
-  struct Call {
-    const cal_plugin* desc;
+  PluginChains chains_;
+  // The node-level chains in call order (tiers, then plugins), built once at open: each
+  // plugin taking part in predicate (node_order) with the slots it sets of that point, read
+  // through the point table (SlotInfo::get), NULL for the others.
+  struct NodeCall {
     void* self;
     const std::string* name;
-    cal_predicate_many_fn predicate_many;    // the 1.1 many-node slots, when the
-    cal_node_order_many_fn node_order_many;  // descriptor has and sets them
+    cal_predicate_fn predicate;
+    cal_predicate_many_fn predicate_many;
+    cal_node_order_fn node_order;
+    cal_node_order_many_fn node_order_many;
+    cal_batch_node_order_fn batch_node_order;
   };
-  std::vector<Call> pre_predicates_, predicates_, scorers_;
+  std::vector<NodeCall> predicates_, scorers_;
   std::vector<double> node_tables_[CAL_NODE_FIELD_COUNT];
   bool predicates_parallel_ = false, scores_parallel_ = false;
   WorkerPool* workers_ = nullptr;

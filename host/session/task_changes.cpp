@@ -6,21 +6,15 @@
 // pipeline, evict, unallocate, unevict) and session.go (Allocate, dispatch).
 #include <cmath>
 
+#include "host/session/dispatch.hpp"
 #include "host/session/host_api.hpp"
-#include "host/session/session.hpp"
 
 namespace caldera {
 
-void Session::fire_allocate(TaskInfo* t) {
-  for (const auto& tier : tiers_)
-    for (const auto& in : tier)
-      if (in.plugin->desc->on_allocate) in.plugin->desc->on_allocate(in.self, to_handle(t));
-}
+void Session::fire_allocate(TaskInfo* t) { combine<Slot::on_allocate>(chains_, to_handle(t)); }
 
 void Session::fire_deallocate(TaskInfo* t) {
-  for (const auto& tier : tiers_)
-    for (const auto& in : tier)
-      if (in.plugin->desc->on_deallocate) in.plugin->desc->on_deallocate(in.self, to_handle(t));
+  combine<Slot::on_deallocate>(chains_, to_handle(t));
 }
 
 void Session::count_pod(TaskInfo* t, NodeInfo* n, int sign) {
