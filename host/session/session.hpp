@@ -2,6 +2,13 @@
 // dispatch of every extension point with Volcano's combination rules, and the record of
 // decisions that goes back to the backend at close.
 //
+// The implementation is split as Volcano splits its framework: session.cpp (open, close,
+// lookups: session.go), snapshot.cpp (the copy of the cache: cache.go Snapshot),
+// dispatch.cpp and node_dispatch.cpp with chains.hpp and dispatch.hpp (the extension points,
+// from the point table of host/config/points.hpp: session_plugins.go), task_changes.cpp (the
+// changes statements make: statement.go), job_status.cpp (PodGroup phases and pending
+// reasons at close: job_updater.go).
+//
 // Life of a session: Session::open(cache, policy, now) copies the cache and opens every
 // plugin instance; the actions run (each checks job_valid where Volcano's does); close()
 // closes the instances and returns the SessionResult. Actions change the session only through

@@ -103,7 +103,7 @@ struct JobInfo {
   bool has_min_resources = false;
   ResVec min_resources;
   std::vector<RoleInfo> roles;     // sorted by name
-  std::vector<TaskInfo*> tasks;    // in task order fallback (see session.cpp)
+  std::vector<TaskInfo*> tasks;    // in the fallback task order (task_fallback_less)
   int32_t status_count[CAL_TASK_STATUS_COUNT] = {};
   std::vector<int32_t> role_status_count;  // roles.size() * CAL_TASK_STATUS_COUNT
   ResVec allocated;      // tasks in allocated statuses
