@@ -2,7 +2,8 @@
 // (host/config/points.hpp), the plugin instances that take part, in tier and plugin order,
 // each with the slot's function. Built once at open (Session::flatten_chains), so that a
 // dispatch (dispatch.hpp) loops over the plugins taking part alone, with no enable-list
-// or NULL checks.
+// or NULL checks. Volcano walks ssn.Tiers and each plugin's enabled flag in every session
+// function (pkg/scheduler/framework/session_plugins.go); a chain is that walk, done once.
 #pragma once
 
 #include <array>

@@ -56,6 +56,7 @@ TEST(PointTableTest, ImplementedPointsComeFromEverySlotOfAPoint) {
   cal_plugin d;
   std::memset(&d, 0, sizeof d);
   d.struct_size = sizeof d;
+  d.abi_version = CAL_ABI_VERSION;
   EXPECT_EQ(implemented_points(&d), PointSet::none());
   d.job_enqueued = any_job_event;  // the second slot of job_enqueueable
   PointSet want = PointSet::none();
@@ -67,8 +68,11 @@ TEST(PointTableTest, ImplementedPointsComeFromEverySlotOfAPoint) {
   want = PointSet::none();
   want.add(Point::Predicate);
   EXPECT_EQ(implemented_points(&d), want);
-  // A descriptor too short to hold the 1.1 slot: not read.
+  // A descriptor too short to hold the 1.1 slot, or stamped 1.0: not read.
   d.struct_size = CAL_PLUGIN_V1_0_SIZE;
+  EXPECT_EQ(implemented_points(&d), PointSet::none());
+  d.struct_size = sizeof d;
+  d.abi_version = (1u << 16) | 0u;  // 1.0
   EXPECT_EQ(implemented_points(&d), PointSet::none());
   d.predicate = any_predicate;
   EXPECT_EQ(implemented_points(&d), want);
@@ -78,6 +82,7 @@ TEST(PointTableTest, ChainsHoldThePluginsTakingPartInTierOrder) {
   cal_plugin d;
   std::memset(&d, 0, sizeof d);
   d.struct_size = sizeof d;
+  d.abi_version = CAL_ABI_VERSION;
   d.predicate = any_predicate;
   d.job_enqueued = any_job_event;
   d.job_valid = [](void*, const cal_job*, cal_status*) { return CAL_SUCCESS; };
@@ -290,6 +295,7 @@ TEST(DispatchRuleTest, CombinePicksTheRuleOfTheSlotsRow) {
   cal_plugin d;
   std::memset(&d, 0, sizeof d);
   d.struct_size = sizeof d;
+  d.abi_version = CAL_ABI_VERSION;
   d.job_pipelined = vote_fn;
   ConfiguredPlugin cp;
   cp.desc = &d;
