@@ -1,8 +1,5 @@
-// Extension point names as the config spells them (SCENARIOS.md section 1).
-//
-// Volcano keeps one enable flag per session function (pkg/scheduler/conf/scheduler_conf.go:
-// enableJobOrder, enablePredicate, enableNodeOrder, ...); Caldera names the points instead
-// and keeps them in one bit set. The order here is the enum's order.
+// What the point table (points.hpp) gives at run time: the points by their config names
+// (SCENARIOS.md section 1), in the enum's order, and the points a descriptor implements.
 #include "host/config/points.hpp"
 
 #include <array>
@@ -12,10 +9,9 @@ namespace caldera {
 namespace {
 
 constexpr std::array<std::string_view, kPointCount> kNames = {
-    "job_order",       "queue_order",  "task_order",   "predicate",     "node_order",
-    "best_node",       "preemptable",  "reclaimable",  "preemptive",    "overused",
-    "allocatable",     "job_ready",    "job_pipelined", "job_enqueueable", "job_starving",
-    "victim_tasks",    "hyper_node_order",
+#define CALDERA_POINT_NAME(e, name) name,
+    CALDERA_POINT_TABLE(CALDERA_POINT_NAME, CALDERA_POINT_IGNORE, CALDERA_POINT_IGNORE)
+#undef CALDERA_POINT_NAME
 };
 
 }  // namespace
@@ -38,6 +34,15 @@ std::string all_point_names() {
     out += kNames[i];
   }
   return out;
+}
+
+PointSet implemented_points(const cal_plugin* d) {
+  PointSet s = PointSet::none();
+#define CALDERA_POINT_MARK(p, slot, rule) \
+  if (SlotInfo<Slot::slot>::get(d)) s.add(Point::p);
+  CALDERA_POINT_TABLE(CALDERA_POINT_IGNORE, CALDERA_POINT_MARK, CALDERA_POINT_IGNORE)
+#undef CALDERA_POINT_MARK
+  return s;
 }
 
 }  // namespace caldera

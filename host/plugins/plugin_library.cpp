@@ -309,34 +309,6 @@ std::vector<cal_option> read_options(const fs::path& file, const std::string& na
   return out;
 }
 
-PointSet implemented_points(const cal_plugin* d) {
-  PointSet s = PointSet::none();
-  auto mark = [&](bool has, Point p) {
-    if (has) s.add(p);
-  };
-  mark(d->job_order, Point::JobOrder);
-  mark(d->queue_order, Point::QueueOrder);
-  mark(d->task_order, Point::TaskOrder);
-  mark(d->pre_predicate || d->predicate, Point::Predicate);
-  mark(d->node_order || d->batch_node_order, Point::NodeOrder);
-  mark(d->best_node, Point::BestNode);
-  mark(d->preemptable, Point::Preemptable);
-  mark(d->reclaimable, Point::Reclaimable);
-  mark(d->preemptive, Point::Preemptive);
-  mark(d->overused, Point::Overused);
-  mark(d->allocatable, Point::Allocatable);
-  mark(d->job_ready, Point::JobReady);
-  mark(d->job_pipelined, Point::JobPipelined);
-  mark(d->job_enqueueable || d->job_enqueued, Point::JobEnqueueable);
-  mark(d->job_starving, Point::JobStarving);
-  mark(d->victim_tasks, Point::VictimTasks);
-  // Slots after 1.0: only when the descriptor's minor and size both cover them.
-  mark(CAL_PLUGIN_HAS(d, hyper_node_order), Point::HyperNodeOrder);
-  mark(CAL_PLUGIN_HAS(d, predicate_many), Point::Predicate);
-  mark(CAL_PLUGIN_HAS(d, node_order_many), Point::NodeOrder);
-  return s;
-}
-
 }  // namespace
 
 namespace {
@@ -506,7 +478,7 @@ std::shared_ptr<PluginLibrary> PluginLibrary::load(const fs::path& file) {
   info.file = file;
   info.stamp = stamp;
   info.sha256 = sha256_hex(bytes);
-  info.implemented = implemented_points(d);
+  info.implemented = implemented_points(d);  // host/config/points.hpp, from the point table
   info.options = read_options(file, name, d);
   return pl;
 }

@@ -8,6 +8,7 @@
 
 #include "host/cache/cache.hpp"
 #include "host/model/hypernode_tree.hpp"
+#include "host/session/dispatch.hpp"
 #include "host/session/host_api.hpp"
 #include "host/session/session.hpp"
 
@@ -176,23 +177,8 @@ void hyper_node_scores(const Session& ssn, const JobInfo* job,
   if (candidates.empty()) return;
   std::vector<const cal_hypernode*> handles(candidates.size());
   for (size_t i = 0; i < candidates.size(); ++i) handles[i] = to_handle(candidates[i]);
-  std::vector<double> part(candidates.size());
-  for (const auto& tier : ssn.tiers())
-    for (const auto& in : tier) {
-      const cal_plugin* d = in.plugin->desc;
-      if (!in.plugin->points.has(Point::HyperNodeOrder) || !CAL_PLUGIN_HAS(d, hyper_node_order))
-        continue;
-      std::fill(part.begin(), part.end(), 0.0);
-      cal_status st{};
-      st.struct_size = sizeof st;
-      cal_code c = d->hyper_node_order(in.self, to_handle(job), handles.data(), handles.size(),
-                                       part.data(), &st);
-      if (c != CAL_SUCCESS) {
-        spdlog::error("plugin {}: hyper_node_order failed: {}", in.plugin->name, st.reason);
-        continue;
-      }
-      for (size_t i = 0; i < candidates.size(); ++i) scores[i] += part[i];
-    }
+  combine<Slot::hyper_node_order>(ssn.chains(), candidates.size(), scores.data(), to_handle(job),
+                                  handles.data(), handles.size());
 }
 
 }  // namespace caldera

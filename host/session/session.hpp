@@ -2,6 +2,13 @@
 // dispatch of every extension point with Volcano's combination rules, and the record of
 // decisions that goes back to the backend at close.
 //
+// The implementation is split as Volcano splits its framework: session.cpp (open, close,
+// lookups: session.go), snapshot.cpp (the copy of the cache: cache.go Snapshot),
+// dispatch.cpp and node_dispatch.cpp with chains.hpp and dispatch.hpp (the extension points,
+// from the point table of host/config/points.hpp: session_plugins.go), task_changes.cpp (the
+// changes statements make: statement.go), job_status.cpp (PodGroup phases and pending
+// reasons at close: job_updater.go).
+//
 // Life of a session: Session::open(cache, policy, now) copies the cache and opens every
 // plugin instance; the actions run (each checks job_valid where Volcano's does); close()
 // closes the instances and returns the SessionResult. Actions change the session only through
@@ -15,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "host/session/chains.hpp"
 #include "host/session/policy.hpp"
 #include "host/session/reasons.hpp"
 #include "host/session/runtime.hpp"
@@ -96,7 +104,8 @@ class Session {
   // Validated arguments of an action ([actions.NAME]); empty when none were given.
   const Args& action_args(const std::string& action) const;
 
-  // ---- dispatch: each with the combination rule written in caldera/plugin.h -----------
+  // ---- dispatch: each with the combination rule written in caldera/plugin.h, taken from
+  // the point table (host/config/points.hpp) by the dispatch of dispatch.hpp -------------
   bool job_order_less(const JobInfo* l, const JobInfo* r) const;
   bool queue_order_less(const QueueInfo* l, const QueueInfo* r) const;
   bool task_order_less(const TaskInfo* l, const TaskInfo* r) const;
@@ -169,6 +178,8 @@ class Session {
     void* self = nullptr;
   };
   const std::vector<std::vector<Instance>>& tiers() const { return tiers_; }
+  // Per slot of the point table, the instances taking part (chains.hpp), for combine<S>.
+  const PluginChains& chains() const { return chains_; }
 
   // Host API state_get / state_put for the plugin whose open() or close() is running
   // (none: NULL / -1).
@@ -193,8 +204,10 @@ class Session {
   void set_job_phase(JobInfo* j, JobPhase p);
 
   Session() = default;
-  void build(const Cache& cache);
-  void flatten_chains();
+  void build(const Cache& cache);     // snapshot.cpp
+  void flatten_chains();              // dispatch.cpp: every chain, once the instances are open
+  void flatten_node_chains();         // node_dispatch.cpp
+  void update_job_status();           // job_status.cpp: phases and pending reasons at close
   void fire_allocate(TaskInfo* t);
   void fire_deallocate(TaskInfo* t);
   // Adds (sign 1) or removes (-1) the task's pod in its node's pod_requests.
@@ -223,15 +236,20 @@ class Session {
   HyperNodes hypernodes_;
 
   std::vector<std::vector<Instance>> tiers_;
-  // The node-level chains in call order (tiers, then plugins), built once at open.
-  struct Call {
-    const cal_plugin* desc;
+  PluginChains chains_;
+  // The node-level chains in call order (tiers, then plugins), built once at open: each
+  // plugin taking part in predicate (node_order) with the slots it sets of that point, read
+  // through the point table (SlotInfo::get), NULL for the others.
+  struct NodeCall {
     void* self;
     const std::string* name;
-    cal_predicate_many_fn predicate_many;    // the 1.1 many-node slots, when the
-    cal_node_order_many_fn node_order_many;  // descriptor has and sets them
+    cal_predicate_fn predicate;
+    cal_predicate_many_fn predicate_many;
+    cal_node_order_fn node_order;
+    cal_node_order_many_fn node_order_many;
+    cal_batch_node_order_fn batch_node_order;
   };
-  std::vector<Call> pre_predicates_, predicates_, scorers_;
+  std::vector<NodeCall> predicates_, scorers_;
   std::vector<double> node_tables_[CAL_NODE_FIELD_COUNT];
   bool predicates_parallel_ = false, scores_parallel_ = false;
   WorkerPool* workers_ = nullptr;

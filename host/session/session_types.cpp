@@ -19,6 +19,12 @@ const char* to_string(TaskStatus s) {
   return "Unknown";
 }
 
+bool task_fallback_less(const TaskInfo* l, const TaskInfo* r) {
+  if (l->name_index != r->name_index) return l->name_index < r->name_index;
+  if (l->created != r->created) return l->created < r->created;
+  return l->uid < r->uid;
+}
+
 namespace {
 int32_t ready_of(const int32_t* c) {
   return c[CAL_TASK_ALLOCATED] + c[CAL_TASK_BINDING] + c[CAL_TASK_BOUND] +

@@ -21,6 +21,7 @@ namespace caldera {
 
 class Session;
 struct JobInfo;
+struct TaskInfo;
 struct NodeInfo;
 struct QueueInfo;
 
@@ -40,6 +41,9 @@ inline bool allocated_status(TaskStatus s) {
 inline bool on_node_status(TaskStatus s) {
   return allocated_status(s) || s == CAL_TASK_PIPELINED || s == CAL_TASK_RELEASING;
 }
+// The fallback task order of SCENARIOS.md: name index, creation time, name (when every
+// task_order plugin answers 0, and the order of a job's tasks in the snapshot).
+bool task_fallback_less(const TaskInfo* l, const TaskInfo* r);
 // Volcano's PreemptableStatus (api/helpers.go): only Running and Bound tasks can be evicted.
 inline bool preemptable_status(TaskStatus s) {
   return s == CAL_TASK_RUNNING || s == CAL_TASK_BOUND;
@@ -99,7 +103,7 @@ struct JobInfo {
   bool has_min_resources = false;
   ResVec min_resources;
   std::vector<RoleInfo> roles;     // sorted by name
-  std::vector<TaskInfo*> tasks;    // in task order fallback (see session.cpp)
+  std::vector<TaskInfo*> tasks;    // in the fallback task order (task_fallback_less)
   int32_t status_count[CAL_TASK_STATUS_COUNT] = {};
   std::vector<int32_t> role_status_count;  // roles.size() * CAL_TASK_STATUS_COUNT
   ResVec allocated;      // tasks in allocated statuses

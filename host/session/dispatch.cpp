@@ -1,0 +1,193 @@
+// The extension points as the session's methods: each is combine<slot> (dispatch.hpp) on the
+// slot's chain, with the rule its row of the point table gives, and the host's own fallback
+// where the rule leaves the answer open (the fallback orders, the best node by score). The
+// chains are built here at open, from the point table; the node-level chains (predicate,
+// node_order) are in node_dispatch.cpp.
+// Follows Volcano's pkg/scheduler/framework/session_plugins.go.
+#include "host/session/dispatch.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <utility>
+
+#include "host/session/host_api.hpp"
+
+namespace caldera {
+
+PointStatus failed_status(cal_code code, const cal_status& st, const std::string& plugin) {
+  PointStatus ps;
+  ps.code = code;
+  ps.reason = st.reason;
+  ps.plugin = plugin;
+  if (code == CAL_ERROR)
+    spdlog::error("plugin {}: error: {}", plugin, ps.reason.empty() ? "no reason" : ps.reason);
+  if (ps.reason.empty()) ps.reason = plugin + " refused";
+  return ps;
+}
+
+// ---------------------------------------------------------------------------------------
+// the chains
+// ---------------------------------------------------------------------------------------
+
+namespace {
+template <Slot S>
+void add_call(std::vector<PluginCall>& chain, const ConfiguredPlugin& plugin, void* self,
+              uint32_t tier) {
+  using Info = SlotInfo<S>;
+  typename Info::Fn fn = Info::get(plugin.desc);
+  if (!fn) return;
+  if constexpr (!Info::always)
+    if (!plugin.points.has(Info::point)) return;
+  chain.push_back(PluginCall{reinterpret_cast<void (*)()>(fn), self, &plugin.name, tier});
+}
+}  // namespace
+
+void PluginChains::add(const ConfiguredPlugin& plugin, void* self, uint32_t tier) {
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    (add_call<static_cast<Slot>(I)>(chains_[I], plugin, self, tier), ...);
+  }(std::make_index_sequence<kSlotCount>{});
+}
+
+void Session::flatten_chains() {
+  for (size_t ti = 0; ti < tiers_.size(); ++ti)
+    for (const auto& in : tiers_[ti]) chains_.add(*in.plugin, in.self, static_cast<uint32_t>(ti));
+  flatten_node_chains();
+}
+
+bool Session::has_point(Point p) const {
+  for (const auto& tier : tiers_)
+    for (const auto& in : tier)
+      if (in.plugin->points.has(p)) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------
+// orders
+// ---------------------------------------------------------------------------------------
+
+bool Session::job_order_less(const JobInfo* l, const JobInfo* r) const {
+  if (int c = combine<Slot::job_order>(chains_, to_handle(l), to_handle(r))) return c < 0;
+  if (l->created != r->created) return l->created < r->created;
+  if (l->name != r->name) return l->name < r->name;
+  return l->uid < r->uid;
+}
+
+bool Session::queue_order_less(const QueueInfo* l, const QueueInfo* r) const {
+  if (int c = combine<Slot::queue_order>(chains_, to_handle(l), to_handle(r))) return c < 0;
+  if (l->created != r->created) return l->created < r->created;
+  return l->name < r->name;
+}
+
+bool Session::task_order_less(const TaskInfo* l, const TaskInfo* r) const {
+  if (int c = combine<Slot::task_order>(chains_, to_handle(l), to_handle(r))) return c < 0;
+  return task_fallback_less(l, r);
+}
+
+// ---------------------------------------------------------------------------------------
+// the best node
+// ---------------------------------------------------------------------------------------
+
+NodeInfo* Session::best_node(const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
+                             const std::vector<double>& scores) const {
+  if (nodes.empty()) return nullptr;
+  const int64_t chosen =
+      combine<Slot::best_node>(chains_, nodes.size(), to_handle(t),
+                               reinterpret_cast<const cal_node* const*>(nodes.data()),
+                               scores.data(), nodes.size());
+  if (chosen >= 0) return nodes[static_cast<size_t>(chosen)];
+  // Highest score; among equal scores the node first by name (Volcano picks at random;
+  // Caldera must be deterministic).
+  size_t best = 0;
+  for (size_t i = 1; i < nodes.size(); ++i) {
+    if (scores[i] > scores[best] ||
+        (scores[i] == scores[best] && nodes[i]->name < nodes[best]->name))
+      best = i;
+  }
+  return nodes[best];
+}
+
+// ---------------------------------------------------------------------------------------
+// victims
+// ---------------------------------------------------------------------------------------
+
+namespace {
+std::vector<const cal_task*> task_handles(const std::vector<TaskInfo*>& tasks) {
+  std::vector<const cal_task*> handles(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) handles[i] = to_handle(tasks[i]);
+  return handles;
+}
+
+std::vector<TaskInfo*> marked(const std::vector<TaskInfo*>& tasks,
+                              const std::vector<uint8_t>& marks) {
+  std::vector<TaskInfo*> out;
+  for (size_t i = 0; i < tasks.size(); ++i)
+    if (marks[i]) out.push_back(tasks[i]);
+  return out;
+}
+}  // namespace
+
+std::vector<TaskInfo*> Session::preemptable(const TaskInfo* preemptor,
+                                            const std::vector<TaskInfo*>& candidates) const {
+  const std::vector<const cal_task*> handles = task_handles(candidates);
+  std::vector<uint8_t> victims(candidates.size());
+  combine<Slot::preemptable>(chains_, candidates.size(), victims.data(), to_handle(preemptor),
+                             handles.data(), handles.size());
+  return marked(candidates, victims);
+}
+
+std::vector<TaskInfo*> Session::reclaimable(const TaskInfo* reclaimer,
+                                            const std::vector<TaskInfo*>& candidates) const {
+  const std::vector<const cal_task*> handles = task_handles(candidates);
+  std::vector<uint8_t> victims(candidates.size());
+  combine<Slot::reclaimable>(chains_, candidates.size(), victims.data(), to_handle(reclaimer),
+                             handles.data(), handles.size());
+  return marked(candidates, victims);
+}
+
+std::vector<TaskInfo*> Session::victim_tasks(const std::vector<TaskInfo*>& tasks) const {
+  const std::vector<const cal_task*> handles = task_handles(tasks);
+  std::vector<uint8_t> victims(tasks.size());
+  combine<Slot::victim_tasks>(chains_, tasks.size(), victims.data(), handles.data(),
+                              handles.size());
+  return marked(tasks, victims);
+}
+
+// ---------------------------------------------------------------------------------------
+// queue and job checks, votes, job_valid, job_enqueued
+// ---------------------------------------------------------------------------------------
+
+bool Session::overused(const QueueInfo* q) const {
+  return combine<Slot::overused>(chains_, to_handle(q));
+}
+
+bool Session::allocatable(const QueueInfo* q, const TaskInfo* t) const {
+  return combine<Slot::allocatable>(chains_, to_handle(q), to_handle(t));
+}
+
+bool Session::preemptive(const QueueInfo* q, const TaskInfo* t) const {
+  return combine<Slot::preemptive>(chains_, to_handle(q), to_handle(t));
+}
+
+bool Session::job_ready(const JobInfo* j) const {
+  return combine<Slot::job_ready>(chains_, to_handle(j));
+}
+
+bool Session::job_pipelined(const JobInfo* j) const {
+  return combine<Slot::job_pipelined>(chains_, to_handle(j));
+}
+
+bool Session::job_enqueueable(const JobInfo* j) const {
+  return combine<Slot::job_enqueueable>(chains_, to_handle(j));
+}
+
+bool Session::job_starving(const JobInfo* j) const {
+  return combine<Slot::job_starving>(chains_, to_handle(j));
+}
+
+void Session::job_enqueued(JobInfo* j) { combine<Slot::job_enqueued>(chains_, to_handle(j)); }
+
+PointStatus Session::job_valid(const JobInfo* j) const {
+  return combine<Slot::job_valid>(chains_, to_handle(j));
+}
+
+}  // namespace caldera

@@ -1,0 +1,211 @@
+// The dispatch of the extension points: one combination per rule of the point table
+// (host/config/points.hpp), each a template over the slot, run on the slot's chain of
+// plugin calls (chains.hpp). combine<S>(chains, args...) picks the rule from the slot's row
+// at compile time; the arguments are the slot's own after `self` (the rules that fill
+// arrays take the array's length, then the output array, first).
+// The node-level chains (predicate, node_order: node_dispatch.cpp) are not built from
+// these: they keep their own loops over runs of nodes, tuned for the hot path.
+// Follows Volcano's pkg/scheduler/framework/session_plugins.go, where each of these is a
+// hand-written loop per session function.
+#pragma once
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "host/session/chains.hpp"
+#include "host/session/session.hpp"
+
+namespace caldera {
+
+// A failed point's status: its code, the plugin's reason (or "<plugin> refused"), the
+// plugin; a CAL_ERROR is logged.
+PointStatus failed_status(cal_code code, const cal_status& st, const std::string& plugin);
+
+namespace dispatch {
+
+using Chain = std::vector<PluginCall>;
+
+// The end of the run of chain[begin]'s tier.
+inline size_t tier_end(const Chain& chain, size_t begin) {
+  size_t end = begin;
+  while (end < chain.size() && chain[end].tier == chain[begin].tier) ++end;
+  return end;
+}
+
+template <Slot S, class... A>
+auto call(const PluginCall& c, A... a) {
+  return c.get<S>()(c.self, a...);
+}
+
+// FirstNonZero: the first non-zero answer; 0 when every plugin has no opinion.
+template <Slot S, class... A>
+int first_non_zero(const Chain& chain, A... a) {
+  for (const PluginCall& c : chain)
+    if (int v = call<S>(c, a...); v != 0) return v;
+  return 0;
+}
+
+// AllPass: every plugin CAL_SUCCESS or CAL_SKIP; else the first other code, with its reason.
+template <Slot S, class... A>
+PointStatus all_pass(const Chain& chain, A... a) {
+  for (const PluginCall& c : chain) {
+    cal_status st;
+    st.struct_size = sizeof st;
+    st.reason[0] = '\0';
+    const cal_code code = call<S>(c, a..., &st);
+    if (code != CAL_SUCCESS && code != CAL_SKIP) return failed_status(code, st, *c.name);
+  }
+  return {};
+}
+
+// Sum: each plugin ADDS its scores for `count` objects to a zeroed row; the rows are summed
+// into scores (which this does not clear). A plugin's failure is logged and counts as 0.
+template <Slot S, class... A>
+void sum(const Chain& chain, size_t count, double* scores, A... a) {
+  std::vector<double> part(count);
+  for (const PluginCall& c : chain) {
+    std::fill(part.begin(), part.end(), 0.0);
+    cal_status st;
+    st.struct_size = sizeof st;
+    st.reason[0] = '\0';
+    if (call<S>(c, a..., part.data(), &st) != CAL_SUCCESS) {
+      spdlog::error("plugin {}: {} failed: {}", *c.name, SlotInfo<S>::name, st.reason);
+      continue;
+    }
+    for (size_t i = 0; i < count; ++i) scores[i] += part[i];
+  }
+}
+
+// FirstIndex: the first answer in [0, count); -1 when no plugin chose.
+template <Slot S, class... A>
+int64_t first_index(const Chain& chain, size_t count, A... a) {
+  for (const PluginCall& c : chain) {
+    const int64_t i = call<S>(c, a...);
+    if (i >= 0 && static_cast<size_t>(i) < count) return i;
+  }
+  return -1;
+}
+
+// VictimIntersect, over `count` candidates: victims[i] = 1 for each victim. Inside a tier
+// the sets of the plugins that did not abstain intersect; a plugin that allows none ends
+// the tier with none; the first tier that leaves victims decides. Whether a first set was
+// taken carries across tiers, as in Volcano (session_plugins.go Preemptable/Reclaimable).
+template <Slot S, class... A>
+void victim_intersect(const Chain& chain, size_t count, uint8_t* victims, A... a) {
+  std::fill(victims, victims + count, 0);
+  std::vector<uint8_t> marks(count);
+  bool init = false, any = false;
+  for (size_t begin = 0, end; begin < chain.size(); begin = end) {
+    end = tier_end(chain, begin);
+    for (size_t k = begin; k < end; ++k) {
+      std::fill(marks.begin(), marks.end(), 0);
+      if (call<S>(chain[k], a..., marks.data()) == CAL_ABSTAIN) continue;
+      if (std::none_of(marks.begin(), marks.end(), [](uint8_t m) { return m != 0; })) {
+        std::fill(victims, victims + count, 0);
+        any = false;
+        break;
+      }
+      any = false;
+      for (size_t i = 0; i < count; ++i) {
+        victims[i] = (init ? victims[i] != 0 : true) && marks[i] != 0;
+        any = any || victims[i];
+      }
+      init = true;
+    }
+    if (any) return;
+  }
+}
+
+// VictimUnion, over `count` tasks: victims[i] = 1 for each task marked by a plugin of the
+// first tier that marks any.
+template <Slot S, class... A>
+void victim_union(const Chain& chain, size_t count, uint8_t* victims, A... a) {
+  std::fill(victims, victims + count, 0);
+  std::vector<uint8_t> marks(count);
+  for (size_t begin = 0, end; begin < chain.size(); begin = end) {
+    end = tier_end(chain, begin);
+    bool any = false;
+    for (size_t k = begin; k < end; ++k) {
+      std::fill(marks.begin(), marks.end(), 0);
+      call<S>(chain[k], a..., marks.data());
+      for (size_t i = 0; i < count; ++i)
+        if (marks[i]) victims[i] = 1, any = true;
+    }
+    if (any) return;
+  }
+}
+
+// AnyTrue: yes when any plugin says 1.
+template <Slot S, class... A>
+bool any_true(const Chain& chain, A... a) {
+  for (const PluginCall& c : chain)
+    if (call<S>(c, a...)) return true;
+  return false;
+}
+
+// AllTrue: yes only when every plugin says 1.
+template <Slot S, class... A>
+bool all_true(const Chain& chain, A... a) {
+  for (const PluginCall& c : chain)
+    if (!call<S>(c, a...)) return false;
+  return true;
+}
+
+// TierAllTrue: the first tier with a plugin decides, yes when all of it says 1; no plugin
+// at all: no.
+template <Slot S, class... A>
+bool tier_all_true(const Chain& chain, A... a) {
+  if (chain.empty()) return false;
+  for (size_t k = 0, end = tier_end(chain, 0); k < end; ++k)
+    if (!call<S>(chain[k], a...)) return false;
+  return true;
+}
+
+// Vote: any CAL_REJECT decides no; a tier with a CAL_PERMIT decides yes (after the rest of
+// that tier has voted); when every plugin abstains, yes.
+template <Slot S, class... A>
+bool vote(const Chain& chain, A... a) {
+  for (size_t begin = 0, end; begin < chain.size(); begin = end) {
+    end = tier_end(chain, begin);
+    bool permit = false;
+    for (size_t k = begin; k < end; ++k) {
+      const cal_vote v = call<S>(chain[k], a...);
+      if (v == CAL_REJECT) return false;
+      if (v == CAL_PERMIT) permit = true;
+    }
+    if (permit) return true;
+  }
+  return true;
+}
+
+// Notify: every plugin with the slot is told.
+template <Slot S, class... A>
+void notify(const Chain& chain, A... a) {
+  for (const PluginCall& c : chain) call<S>(c, a...);
+}
+
+}  // namespace dispatch
+
+// The dispatch of slot S: its chain, combined by the rule its row of the point table gives.
+template <Slot S, class... A>
+auto combine(const PluginChains& chains, A... a) {
+  const dispatch::Chain& chain = chains[S];
+  constexpr Combine rule = SlotInfo<S>::rule;
+  if constexpr (rule == Combine::FirstNonZero) return dispatch::first_non_zero<S>(chain, a...);
+  else if constexpr (rule == Combine::AllPass) return dispatch::all_pass<S>(chain, a...);
+  else if constexpr (rule == Combine::Sum) return dispatch::sum<S>(chain, a...);
+  else if constexpr (rule == Combine::FirstIndex) return dispatch::first_index<S>(chain, a...);
+  else if constexpr (rule == Combine::VictimIntersect) return dispatch::victim_intersect<S>(chain, a...);
+  else if constexpr (rule == Combine::VictimUnion) return dispatch::victim_union<S>(chain, a...);
+  else if constexpr (rule == Combine::AnyTrue) return dispatch::any_true<S>(chain, a...);
+  else if constexpr (rule == Combine::AllTrue) return dispatch::all_true<S>(chain, a...);
+  else if constexpr (rule == Combine::TierAllTrue) return dispatch::tier_all_true<S>(chain, a...);
+  else if constexpr (rule == Combine::Vote) return dispatch::vote<S>(chain, a...);
+  else if constexpr (rule == Combine::Notify) return dispatch::notify<S>(chain, a...);
+}
+
+}  // namespace caldera

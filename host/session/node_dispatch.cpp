@@ -1,0 +1,209 @@
+// The node-level chains: pre_predicate, predicate and node_order over runs of nodes, the
+// hot paths of every placement. The chains are flattened once at open
+// (flatten_node_chains), in tier and plugin order, so the per-node loops make no lookups;
+// they run on the session's worker pool when every plugin taking part allows it. Their
+// rules are the point table's (AllPass for predicate, Sum for node_order), in loops of
+// their own over runs of nodes; pre_predicate, once per task, is combine<pre_predicate>.
+// Follows Volcano's pkg/scheduler/framework/session_plugins.go (PrePredicateFn,
+// PredicateFn, NodeOrderFn, BatchNodeOrderFn).
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "host/session/dispatch.hpp"
+#include "host/session/host_api.hpp"
+#include "host/session/runtime.hpp"
+#include "host/util/worker_pool.hpp"
+
+namespace caldera {
+
+void Session::flatten_node_chains() {
+  bool parallel_predicates = true, parallel_scores = true;
+  for (const auto& tier : tiers_)
+    for (const auto& in : tier) {
+      const cal_plugin* d = in.plugin->desc;
+      const bool parallel = (d->capabilities & CAL_CAP_NODE_PARALLEL) != 0;
+      NodeCall call{in.self, &in.plugin->name, nullptr, nullptr, nullptr, nullptr, nullptr};
+      if (in.plugin->points.has(SlotInfo<Slot::predicate>::point)) {
+        call.predicate = SlotInfo<Slot::predicate>::get(d);
+        call.predicate_many = SlotInfo<Slot::predicate_many>::get(d);
+      }
+      if (in.plugin->points.has(SlotInfo<Slot::node_order>::point)) {
+        call.node_order = SlotInfo<Slot::node_order>::get(d);
+        call.node_order_many = SlotInfo<Slot::node_order_many>::get(d);
+        call.batch_node_order = SlotInfo<Slot::batch_node_order>::get(d);
+      }
+      if (call.predicate || call.predicate_many) {
+        predicates_.push_back(call);
+        parallel_predicates = parallel_predicates && parallel;
+      }
+      if (call.node_order || call.node_order_many || call.batch_node_order) {
+        scorers_.push_back(call);
+        if (call.node_order || call.node_order_many) parallel_scores = parallel_scores && parallel;
+      }
+    }
+  workers_ = &runtime_->workers(static_cast<size_t>(std::max(0, policy_->config.threads)));
+  const bool many = workers_->threads() > 1;
+  predicates_parallel_ = many && parallel_predicates;
+  scores_parallel_ = many && parallel_scores;
+}
+
+PointStatus Session::pre_predicate(const TaskInfo* t) const {
+  return combine<Slot::pre_predicate>(chains_, to_handle(t));
+}
+
+void Session::predicate_codes(const TaskInfo* t, const NodeInfo* const* nodes, size_t count,
+                              cal_code* codes, const std::string** plugins, const char** reasons,
+                              cal_status* statuses) const {
+  for (size_t i = 0; i < count; ++i) {
+    codes[i] = CAL_SUCCESS;
+    plugins[i] = nullptr;
+    reasons[i] = nullptr;
+  }
+  // The nodes still passing, in order; each plugin of the chain sees only those (the first
+  // failure stops a node's chain).
+  thread_local std::vector<const cal_node*> alive_buf;
+  thread_local std::vector<size_t> where_buf;
+  thread_local std::vector<cal_code> code_buf;
+  thread_local std::vector<const char*> reason_buf;
+  std::vector<const cal_node*>& alive = alive_buf;
+  std::vector<size_t>& where = where_buf;
+  alive.resize(count);
+  where.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    alive[i] = to_handle(nodes[i]);
+    where[i] = i;
+  }
+  size_t live = count;
+  for (const NodeCall& c : predicates_) {
+    if (live == 0) break;
+    if (c.predicate_many) {
+      code_buf.resize(live);
+      reason_buf.resize(live);
+      std::vector<cal_code>& cs = code_buf;
+      std::vector<const char*>& rs = reason_buf;
+      c.predicate_many(c.self, to_handle(t), alive.data(), live, cs.data(), rs.data());
+      size_t kept = 0;
+      for (size_t k = 0; k < live; ++k) {
+        if (cs[k] == CAL_SUCCESS || cs[k] == CAL_SKIP) {
+          alive[kept] = alive[k];
+          where[kept++] = where[k];
+          continue;
+        }
+        codes[where[k]] = cs[k];
+        plugins[where[k]] = c.name;
+        reasons[where[k]] = rs[k];
+      }
+      live = kept;
+    } else {
+      size_t kept = 0;
+      for (size_t k = 0; k < live; ++k) {
+        cal_status& st = statuses[where[k]];
+        st.struct_size = sizeof st;
+        st.reason[0] = '\0';
+        const cal_code code = c.predicate(c.self, to_handle(t), alive[k], &st);
+        if (code == CAL_SUCCESS || code == CAL_SKIP) {
+          alive[kept] = alive[k];
+          where[kept++] = where[k];
+          continue;
+        }
+        codes[where[k]] = code;
+        plugins[where[k]] = c.name;
+        reasons[where[k]] = st.reason[0] != '\0' ? st.reason : nullptr;
+      }
+      live = kept;
+    }
+  }
+}
+
+PointStatus Session::predicate(const TaskInfo* t, const NodeInfo* n) const {
+  cal_code code;
+  const std::string* plugin = nullptr;
+  const char* reason = nullptr;
+  cal_status st;
+  predicate_codes(t, &n, 1, &code, &plugin, &reason, &st);
+  if (code == CAL_SUCCESS) return {};
+  cal_status out;
+  out.struct_size = sizeof out;
+  std::snprintf(out.reason, sizeof out.reason, "%s", reason ? reason : "");
+  return failed_status(code, out, *plugin);
+}
+
+void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
+                          std::vector<double>& scores) const {
+  const size_t count = nodes.size();
+  scores.assign(count, 0.0);
+  if (count == 0 || scorers_.empty()) return;
+  const auto* handles = reinterpret_cast<const cal_node* const*>(nodes.data());
+  // One row of partial scores per slot call (a plugin with both slots has two), summed per
+  // node in call order at the end, so that the sums are the same however the per-node
+  // calls were spread over threads.
+  const size_t rows = scorers_.size() * 2;
+  // The scheduling thread's buffer, named by a reference: inside the lambda a thread_local
+  // would mean each worker's own.
+  thread_local std::vector<double> buffer;
+  std::vector<double>& part = buffer;
+  // Not cleared: a per-node row is written whole, a batch row is zeroed before its call,
+  // and a row with no slot is never read (zeroing every row was a memset per task placed
+  // as large as the rows).
+  if (part.size() < rows * count) part.resize(rows * count);
+  auto per_node = [&](size_t begin, size_t end) {
+    for (size_t k = 0; k < scorers_.size(); ++k) {
+      const NodeCall& c = scorers_[k];
+      double* row = &part[(2 * k) * count];
+      if (c.node_order_many) {
+        cal_status st;
+        st.struct_size = sizeof st;
+        st.reason[0] = '\0';
+        if (c.node_order_many(c.self, to_handle(t), handles + begin, end - begin, row + begin,
+                              &st) != CAL_SUCCESS) {
+          spdlog::error("plugin {}: node_order failed: {}", *c.name, st.reason);
+          std::fill(row + begin, row + end, 0.0);
+        }
+        continue;
+      }
+      if (!c.node_order) continue;
+      for (size_t i = begin; i < end; ++i) {
+        cal_status st;
+        st.struct_size = sizeof st;
+        st.reason[0] = '\0';
+        double s = 0;
+        if (c.node_order(c.self, to_handle(t), handles[i], &s, &st) != CAL_SUCCESS) {
+          spdlog::error("plugin {}: node_order failed on {}: {}", *c.name, nodes[i]->name,
+                        st.reason);
+          s = 0;
+        }
+        row[i] = s;
+      }
+    }
+  };
+  // Parallel only where the work pays for the hand-over (a few hundred calls).
+  constexpr size_t kMinChunk = 64;
+  if (scores_parallel_ && count >= 2 * kMinChunk)
+    workers_->run(count, kMinChunk, per_node);
+  else
+    per_node(0, count);
+  for (size_t k = 0; k < scorers_.size(); ++k) {
+    const NodeCall& c = scorers_[k];
+    if (!c.batch_node_order) continue;
+    cal_status st;
+    st.struct_size = sizeof st;
+    st.reason[0] = '\0';
+    double* row = &part[(2 * k + 1) * count];
+    std::fill(row, row + count, 0.0);  // batch_node_order adds to its scores
+    if (c.batch_node_order(c.self, to_handle(t), handles, count, row, &st) != CAL_SUCCESS) {
+      spdlog::error("plugin {}: batch_node_order failed: {}", *c.name, st.reason);
+      std::fill(row, row + count, 0.0);
+    }
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    const NodeCall& c = scorers_[r / 2];
+    if (r % 2 == 0 ? !(c.node_order || c.node_order_many) : !c.batch_node_order)
+      continue;
+    const double* row = &part[r * count];
+    for (size_t i = 0; i < count; ++i) scores[i] += row[i];
+  }
+}
+
+}  // namespace caldera

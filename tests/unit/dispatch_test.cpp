@@ -1,0 +1,312 @@
+// The point table (host/config/points.hpp) and the dispatch built from it
+// (host/session/chains.hpp, dispatch.hpp): names, implemented points, chains, and each
+// combination rule of caldera/plugin.h on hand-made chains of fake plugins, with the
+// corners of Volcano's rules (a permit deciding its tier only after the rest of the tier
+// voted, victim intersection carrying "a first set was taken" across tiers).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "host/config/points.hpp"
+#include "host/session/chains.hpp"
+#include "host/session/dispatch.hpp"
+
+namespace caldera {
+namespace {
+
+// ---- the table ----------------------------------------------------------------------
+
+static_assert(SlotInfo<Slot::job_order>::rule == Combine::FirstNonZero);
+static_assert(SlotInfo<Slot::predicate_many>::point == Point::Predicate);
+static_assert(SlotInfo<Slot::batch_node_order>::point == Point::NodeOrder);
+static_assert(SlotInfo<Slot::job_enqueued>::point == Point::JobEnqueueable);
+static_assert(SlotInfo<Slot::job_enqueued>::rule == Combine::Notify);
+static_assert(SlotInfo<Slot::preemptable>::rule == Combine::VictimIntersect);
+static_assert(SlotInfo<Slot::job_valid>::always && SlotInfo<Slot::on_allocate>::always);
+static_assert(!SlotInfo<Slot::job_ready>::always);
+
+TEST(PointTableTest, NamesRoundTripInEnumOrder) {
+  EXPECT_EQ(kPointCount, 17);
+  std::string joined;
+  for (int i = 0; i < kPointCount; ++i) {
+    const auto p = static_cast<Point>(i);
+    ASSERT_EQ(point_from_name(point_name(p)), p) << point_name(p);
+    if (i) joined += ", ";
+    joined += point_name(p);
+  }
+  EXPECT_EQ(joined, all_point_names());
+  EXPECT_EQ(point_name(Point::JobOrder), "job_order");
+  EXPECT_EQ(point_name(Point::HyperNodeOrder), "hyper_node_order");
+  EXPECT_FALSE(point_from_name("pre_predicate").has_value());  // a slot, not a point
+  EXPECT_EQ(SlotInfo<Slot::node_order_many>::name, "node_order_many");
+}
+
+cal_code any_predicate(void*, const cal_task*, const cal_node*, cal_status*) {
+  return CAL_SUCCESS;
+}
+void any_predicate_many(void*, const cal_task*, const cal_node* const*, size_t, cal_code*,
+                        const char**) {}
+void any_job_event(void*, const cal_job*) {}
+
+TEST(PointTableTest, ImplementedPointsComeFromEverySlotOfAPoint) {
+  cal_plugin d;
+  std::memset(&d, 0, sizeof d);
+  d.struct_size = sizeof d;
+  d.abi_version = CAL_ABI_VERSION;
+  EXPECT_EQ(implemented_points(&d), PointSet::none());
+  d.job_enqueued = any_job_event;  // the second slot of job_enqueueable
+  PointSet want = PointSet::none();
+  want.add(Point::JobEnqueueable);
+  EXPECT_EQ(implemented_points(&d), want);
+
+  d.job_enqueued = nullptr;
+  d.predicate_many = any_predicate_many;
+  want = PointSet::none();
+  want.add(Point::Predicate);
+  EXPECT_EQ(implemented_points(&d), want);
+  // A descriptor too short to hold the 1.1 slot, or stamped 1.0: not read.
+  d.struct_size = CAL_PLUGIN_V1_0_SIZE;
+  EXPECT_EQ(implemented_points(&d), PointSet::none());
+  d.struct_size = sizeof d;
+  d.abi_version = (1u << 16) | 0u;  // 1.0
+  EXPECT_EQ(implemented_points(&d), PointSet::none());
+  d.predicate = any_predicate;
+  EXPECT_EQ(implemented_points(&d), want);
+}
+
+TEST(PointTableTest, ChainsHoldThePluginsTakingPartInTierOrder) {
+  cal_plugin d;
+  std::memset(&d, 0, sizeof d);
+  d.struct_size = sizeof d;
+  d.abi_version = CAL_ABI_VERSION;
+  d.predicate = any_predicate;
+  d.job_enqueued = any_job_event;
+  d.job_valid = [](void*, const cal_job*, cal_status*) { return CAL_SUCCESS; };
+  ConfiguredPlugin on, off;
+  on.desc = off.desc = &d;
+  on.name = "on";
+  off.name = "off";
+  on.points = implemented_points(&d);
+  off.points = PointSet::none();  // every point disabled
+  PluginChains chains;
+  int a = 0, b = 0;
+  chains.add(off, &a, 0);
+  chains.add(on, &b, 1);
+  ASSERT_EQ(chains[Slot::predicate].size(), 1u);
+  EXPECT_EQ(*chains[Slot::predicate][0].name, "on");
+  EXPECT_EQ(chains[Slot::predicate][0].self, &b);
+  EXPECT_EQ(chains[Slot::predicate][0].tier, 1u);
+  EXPECT_EQ(chains[Slot::job_enqueued].size(), 1u);
+  EXPECT_TRUE(chains[Slot::pre_predicate].empty());  // not set
+  // job_valid runs in every plugin that has it, whatever its points.
+  ASSERT_EQ(chains[Slot::job_valid].size(), 2u);
+  EXPECT_EQ(*chains[Slot::job_valid][0].name, "off");
+  EXPECT_EQ(*chains[Slot::job_valid][1].name, "on");
+}
+
+// ---- the rules --------------------------------------------------------------------------
+
+// A fake plugin's answers; `self` points to one.
+struct Fake {
+  explicit Fake(int a = 0, std::vector<uint8_t> m = {}) : answer(a), marks(std::move(m)) {}
+  int answer;                  // orders, checks, votes, indexes, codes
+  std::vector<uint8_t> marks;  // victims
+  std::vector<double> scores;  // sums
+  std::string reason;
+  int* calls = nullptr;
+};
+
+int order_fn(void* self, const cal_job*, const cal_job*) {
+  auto* f = static_cast<Fake*>(self);
+  if (f->calls) ++*f->calls;
+  return f->answer;
+}
+int job_check_fn(void* self, const cal_job*) {
+  auto* f = static_cast<Fake*>(self);
+  if (f->calls) ++*f->calls;
+  return f->answer;
+}
+cal_vote vote_fn(void* self, const cal_job*) {
+  auto* f = static_cast<Fake*>(self);
+  if (f->calls) ++*f->calls;
+  return static_cast<cal_vote>(f->answer);
+}
+cal_code valid_fn(void* self, const cal_job*, cal_status* st) {
+  auto* f = static_cast<Fake*>(self);
+  std::snprintf(st->reason, sizeof st->reason, "%s", f->reason.c_str());
+  return static_cast<cal_code>(f->answer);
+}
+cal_vote victims_fn(void* self, const cal_task*, const cal_task* const*, size_t n,
+                    uint8_t* victims) {
+  auto* f = static_cast<Fake*>(self);
+  if (f->answer == CAL_ABSTAIN) return CAL_ABSTAIN;
+  for (size_t i = 0; i < n && i < f->marks.size(); ++i) victims[i] = f->marks[i];
+  return CAL_PERMIT;
+}
+void victim_tasks_fn(void* self, const cal_task* const*, size_t n, uint8_t* victims) {
+  auto* f = static_cast<Fake*>(self);
+  for (size_t i = 0; i < n && i < f->marks.size(); ++i) victims[i] = f->marks[i];
+}
+cal_code hyper_fn(void* self, const cal_job*, const cal_hypernode* const*, size_t n,
+                  double* scores, cal_status*) {
+  auto* f = static_cast<Fake*>(self);
+  for (size_t i = 0; i < n; ++i) scores[i] += f->scores[i];
+  return static_cast<cal_code>(f->answer);
+}
+int64_t best_fn(void* self, const cal_task*, const cal_node* const*, const double*, size_t) {
+  return static_cast<Fake*>(self)->answer;
+}
+
+const std::string kNames[] = {"p0", "p1", "p2", "p3", "p4"};
+
+// A chain of fakes: (tier, fake) in call order.
+template <class Fn>
+std::vector<PluginCall> chain(Fn fn, std::vector<std::pair<uint32_t, Fake*>> plugins) {
+  std::vector<PluginCall> out;
+  for (size_t i = 0; i < plugins.size(); ++i)
+    out.push_back(PluginCall{reinterpret_cast<void (*)()>(fn), plugins[i].second, &kNames[i],
+                             plugins[i].first});
+  return out;
+}
+
+TEST(DispatchRuleTest, FirstNonZeroStopsAtTheFirstOpinion) {
+  int calls = 0;
+  Fake zero{0}, later{1}, last{-1};
+  zero.calls = later.calls = last.calls = &calls;
+  EXPECT_EQ(dispatch::first_non_zero<Slot::job_order>(
+                chain(order_fn, {{0, &zero}, {1, &later}, {1, &last}}), nullptr, nullptr),
+            1);
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(dispatch::first_non_zero<Slot::job_order>(chain(order_fn, {{0, &zero}}), nullptr,
+                                                      nullptr),
+            0);
+}
+
+TEST(DispatchRuleTest, ChecksAnyAllAndTierByTier) {
+  Fake yes{1}, no{0};
+  EXPECT_TRUE(dispatch::any_true<Slot::job_ready>(chain(job_check_fn, {{0, &no}, {1, &yes}}),
+                                                  nullptr));
+  EXPECT_FALSE(dispatch::any_true<Slot::job_ready>(chain(job_check_fn, {}), nullptr));
+  EXPECT_FALSE(dispatch::all_true<Slot::job_ready>(chain(job_check_fn, {{0, &yes}, {1, &no}}),
+                                                   nullptr));
+  EXPECT_TRUE(dispatch::all_true<Slot::job_ready>(chain(job_check_fn, {}), nullptr));
+  // job_starving: the first tier with a plugin decides; none at all: not starving.
+  EXPECT_FALSE(dispatch::tier_all_true<Slot::job_starving>(chain(job_check_fn, {}), nullptr));
+  EXPECT_TRUE(dispatch::tier_all_true<Slot::job_starving>(
+      chain(job_check_fn, {{1, &yes}, {2, &no}}), nullptr));
+  EXPECT_FALSE(dispatch::tier_all_true<Slot::job_starving>(
+      chain(job_check_fn, {{1, &yes}, {1, &no}, {2, &yes}}), nullptr));
+}
+
+TEST(DispatchRuleTest, VoteRejectWinsAndAPermitDecidesItsTierAfterTheRestVoted) {
+  Fake permit{CAL_PERMIT}, reject{CAL_REJECT}, abstain{CAL_ABSTAIN};
+  auto vote = [](std::vector<std::pair<uint32_t, Fake*>> p) {
+    return dispatch::vote<Slot::job_pipelined>(chain(vote_fn, std::move(p)), nullptr);
+  };
+  EXPECT_TRUE(vote({}));
+  EXPECT_TRUE(vote({{0, &abstain}, {1, &abstain}}));
+  EXPECT_TRUE(vote({{0, &abstain}, {0, &permit}, {1, &reject}}));  // tier 0 decided yes
+  EXPECT_FALSE(vote({{0, &permit}, {0, &reject}}));                 // same tier: the reject
+  EXPECT_FALSE(vote({{0, &abstain}, {1, &reject}}));
+}
+
+TEST(DispatchRuleTest, AllPassReturnsTheFirstFailureWithItsReasonAndPlugin) {
+  Fake ok{CAL_SUCCESS}, skip{CAL_SKIP}, no{CAL_UNSCHEDULABLE}, err{CAL_ERROR};
+  no.reason = "not this one";
+  PointStatus st = dispatch::all_pass<Slot::job_valid>(
+      chain(valid_fn, {{0, &ok}, {0, &skip}, {1, &no}, {1, &err}}), nullptr);
+  EXPECT_EQ(st.code, CAL_UNSCHEDULABLE);
+  EXPECT_EQ(st.reason, "not this one");
+  EXPECT_EQ(st.plugin, "p2");
+  EXPECT_TRUE(dispatch::all_pass<Slot::job_valid>(chain(valid_fn, {{0, &ok}, {0, &skip}}),
+                                                  nullptr)
+                  .ok());
+  // No reason given: "<plugin> refused".
+  EXPECT_EQ(dispatch::all_pass<Slot::job_valid>(chain(valid_fn, {{0, &err}}), nullptr).reason,
+            "p0 refused");
+}
+
+std::vector<uint8_t> intersect(std::vector<std::pair<uint32_t, Fake*>> p, size_t n = 4) {
+  std::vector<uint8_t> out(n, 7);
+  std::vector<const cal_task*> handles(n, nullptr);
+  dispatch::victim_intersect<Slot::preemptable>(chain(victims_fn, std::move(p)), n, out.data(),
+                                                nullptr, handles.data(), n);
+  return out;
+}
+
+TEST(DispatchRuleTest, VictimsIntersectInsideATierAndTheFirstTierWithVictimsDecides) {
+  using V = std::vector<uint8_t>;
+  Fake a{CAL_PERMIT, {1, 1, 1, 0}}, b{CAL_PERMIT, {0, 1, 1, 1}}, abstain{CAL_ABSTAIN},
+      c{CAL_PERMIT, {0, 0, 0, 1}}, none{CAL_PERMIT, {0, 0, 0, 0}}, first{CAL_PERMIT, {1, 0, 0, 0}},
+      second{CAL_PERMIT, {0, 1, 0, 0}}, both{CAL_PERMIT, {1, 1, 0, 0}};
+  EXPECT_EQ(intersect({}), (V{0, 0, 0, 0}));
+  EXPECT_EQ(intersect({{0, &a}, {0, &b}}), (V{0, 1, 1, 0}));
+  EXPECT_EQ(intersect({{0, &a}, {1, &c}}), (V{1, 1, 1, 0}));       // tier 0 decided
+  EXPECT_EQ(intersect({{0, &abstain}, {1, &c}}), (V{0, 0, 0, 1}));  // tier 0 abstained
+  // A plugin allowing none ends its tier (b is not asked); a first set was not taken, so
+  // tier 1 starts afresh.
+  EXPECT_EQ(intersect({{0, &none}, {0, &b}, {1, &c}}), (V{0, 0, 0, 1}));
+  // Tier 0 took a first set and intersected it to nothing: in Volcano that carries over,
+  // so tier 1's sets intersect with nothing too.
+  EXPECT_EQ(intersect({{0, &first}, {0, &second}, {1, &both}}), (V{0, 0, 0, 0}));
+  EXPECT_EQ(intersect({}, 0), V{});
+}
+
+TEST(DispatchRuleTest, VictimTasksUniteInsideTheFirstTierThatMarksAny) {
+  using V = std::vector<uint8_t>;
+  Fake none{0, {0, 0, 0}}, one{0, {0, 0, 1}}, other{0, {1, 0, 0}}, all{0, {1, 1, 1}};
+  std::vector<const cal_task*> handles(3, nullptr);
+  V out(3, 7);
+  dispatch::victim_union<Slot::victim_tasks>(
+      chain(victim_tasks_fn, {{0, &none}, {1, &one}, {1, &other}, {2, &all}}), 3, out.data(),
+      handles.data(), size_t{3});
+  EXPECT_EQ(out, (V{1, 0, 1}));
+}
+
+TEST(DispatchRuleTest, SumAddsEveryPluginAndAFailureCountsZero) {
+  Fake a{CAL_SUCCESS}, failing{CAL_ERROR}, b{CAL_SUCCESS};
+  a.scores = {1, 2};
+  failing.scores = {100, 100};
+  b.scores = {10, 20};
+  std::vector<double> scores{0.5, 0.5};
+  std::vector<const cal_hypernode*> handles(2, nullptr);
+  dispatch::sum<Slot::hyper_node_order>(chain(hyper_fn, {{0, &a}, {0, &failing}, {1, &b}}), 2,
+                                        scores.data(), nullptr, handles.data(), size_t{2});
+  EXPECT_EQ(scores, (std::vector<double>{11.5, 22.5}));
+}
+
+TEST(DispatchRuleTest, FirstIndexSkipsAnswersOutOfRange) {
+  Fake none{-1}, out_of_range{3}, two{2}, one{1};
+  EXPECT_EQ(dispatch::first_index<Slot::best_node>(
+                chain(best_fn, {{0, &none}, {0, &out_of_range}, {1, &two}, {1, &one}}), 3,
+                nullptr, nullptr, nullptr, size_t{3}),
+            2);
+  EXPECT_EQ(dispatch::first_index<Slot::best_node>(chain(best_fn, {{0, &none}}), 3, nullptr,
+                                                   nullptr, nullptr, size_t{3}),
+            -1);
+}
+
+TEST(DispatchRuleTest, CombinePicksTheRuleOfTheSlotsRow) {
+  Fake permit{CAL_PERMIT}, reject{CAL_REJECT};
+  cal_plugin d;
+  std::memset(&d, 0, sizeof d);
+  d.struct_size = sizeof d;
+  d.abi_version = CAL_ABI_VERSION;
+  d.job_pipelined = vote_fn;
+  ConfiguredPlugin cp;
+  cp.desc = &d;
+  cp.name = "v";
+  cp.points = implemented_points(&d);
+  PluginChains chains;
+  chains.add(cp, &permit, 0);
+  chains.add(cp, &reject, 1);
+  // Vote: tier 0's permit decides before tier 1's reject is asked.
+  EXPECT_TRUE(combine<Slot::job_pipelined>(chains, static_cast<const cal_job*>(nullptr)));
+}
+
+}  // namespace
+}  // namespace caldera
