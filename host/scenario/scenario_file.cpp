@@ -476,28 +476,6 @@ void load_podgroups(const Table& root, Cache& cache) {
   }
 }
 
-void load_tolerations(const Value& v, std::vector<Toleration>& out) {
-  for (const Table& tt : v.array("an array of tolerations ({ key = \"k\", operator = "
-                                 "\"Equal\", value = \"v\", effect = \"NoSchedule\" })")
-                             .tables()) {
-    tt.check_keys({"key", "operator", "value", "effect"});
-    Toleration tol;
-    tol.key = tt.opt_string("key").value_or("");
-    tol.op = tt.opt_choice<std::string>("operator", {{"Equal", "Equal"}, {"Exists", "Exists"}},
-                                        "operator")
-                 .value_or("Equal");
-    tol.value = tt.opt_string("value").value_or("");
-    tol.effect = tt.opt_choice("effect", kTaintEffects, "effect").value_or("");
-    // Kubernetes validation (ValidateTolerations): an empty key needs Exists, and Exists
-    // takes no value.
-    if (tol.key.empty() && tol.op != "Exists")
-      tt.fail("a toleration without 'key' and with operator Equal",
-              "operator = \"Exists\" when 'key' is left out");
-    if (tol.op == "Exists" && !tol.value.empty())
-      tt.get("value")->fail("a value with operator Exists", "no 'value' with operator Exists");
-    out.push_back(std::move(tol));
-  }
-}
 
 void load_pods(const Table& root, Cache& cache) {
   for (const Table& t0 : root.tables("pods")) {
@@ -561,7 +539,7 @@ void load_pods(const Table& root, Cache& cache) {
     p.labels = t.string_map("labels");
     p.annotations = t.string_map("annotations");
     p.node_selector = t.string_map("node_selector");
-    if (auto tv = t.get("tolerations")) load_tolerations(*tv, p.tolerations);
+    if (auto tv = t.get("tolerations")) p.tolerations = read_tolerations(*tv);
     p.preempt_never = t.opt_choice<bool>("preemption_policy",
                                          {{"PreemptLowerPriority", false}, {"Never", true}},
                                          "preemption policy")
@@ -647,6 +625,31 @@ void load_cluster(const Table& root, Cache& cache) {
 }
 
 }  // namespace
+
+std::vector<Toleration> read_tolerations(const input::Value& v) {
+  std::vector<Toleration> out;
+  for (const input::Table& tt : v.array("an array of tolerations ({ key = \"k\", operator = "
+                                 "\"Equal\", value = \"v\", effect = \"NoSchedule\" })")
+                             .tables()) {
+    tt.check_keys({"key", "operator", "value", "effect"});
+    Toleration tol;
+    tol.key = tt.opt_string("key").value_or("");
+    tol.op = tt.opt_choice<std::string>("operator", {{"Equal", "Equal"}, {"Exists", "Exists"}},
+                                        "operator")
+                 .value_or("Equal");
+    tol.value = tt.opt_string("value").value_or("");
+    tol.effect = tt.opt_choice("effect", kTaintEffects, "effect").value_or("");
+    // Kubernetes validation (ValidateTolerations): an empty key needs Exists, and Exists
+    // takes no value.
+    if (tol.key.empty() && tol.op != "Exists")
+      tt.fail("a toleration without 'key' and with operator Equal",
+              "operator = \"Exists\" when 'key' is left out");
+    if (tol.op == "Exists" && !tol.value.empty())
+      tt.get("value")->fail("a value with operator Exists", "no 'value' with operator Exists");
+    out.push_back(std::move(tol));
+  }
+  return out;
+}
 
 void load_cluster_objects(const toml::table& tbl, const fs::path& file, Cache& cache) {
   load_cluster(Table(tbl, file), cache);

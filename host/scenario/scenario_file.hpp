@@ -10,6 +10,7 @@
 
 #include "host/cache/cache.hpp"
 #include "host/config/config.hpp"
+#include "host/toml/reader.hpp"
 
 namespace caldera {
 
@@ -42,5 +43,11 @@ Scenario load_scenario(const std::filesystem::path& file,
 // pods) into `cache`, with the checks above. Shared with the embedded cluster's files.
 void load_cluster_objects(const toml::table& tbl, const std::filesystem::path& file,
                           Cache& cache);
+
+// A pod's tolerations ({ key, operator, value, effect } tables) with Kubernetes' validation
+// (ValidateTolerations): an empty key needs Exists, Exists takes no value, the effect is
+// one of the taint effects or empty (every effect). Shared with the embedded cluster's
+// workload files.
+std::vector<Toleration> read_tolerations(const input::Value& v);
 
 }  // namespace caldera

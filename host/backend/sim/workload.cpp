@@ -10,6 +10,7 @@
 #include <set>
 
 #include "host/model/quantity.hpp"
+#include "host/scenario/scenario_file.hpp"
 #include "host/toml/quantity.hpp"
 #include "host/toml/reader.hpp"
 
@@ -56,35 +57,6 @@ std::string peek(const Table& t, const char* key) {
   return n && n->is_string() ? n->as_string()->get() : std::string();
 }
 
-std::vector<Toleration> tolerations(const Table& t) {
-  std::vector<Toleration> out;
-  std::optional<Value> v = t.get("tolerations");
-  if (!v) return out;
-  for (const Table& tt : v->array("an array of tolerations ({ key = \"k\", operator = "
-                                  "\"Exists\", effect = \"NoSchedule\" })")
-                             .tables()) {
-    tt.check_keys({"key", "operator", "value", "effect"});
-    Toleration tol;
-    tol.key = tt.opt_string("key").value_or("");
-    tol.op = tt.opt_choice<std::string>("operator", {{"Equal", "Equal"}, {"Exists", "Exists"}},
-                                        "operator")
-                 .value_or("Equal");
-    tol.value = tt.opt_string("value").value_or("");
-    if (tol.op == "Exists" && !tol.value.empty())
-      tt.get("value")->fail("a value with operator Exists", "no 'value' with operator Exists");
-    // An empty effect, written or not, tolerates every effect.
-    if (auto ev = tt.get("effect")) {
-      tol.effect = ev->string();
-      if (!tol.effect.empty())
-        tol.effect = ev->choice<std::string>({{"NoSchedule", "NoSchedule"},
-                                              {"PreferNoSchedule", "PreferNoSchedule"},
-                                              {"NoExecute", "NoExecute"}},
-                                             "effect");
-    }
-    out.push_back(tol);
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -160,7 +132,8 @@ Workload load_workload(const std::filesystem::path& file) {
       const double duration = seconds(tt.require("duration", "the task's run time in seconds"));
       StringMap selector = tt.string_map("node_selector");
       StringMap labels = tt.string_map("labels");
-      std::vector<Toleration> tols = tolerations(tt);
+      std::vector<Toleration> tols;
+      if (auto tv = tt.get("tolerations")) tols = read_tolerations(*tv);
       const SourceRef task_src = tt.src();
       for (int32_t i = 0; i < replicas; ++i) {
         WorkloadTask task;
