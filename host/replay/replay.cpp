@@ -8,6 +8,8 @@
 // annotations, a pod that found no node has failed and leaves.
 #include "host/replay/replay.hpp"
 
+#include "caldera/gpu_requests.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -112,9 +114,9 @@ NodeSpec node_record(const OpenbNode& n) {
   s.allocatable[kCpu] = static_cast<double>(n.cpu_milli);
   s.allocatable[kMemory] = static_cast<double>(n.memory_mib) * kMiB;
   if (n.gpus > 0) {
-    s.allocatable[kGpuResource] = n.gpus * kMilliUnits;
-    s.allocatable[kGpuMilliResource] = static_cast<double>(n.gpus) * kMilliPerGpu * kMilliUnits;
-    s.labels[kGpuModelLabel] = n.model;
+    s.allocatable[gpu::kGpu] = n.gpus * kMilliUnits;
+    s.allocatable[gpu::kGpuMilli] = static_cast<double>(n.gpus) * kMilliPerGpu * kMilliUnits;
+    s.labels[gpu::kModelLabel] = n.model;
   }
   s.max_pods = kMaxPods;
   return s;
@@ -126,12 +128,12 @@ PodSpec pod_record(const OpenbPod& p, double created) {
   s.requests[kCpu] = static_cast<double>(p.cpu_milli);
   s.requests[kMemory] = static_cast<double>(p.memory_mib) * kMiB;
   if (p.is_share()) {
-    s.requests[kGpuMilliResource] = p.gpu_milli * kMilliUnits;
+    s.requests[gpu::kGpuMilli] = p.gpu_milli * kMilliUnits;
   } else if (p.num_gpu > 0) {
-    s.requests[kGpuResource] = p.num_gpu * kMilliUnits;
-    s.requests[kGpuMilliResource] = static_cast<double>(p.num_gpu) * kMilliPerGpu * kMilliUnits;
+    s.requests[gpu::kGpu] = p.num_gpu * kMilliUnits;
+    s.requests[gpu::kGpuMilli] = static_cast<double>(p.num_gpu) * kMilliPerGpu * kMilliUnits;
   }
-  if (!p.models.empty()) s.annotations[kGpuModelsAnnotation] = p.gpu_spec();
+  if (!p.models.empty()) s.annotations[gpu::kModelsAnnotation] = p.gpu_spec();
   s.created = created;
   s.src.file = p.file;
   s.src.line = p.line;
@@ -324,7 +326,7 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
       bool cards_known = true;
       if (gpu_request > 0) {
         pl.gpu_milli = p.is_share() ? p.gpu_milli : kMilliPerGpu;
-        auto idx = rec.annotations.find(kGpuIndexAnnotation);
+        auto idx = rec.annotations.find(gpu::kIndexAnnotation);
         if (idx == rec.annotations.end()) {
           ++res.placed_without_cards;
           cards_known = false;
@@ -374,8 +376,8 @@ ReplayResult run_replay(const std::vector<OpenbNode>& nodes, const std::vector<O
         if (!in_use.empty()) {
           std::string cards;
           for (size_t k = 0; k < in_use.size(); ++k) cards += (k ? ";" : "") + std::to_string(in_use[k]);
-          merged->annotations[kGpuIndexAnnotation] = cards;
-          merged->annotations[kGpuMilliPerCardAnnotation] = join_ints(ns.cards, in_use);
+          merged->annotations[gpu::kIndexAnnotation] = cards;
+          merged->annotations[gpu::kMilliPerCardAnnotation] = join_ints(ns.cards, in_use);
         }
         ns.merged_record = std::move(merged);
         if (ns.in_cache) cache.upsert_pod_record(ns.merged_record);

@@ -38,14 +38,6 @@
 
 namespace caldera::replay {
 
-// Resource, label and annotation names shared with the deviceshare plugin.
-inline constexpr const char* kGpuResource = "nvidia.com/gpu";
-inline constexpr const char* kGpuMilliResource = "caldera.sh/gpu-milli";
-inline constexpr const char* kGpuModelLabel = "nvidia.com/gpu.product";
-inline constexpr const char* kGpuModelsAnnotation = "caldera.sh/gpu-models";
-inline constexpr const char* kGpuIndexAnnotation = "volcano.sh/gpu-index";
-inline constexpr const char* kGpuMilliPerCardAnnotation = "caldera.sh/gpu-milli-per-card";
-
 // A number in [0, n) from the generator, the same on every platform (rejection sampling
 // on the raw 64-bit output; n > 0).
 uint64_t bounded_draw(std::mt19937_64& rng, uint64_t n);

@@ -3,9 +3,7 @@
  * It implements a few slots of different shapes (an order, a pre-predicate, a score, a
  * vote and a notification) and an option table with every type, a default of each and a
  * family, so that the loader's point detection and the option checks can be asserted. */
-#include <string.h>
-
-#include "caldera/plugin.h"
+#include "test_plugin.h"
 
 static const cal_host_api *host;
 
@@ -19,15 +17,6 @@ static const cal_option options[] = {
     {sizeof(cal_option), "testc.resources.*", CAL_OPT_INT, NULL, "one weight per resource"},
 };
 
-static void *open_fn(cal_session *s, const cal_args *a, cal_code *code, cal_status *st) {
-  (void)s;
-  (void)a;
-  (void)code;
-  (void)st;
-  return NULL;
-}
-static void close_fn(void *self) { (void)self; }
-
 static int job_order(void *self, const cal_job *l, const cal_job *r) {
   (void)self;
   return strcmp(host->job_name(l), host->job_name(r));
@@ -37,16 +26,6 @@ static cal_code pre_predicate(void *self, const cal_task *t, cal_status *st) {
   (void)self;
   (void)t;
   (void)st;
-  return CAL_SUCCESS;
-}
-
-static cal_code node_order(void *self, const cal_task *t, const cal_node *n, double *score,
-                           cal_status *st) {
-  (void)self;
-  (void)t;
-  (void)n;
-  (void)st;
-  *score = 1;
   return CAL_SUCCESS;
 }
 
@@ -60,20 +39,14 @@ static cal_plugin desc;
 CALDERA_PLUGIN_ENTRY(h, abi) {
   (void)abi;
   host = h;
-  memset(&desc, 0, sizeof desc);
-  desc.struct_size = sizeof desc;
-  desc.abi_version = CAL_ABI_VERSION;
-  desc.name = "testc";
-  desc.version = "1.2.3";
+  tp_describe(&desc, "testc", "1.2.3");
   desc.description = "test plugin written in C";
   desc.options = options;
   desc.option_count = sizeof options / sizeof options[0];
   desc.capabilities = CAL_CAP_NODE_PARALLEL;
-  desc.open = open_fn;
-  desc.close = close_fn;
   desc.job_order = job_order;
   desc.pre_predicate = pre_predicate;    /* counts as the "predicate" point */
-  desc.node_order = node_order;
+  desc.node_order = tp_score_one;
   desc.job_enqueued = job_enqueued;      /* counts as the "job_enqueueable" point */
   return &desc;
 }

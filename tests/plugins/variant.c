@@ -19,13 +19,16 @@
  *   VARIANT_NO_NAME       empty name: refused
  *   VARIANT_BAD_OPTIONS   a family with a default: refused
  *   VARIANT_BAD_DEFAULT   an INT option whose default is "ten": refused
- *   VARIANT_SMALL         struct_size smaller than ABI 1.0's: refused */
-#include <string.h>
-
-#include "caldera/plugin.h"
+ *   VARIANT_SMALL         struct_size smaller than ABI 1.0's: refused
+ * With none of them it is a plain plugin of one slot (job_order), named VARIANT_NAME,
+ * version VARIANT_VERSION: tests/plugins/dup builds it as a second "testc". */
+#include "test_plugin.h"
 
 #ifndef VARIANT_NAME
 #define VARIANT_NAME "variant"
+#endif
+#ifndef VARIANT_VERSION
+#define VARIANT_VERSION "0.0.1"
 #endif
 
 #define ABI_1_0 ((uint32_t)(1u << 16))
@@ -41,18 +44,6 @@ static const cal_option bad_default[] = {
 };
 #endif
 
-static int state;
-
-static void *open_fn(cal_session *s, const cal_args *a, cal_code *code, cal_status *st) {
-  (void)s;
-  (void)a;
-  (void)code;
-  (void)st;
-  return &state;
-}
-
-static void close_fn(void *self) { (void)self; }
-
 static int job_order(void *self, const cal_job *l, const cal_job *r) {
   (void)self;
   (void)l;
@@ -61,23 +52,6 @@ static int job_order(void *self, const cal_job *l, const cal_job *r) {
 }
 
 #if defined(VARIANT_V1_0_SETS_1_1) || defined(VARIANT_V1_1_SETS_1_1)
-/* The 1.0 slots: every node passes and scores 1. */
-static cal_code predicate(void *self, const cal_task *t, const cal_node *n, cal_status *st) {
-  (void)self;
-  (void)t;
-  (void)n;
-  (void)st;
-  return CAL_SUCCESS;
-}
-static cal_code node_order(void *self, const cal_task *t, const cal_node *n, double *score,
-                           cal_status *st) {
-  (void)self;
-  (void)t;
-  (void)n;
-  (void)st;
-  *score = 1;
-  return CAL_SUCCESS;
-}
 /* The 1.1 slots: every node fails with a reason that says so, and scores 1000. */
 static void predicate_many(void *self, const cal_task *t, const cal_node *const *nodes,
                            size_t n, cal_code *codes, const char **reasons) {
@@ -117,13 +91,7 @@ static cal_plugin desc;
 CALDERA_PLUGIN_ENTRY(h, abi) {
   (void)h;
   (void)abi;
-  memset(&desc, 0, sizeof desc);
-  desc.struct_size = sizeof desc;
-  desc.abi_version = CAL_ABI_VERSION;
-  desc.name = VARIANT_NAME;
-  desc.version = "0.0.1";
-  desc.open = open_fn;
-  desc.close = close_fn;
+  tp_describe(&desc, VARIANT_NAME, VARIANT_VERSION);
   desc.job_order = job_order;
 #if defined(VARIANT_V1_0)
   desc.abi_version = ABI_1_0;
@@ -136,8 +104,9 @@ CALDERA_PLUGIN_ENTRY(h, abi) {
 #else
   desc.abi_version = ABI_1_1;
 #endif
-  desc.predicate = predicate;
-  desc.node_order = node_order;
+  /* The 1.0 slots: every node passes and scores 1. */
+  desc.predicate = tp_predicate_pass;
+  desc.node_order = tp_score_one;
   desc.predicate_many = predicate_many;
   desc.node_order_many = node_order_many;
   desc.hyper_node_order = hyper_node_order;

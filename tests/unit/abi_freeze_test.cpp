@@ -432,25 +432,55 @@ size_t actual_align(const std::string& s) {
 }
 
 // The structs of plugin.h and their members' names in order, read from the header text
-// (comments removed): what the tables above must cover.
+// (comments removed): what the tables above must cover. The header is scanned by hand:
+// libstdc++'s std::regex recurses once per character matched, and a pattern spanning a
+// comment or a struct body of the 60 KB header overflows the stack (under AddressSanitizer's
+// larger frames it did). Only the short declarations go through a regex.
+std::string without_comments(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    if (text.compare(i, 2, "/*") == 0) {
+      size_t end = text.find("*/", i + 2);
+      i = end == std::string::npos ? text.size() : end + 2;
+      out += ' ';
+    } else if (text.compare(i, 2, "//") == 0) {
+      i = text.find('\n', i);
+      if (i == std::string::npos) i = text.size();
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
+}
+
 std::map<std::string, std::vector<std::string>> header_structs() {
   std::ifstream in(std::string(CALDERA_SOURCE_ROOT) + "/sdk/c-abi/caldera/plugin.h");
   std::stringstream ss;
   ss << in.rdbuf();
-  std::string text = std::regex_replace(ss.str(), std::regex(R"(/\*[\s\S]*?\*/)"), " ");
+  const std::string text = without_comments(ss.str());
   std::map<std::string, std::vector<std::string>> out;
-  std::regex st(R"(typedef\s+struct\s+(\w+)\s*\{([^}]*)\}\s*(\w+)\s*;)");
-  for (std::sregex_iterator it(text.begin(), text.end(), st), end; it != end; ++it) {
-    std::vector<std::string>& members = out[(*it)[1]];
-    std::string body = (*it)[2];
-    std::stringstream decls(body);
+  const std::regex head(R"(^typedef\s+struct\s+(\w+)\s*$)");
+  const std::regex pointer(R"(\(\s*\*\s*(\w+)\s*\))");
+  const std::regex plain(R"((\w+)\s*(\[[^\]]*\])?\s*$)");
+  for (size_t at = text.find("typedef"); at != std::string::npos;
+       at = text.find("typedef", at + 1)) {
+    size_t open = text.find_first_of("{;", at);
+    if (open == std::string::npos || text[open] != '{') continue;
+    std::smatch m;
+    const std::string intro = text.substr(at, open - at);
+    if (!std::regex_search(intro, m, head)) continue;  // a typedef of a function, say
+    size_t close = text.find('}', open);
+    if (close == std::string::npos) break;
+    std::vector<std::string>& members = out[m[1]];
+    std::stringstream decls(text.substr(open + 1, close - open - 1));
     for (std::string d; std::getline(decls, d, ';');) {
-      std::smatch m;
-      if (std::regex_search(d, m, std::regex(R"(\(\s*\*\s*(\w+)\s*\))")))
+      if (std::regex_search(d, m, pointer))
         members.push_back(m[1]);
-      else if (std::regex_search(d, m, std::regex(R"((\w+)\s*(\[[^\]]*\])?\s*$)")))
+      else if (std::regex_search(d, m, plain))
         members.push_back(m[1]);
     }
+    at = close;
   }
   return out;
 }

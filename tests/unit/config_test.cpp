@@ -11,6 +11,7 @@
 #include "host/config/config.hpp"
 #include "host/config/points.hpp"
 #include "host/toml/tomlpp.hpp"
+#include "tests/unit/test_support.hpp"
 
 namespace caldera {
 namespace {
@@ -19,12 +20,6 @@ namespace fs = std::filesystem;
 
 class ConfigTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "caldera-config-test-XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   fs::path write(const std::string& name, const std::string& text) {
     fs::path p = dir_ / name;
@@ -46,7 +41,8 @@ class ConfigTest : public ::testing::Test {
   }
   std::string file() const { return (dir_ / "caldera.toml").string(); }
 
-  fs::path dir_;
+  const caldera::testing::ScratchDir scratch_{"config-test"};
+  const fs::path dir_ = scratch_.path();
 };
 
 const char* kExample = R"(

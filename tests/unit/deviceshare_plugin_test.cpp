@@ -18,22 +18,16 @@
 #include "host/scenario/scenario_file.hpp"
 #include "host/scheduler/run_session.hpp"
 #include "tests/unit/session_helpers.hpp"
+#include "tests/unit/test_support.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using caldera::testing::input_error_of;
 using namespace caldera;
 
 constexpr double kGi = 1024.0 * 1024 * 1024;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 NodeSpec gpu_node(const std::string& name, int cards, const std::string& model) {
   NodeSpec n;
@@ -86,20 +80,20 @@ TEST(DeviceRequests, MalformedRequestsNameTheRule) {
 TEST(DeviceRequests, RequestsNoNodeCanMeetAreLoadErrors) {
   Cache c = two_t4_cards();
   c.upsert_pod(gpu_pod("ok", "caldera.sh/gpu-milli", 1000, "T4"));
-  EXPECT_EQ(error_of([&] { check_device_requests(c); }), "");
+  EXPECT_EQ(input_error_of([&] { check_device_requests(c); }), "");
   Cache m = two_t4_cards();
   m.upsert_pod(gpu_pod("a100", "nvidia.com/gpu", 1, "A100"));
-  EXPECT_EQ(error_of([&] { check_device_requests(m); }),
+  EXPECT_EQ(input_error_of([&] { check_device_requests(m); }),
             "cluster.toml:7:1: pod default/a100: no node has a GPU of model A100: the pod can never "
             "be placed");
   Cache k = two_t4_cards();
   k.upsert_pod(gpu_pod("three", "nvidia.com/gpu", 3));
-  EXPECT_EQ(error_of([&] { check_device_requests(k); }),
+  EXPECT_EQ(input_error_of([&] { check_device_requests(k); }),
             "cluster.toml:7:1: pod default/three: no node has 3 GPU cards: the pod can never be "
             "placed");
   Cache f = two_t4_cards();
   f.upsert_pod(gpu_pod("big", "caldera.sh/gpu-milli", 1500));
-  EXPECT_EQ(error_of([&] { check_device_requests(f); }),
+  EXPECT_EQ(input_error_of([&] { check_device_requests(f); }),
             "cluster.toml:7:1: pod default/big: requests.caldera.sh/gpu-milli: 1500 milli-GPU is "
             "more than one card (1000); ask whole cards with nvidia.com/gpu");
 }
@@ -122,7 +116,7 @@ TEST(DeviceRequests, ScenarioWithAModelNoNodeHasFails) {
            "annotations = { \"caldera.sh/gpu-models\" = \"A100\" }\n";
   }
   Scenario sc = load_scenario(f, {CALDERA_BUILTIN_PLUGIN_DIR});
-  std::string err = error_of([&] { run_scenario(sc); });
+  std::string err = input_error_of([&] { run_scenario(sc); });
   EXPECT_EQ(err.rfind(f.string() + ":1", 0), 0u) << err;  // the [[pods]] table, line 12 or 13
   EXPECT_NE(err.find("pod default/p1: no node has a GPU of model A100: the pod can never be "
                      "placed"),
@@ -146,7 +140,7 @@ TEST(DeviceRequests, ScenarioWithAShareAboveOneCardFails) {
            "requests = { cpu = \"1\", \"caldera.sh/gpu-milli\" = 1500 }\n";
   }
   Scenario sc = load_scenario(f, {CALDERA_BUILTIN_PLUGIN_DIR});
-  std::string err = error_of([&] { run_scenario(sc); });
+  std::string err = input_error_of([&] { run_scenario(sc); });
   EXPECT_EQ(err.rfind(f.string() + ":1", 0), 0u) << err;  // the [[pods]] table, line 11 or 12
   EXPECT_NE(err.find("pod default/p1: requests.caldera.sh/gpu-milli: 1500 milli-GPU is more than "
                      "one card (1000)"),

@@ -10,6 +10,7 @@
 #include "host/backend/kubernetes/api_objects.hpp"
 #include "host/backend/kubernetes/kubeconfig.hpp"
 #include "host/util/input_error.hpp"
+#include "tests/unit/test_support.hpp"
 
 namespace caldera::k8s {
 namespace {
@@ -298,16 +299,11 @@ TEST(KubeTime, Rfc3339) {
 
 // ---- kubeconfig -----------------------------------------------------------------------
 
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/caldera-kubeconfig-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string write(const std::string& name, const std::string& text) {
-    std::ofstream(path / name) << text;
-    return (path / name).string();
+// Kubeconfig files name other files by path: each test writes its own in a scratch folder.
+struct TempDir : caldera::testing::ScratchDir {
+  TempDir() : ScratchDir("kubeconfig") {}
+  std::string write(const std::string& name, const std::string& text) const {
+    return ScratchDir::write(name, text).string();
   }
 };
 
@@ -390,15 +386,15 @@ current-context: x
 TEST(Kubeconfig, InClusterNeedsTheServiceEnvironment) {
   TempDir d;
   unsetenv("KUBERNETES_SERVICE_HOST");
-  EXPECT_THROW(in_cluster_access(d.path), InputError);
+  EXPECT_THROW(in_cluster_access(d.path()), InputError);
   setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
   setenv("KUBERNETES_SERVICE_PORT", "443", 1);
   d.write("token", "sa-token\n");
   d.write("ca.crt", "CA");
   d.write("namespace", "caldera-system\n");
-  ClusterAccess a = in_cluster_access(d.path);
+  ClusterAccess a = in_cluster_access(d.path());
   EXPECT_EQ(a.server, "https://10.96.0.1:443");
-  EXPECT_EQ(a.token_file, d.path / "token");
+  EXPECT_EQ(a.token_file, d.path() / "token");
   EXPECT_EQ(a.ca_pem, "CA");
   EXPECT_EQ(a.ns, "caldera-system");
   unsetenv("KUBERNETES_SERVICE_HOST");
@@ -447,14 +443,14 @@ contexts: [{name: c, context: {cluster: k, user: u}}]
   unsetenv("KUBERNETES_SERVICE_PORT");
   const char* home = std::getenv("HOME");
   std::string saved = home ? home : "";
-  std::filesystem::create_directories(d.path / ".kube");
+  std::filesystem::create_directories(d.path() / ".kube");
   d.write(".kube/config", R"(current-context: c
 clusters: [{name: k, cluster: {server: "https://home"}}]
 contexts: [{name: c, context: {cluster: k}}]
 )");
-  setenv("HOME", d.path.c_str(), 1);
+  setenv("HOME", d.path().c_str(), 1);
   EXPECT_EQ(resolve_access("", "").server, "https://home");
-  std::filesystem::remove(d.path / ".kube" / "config");
+  std::filesystem::remove(d.path() / ".kube" / "config");
   EXPECT_THROW(resolve_access("", ""), InputError);
   setenv("HOME", saved.c_str(), 1);
 }

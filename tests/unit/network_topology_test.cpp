@@ -27,21 +27,15 @@
 #include "network_topology_aware/network_topology_aware_math.hpp"
 #include "tests/unit/session_helpers.hpp"
 #include "host/session/runtime.hpp"
+#include "tests/unit/test_support.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using caldera::testing::input_error_of;
 namespace nt = caldera::network_topology;
 using namespace caldera;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 Cache load(const std::string& text) {
   Cache cache;
@@ -51,7 +45,7 @@ Cache load(const std::string& text) {
 }
 
 std::string load_error(const std::string& text) {
-  return error_of([&] { load(text); });
+  return input_error_of([&] { load(text); });
 }
 
 // Four nodes n0..n3; the HyperNodes follow.

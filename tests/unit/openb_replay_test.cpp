@@ -17,27 +17,19 @@
 #include "host/plugins/policy.hpp"
 #include "host/replay/openb_trace.hpp"
 #include "host/replay/replay.hpp"
+#include "tests/unit/test_support.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using caldera::testing::input_error_of;
 namespace rp = caldera::replay;
 using caldera::InputError;
 
 fs::path data() { return fs::path(CALDERA_SOURCE_ROOT) / "tests" / "data" / "openb-tiny"; }
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using caldera::testing::contains;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // conf/openb/NAME.toml, or the config without a device plugin of the tiny data.
 std::shared_ptr<const caldera::Policy> policy(const std::string& name) {
@@ -98,7 +90,7 @@ TEST(OpenbTrace, ReadsNodesAndPods) {
 TEST(OpenbTrace, BadRowsGiveFileLineAndColumn) {
   const std::string f = (data() / "pods-bad-rows.csv").string();
   rp::LoadReport strict;
-  std::string first = error_of([&] { rp::load_openb_pods(f, false, strict); });
+  std::string first = input_error_of([&] { rp::load_openb_pods(f, false, strict); });
   EXPECT_EQ(first, f + ":3: pod bad-negative: column 'cpu_milli': '-4000' is negative");
 
   rp::LoadReport rep;
@@ -127,7 +119,7 @@ TEST(OpenbTrace, BadRowsGiveFileLineAndColumn) {
   // Against the cluster: a model no node has, more cards than any node has.
   auto nodes = rp::load_openb_nodes(data() / "openb_node_list_gpu_node.csv", false, rep);
   std::vector<rp::OpenbPod> copy = pods;
-  std::string never = error_of([&] { rp::check_pods_against_nodes(copy, nodes, false, rep); });
+  std::string never = input_error_of([&] { rp::check_pods_against_nodes(copy, nodes, false, rep); });
   EXPECT_EQ(never, f + ":11: pod bad-never-fits-model: column 'gpu_spec': no node has a GPU of "
                        "model A100 (the cluster has G2, T4, V100M32): it can never be placed");
   rp::LoadReport rep2;
@@ -142,16 +134,16 @@ TEST(OpenbTrace, BadRowsGiveFileLineAndColumn) {
 TEST(OpenbTrace, MissingColumnAndBadNodeRows) {
   rp::LoadReport rep;
   const std::string f = (data() / "pods-missing-column.csv").string();
-  EXPECT_EQ(error_of([&] { rp::load_openb_pods(f, true, rep); }),
+  EXPECT_EQ(input_error_of([&] { rp::load_openb_pods(f, true, rep); }),
             f + ":1: the header has no column 'gpu_spec' (needed: name, cpu_milli, memory_mib, "
                 "num_gpu, gpu_milli, gpu_spec)");
   const std::string n = (data() / "nodes-bad-gpu.csv").string();
-  EXPECT_EQ(error_of([&] { rp::load_openb_nodes(n, false, rep); }),
+  EXPECT_EQ(input_error_of([&] { rp::load_openb_nodes(n, false, rep); }),
             n + ":3: node tiny-node-1: column 'gpu': 'four' is not a whole number");
   const std::string d = (data() / "nodes-duplicate.csv").string();
-  EXPECT_EQ(error_of([&] { rp::load_openb_nodes(d, false, rep); }),
+  EXPECT_EQ(input_error_of([&] { rp::load_openb_nodes(d, false, rep); }),
             d + ":4: node tiny-node-0: column 'sn': a node of this name is listed before");
-  EXPECT_EQ(error_of([&] { rp::load_openb_pods(data() / "no-such-file.csv", false, rep); }),
+  EXPECT_EQ(input_error_of([&] { rp::load_openb_pods(data() / "no-such-file.csv", false, rep); }),
             (data() / "no-such-file.csv").string() + ": cannot open the file");
 }
 

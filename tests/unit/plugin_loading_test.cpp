@@ -24,6 +24,8 @@
 
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
+#include "tests/unit/test_support.hpp"
+#include "tests/unit/session_helpers.hpp"
 
 namespace caldera {
 namespace {
@@ -34,18 +36,10 @@ const fs::path kTestPlugins = CALDERA_TEST_PLUGIN_DIR;
 
 fs::path plugin(const std::string& name) { return kTestPlugins / (name + ".so"); }
 
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using caldera::testing::contains;
 
 class PluginLoading : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "caldera-plugin-test-XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // Copies test plugin `name` into `folder` (under the temp dir) as `as` (default: same).
   fs::path put(const std::string& name, const std::string& folder = "p", std::string as = "") {
@@ -63,7 +57,8 @@ class PluginLoading : public ::testing::Test {
     return "";
   }
 
-  fs::path dir_;
+  const caldera::testing::ScratchDir scratch_{"plugin-test"};
+  const fs::path dir_ = scratch_.path();
 };
 
 PointSet points(std::initializer_list<Point> ps) {
@@ -498,16 +493,8 @@ Cache one_pod_cluster() {
   n.allocatable = {{"cpu", 4000}, {"memory", 8e9}};
   n.max_pods = 10;
   cache.upsert_node(n);
-  QueueSpec q;
-  q.name = "q1";
-  cache.upsert_queue(q);
-  PodGroupSpec pg;
-  pg.ns = "c1";
-  pg.name = "pg1";
-  pg.queue = "q1";
-  pg.min_member = 1;
-  pg.phase = JobPhase::Inqueue;
-  cache.upsert_podgroup(pg);
+  testing::add_queue(cache, "q1");
+  testing::add_podgroup(cache, "c1", "pg1", "q1", 1, JobPhase::Inqueue);
   PodSpec p;
   p.ns = "c1";
   p.name = "p-1";
@@ -689,18 +676,18 @@ TEST_F(PolicyTest, CheckConfigCommand) {
   std::ofstream(f) << "[scheduler]\nactions = [\"enqueue\", \"allocate\"]\nplugin_dirs = [\"p\"]\n"
                       "[[tiers]]\n[[tiers.plugins]]\nname = \"testc\"\n"
                       "[[tiers]]\n[[tiers.plugins]]\nname = \"testcpp\"\n";
-  testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStdout();
   int rc = cli::check_config(cli::Common{}, f);
-  std::string out = testing::internal::GetCapturedStdout();
+  std::string out = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(out, f.string() + ": ok (2 actions, 2 plugins in 2 tiers)\n");
 
   fs::path bad = dir_ / "bad.toml";
   std::ofstream(bad) << "[scheduler]\nplugin_dirs = [\"p\"]\n[[tiers]]\n[[tiers.plugins]]\n"
                         "name = \"testc\"\nwieght = 1\n";
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   rc = cli::check_config(cli::Common{}, bad);
-  std::string err = testing::internal::GetCapturedStderr();
+  std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(rc, 1);
   EXPECT_EQ(err, bad.string() + ":6:1: tiers[0].plugins[0] (testc): unknown key 'wieght'; "
                                 "expected one of the allowed keys: name, enable, disable, "
@@ -709,9 +696,9 @@ TEST_F(PolicyTest, CheckConfigCommand) {
   // An unknown action is refused, at its place in the list.
   fs::path action = dir_ / "action.toml";
   std::ofstream(action) << "[scheduler]\nplugin_dirs = [\"p\"]\nactions = [\"enqueue\", \"alocate\"]\n";
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   rc = cli::check_config(cli::Common{}, action);
-  err = testing::internal::GetCapturedStderr();
+  err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(rc, 1);
   EXPECT_EQ(err, action.string() + ":3:23: scheduler.actions[1]: unknown action 'alocate' (did "
                                    "you mean 'allocate'?); expected one of allocate, backfill, "
@@ -720,9 +707,9 @@ TEST_F(PolicyTest, CheckConfigCommand) {
   // A configured folder that does not exist is reported where the config names it.
   fs::path nodir = dir_ / "nodir.toml";
   std::ofstream(nodir) << "[scheduler]\nplugin_dirs = [\"missing\"]\n";
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   rc = cli::check_config(cli::Common{}, nodir);
-  err = testing::internal::GetCapturedStderr();
+  err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(rc, 1);
   EXPECT_EQ(err, nodir.string() + ":2:15: scheduler.plugin_dirs: plugin folder " +
                      (dir_ / "missing").string() + " does not exist\n");
@@ -730,9 +717,9 @@ TEST_F(PolicyTest, CheckConfigCommand) {
   // --plugin-dir overrides the config's folders.
   cli::Common over;
   over.plugin_dirs = {dir_ / "p"};
-  testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStdout();
   rc = cli::check_config(over, nodir);
-  out = testing::internal::GetCapturedStdout();
+  out = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(out, nodir.string() + ": ok (3 actions, 0 plugins in 0 tiers)\n");
 }
@@ -740,9 +727,9 @@ TEST_F(PolicyTest, CheckConfigCommand) {
 TEST_F(PolicyTest, PluginsListAndDescribe) {
   cli::Common c;
   c.plugin_dirs = {dir_ / "p"};
-  testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStdout();
   int rc = cli::plugins_list(c, {});
-  std::string out = testing::internal::GetCapturedStdout();
+  std::string out = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(rc, 0);
   const std::string host_abi = std::to_string(CAL_ABI_MAJOR) + "." + std::to_string(CAL_ABI_MINOR);
   EXPECT_EQ(out.rfind("host ABI " + host_abi + " (loads plugins built for ABI " +
@@ -759,9 +746,9 @@ TEST_F(PolicyTest, PluginsListAndDescribe) {
                                 ": not a caldera plugin (no symbol caldera_plugin_entry)\n"))
       << out;
 
-  testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStdout();
   rc = cli::plugins_describe(c, {}, "testc");
-  out = testing::internal::GetCapturedStdout();
+  out = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(rc, 0);
   EXPECT_TRUE(contains(out, "testc 1.2.3\n  test plugin written in C\n")) << out;
   EXPECT_TRUE(contains(out, "sha256: " + sha256_file(dir_ / "p" / "testc.so"))) << out;
@@ -771,9 +758,9 @@ TEST_F(PolicyTest, PluginsListAndDescribe) {
   EXPECT_TRUE(contains(out, "  testc.resources.*  int       -        one weight per resource\n"))
       << out;
 
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   rc = cli::plugins_describe(c, {}, "nope");
-  std::string err = testing::internal::GetCapturedStderr();
+  std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(rc, 1);
   EXPECT_TRUE(contains(err, "unknown plugin 'nope'; known: testc, testcpp")) << err;
 }

@@ -19,6 +19,7 @@
 #include "host/scheduler/run_session.hpp"
 #include "tests/unit/session_helpers.hpp"
 #include "host/session/session.hpp"
+#include "tests/unit/test_support.hpp"
 
 namespace caldera {
 namespace {
@@ -31,9 +32,6 @@ const fs::path kBuiltinPlugins = CALDERA_BUILTIN_PLUGIN_DIR;
 class PluginState : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "caldera-state-test-XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
     fs::create_directories(dir_ / "p");
     fs::copy_file(kStatePlugins / "counter.so", dir_ / "p" / "counter.so");
     catalog_ = std::make_unique<PluginCatalog>(PluginCatalog::scan({dir_ / "p", kBuiltinPlugins}));
@@ -48,7 +46,6 @@ class PluginState : public ::testing::Test {
       cache_.upsert_pod(p);
     }
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // A policy of `plugins` (TOML entries of one tier) over the catalog.
   std::shared_ptr<const Policy> policy(const std::string& plugins) {
@@ -66,7 +63,8 @@ class PluginState : public ::testing::Test {
     return it == r.job_pending.end() ? "" : it->second;
   }
 
-  fs::path dir_;
+  const caldera::testing::ScratchDir scratch_{"state-test"};
+  const fs::path dir_ = scratch_.path();
   std::unique_ptr<PluginCatalog> catalog_;
   Cache cache_;
   Runtime runtime_;  // carries the states from session to session

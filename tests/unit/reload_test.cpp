@@ -22,6 +22,7 @@
 #include "host/reload/canary.hpp"
 #include "host/reload/reloader.hpp"
 #include "host/reload/watcher.hpp"
+#include "tests/unit/test_support.hpp"
 
 namespace caldera {
 namespace {
@@ -31,18 +32,10 @@ namespace fs = std::filesystem;
 const fs::path kTestPlugins = CALDERA_TEST_PLUGIN_DIR;
 const fs::path kBuiltinPlugins = CALDERA_BUILTIN_PLUGIN_DIR;
 
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using caldera::testing::contains;
 
 class TempDir : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "caldera-reload-test-XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // Writes as editors do: a new file renamed over the old one.
   fs::path write(const std::string& name, const std::string& text) {
@@ -55,7 +48,8 @@ class TempDir : public ::testing::Test {
     return p;
   }
 
-  fs::path dir_;
+  const caldera::testing::ScratchDir scratch_{"reload-test"};
+  const fs::path dir_ = scratch_.path();
 };
 
 // Runs the loop until `done` or the time is up.

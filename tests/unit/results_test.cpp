@@ -17,6 +17,8 @@
 #include "host/results/results_files.hpp"
 #include "host/results/svg_charts.hpp"
 #include "host/util/input_error.hpp"
+#include "tests/unit/test_support.hpp"
+#include "tests/unit/session_helpers.hpp"
 
 namespace caldera {
 namespace {
@@ -108,18 +110,15 @@ node_selector = { pool = "gpu" }
 class RunResultsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("caldera-results-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
     opts_.config = fs::path(CALDERA_SOURCE_ROOT) / "conf" / "caldera.toml";
     opts_.cluster = write(dir_, "cluster.toml", kCluster);
     opts_.workload = write(dir_, "workload.toml", kWorkload);
     opts_.results = dir_ / "out";
     common_.plugin_dirs = {CALDERA_BUILTIN_PLUGIN_DIR};
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
-  fs::path dir_;
+  const caldera::testing::ScratchDir scratch_{"results-test"};
+  const fs::path dir_ = scratch_.path();
   cli::Common common_;
   cli::RunOptions opts_;
 };
@@ -351,13 +350,8 @@ TEST(ResultsCollectorTest, GpuCardsWholeAndShared) {
   n2.name = "g2";
   n2.allocatable = {{"cpu", 8000}, {"volcano.sh/gpu-number", 4000}};
   cache.upsert_node(n2);
-  QueueSpec q;
-  q.name = "q";
-  cache.upsert_queue(q);
-  PodGroupSpec pg;
-  pg.name = "j";
-  pg.queue = "q";
-  cache.upsert_podgroup(pg);
+  testing::add_queue(cache, "q");
+  testing::add_podgroup(cache, "default", "j", "q");
   ResultsCollector c(cache);
   auto pod = [&](const std::string& name, ResourceList req, const std::string& node, PodPhase ph) {
     PodSpec p;

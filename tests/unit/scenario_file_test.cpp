@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include "tests/unit/test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace caldera;
@@ -19,22 +20,6 @@ namespace {
 // A fresh folder per test for the files it writes.
 class ScenarioFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           fmt_name("caldera-scenario-test-", std::to_string(::getpid()), "-", info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  template <typename... T>
-  static std::string fmt_name(const T&... parts) {
-    std::string s;
-    ((s += parts), ...);
-    return s;
-  }
-
   fs::path write(const std::string& name, const std::string& text) {
     fs::path p = dir_ / name;
     std::ofstream(p) << text;
@@ -59,7 +44,8 @@ class ScenarioFileTest : public ::testing::Test {
   static inline const std::string kConfig =
       "[config]\n[config.scheduler]\nactions = [\"allocate\"]\n"
       "[[config.tiers]]\n[[config.tiers.plugins]]\nname = \"gang\"\n";  // lines 1-6
-  fs::path dir_;
+  const caldera::testing::ScratchDir scratch_{"scenario-test"};
+  const fs::path dir_ = scratch_.path();
 };
 
 }  // namespace

@@ -2,7 +2,9 @@
 // front end runs it (host/scheduler/run_session.hpp).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <string>
 
 #include "host/scheduler/run_session.hpp"
 
@@ -12,6 +14,23 @@ inline SessionResult run_one_session(const Cache& cache, std::shared_ptr<const P
                                      double now) {
   Runtime runtime;
   return run_session(cache, std::move(policy), now, runtime);
+}
+
+// A queue of default settings, and a PodGroup: what most tests' clusters start with.
+inline void add_queue(Cache& cache, std::string name) {
+  QueueSpec q;
+  q.name = std::move(name);
+  cache.upsert_queue(std::move(q));
+}
+inline void add_podgroup(Cache& cache, std::string ns, std::string name, std::string queue,
+                         int32_t min_member = 1, JobPhase phase = JobPhase::Pending) {
+  PodGroupSpec pg;
+  pg.ns = std::move(ns);
+  pg.name = std::move(name);
+  pg.queue = std::move(queue);
+  pg.min_member = min_member;
+  pg.phase = phase;
+  cache.upsert_podgroup(std::move(pg));
 }
 
 }  // namespace caldera::testing

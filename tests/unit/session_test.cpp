@@ -6,6 +6,7 @@
 #include "host/session/session.hpp"
 #include "host/session/statement.hpp"
 #include "host/session/runtime.hpp"
+#include "tests/unit/session_helpers.hpp"
 
 namespace caldera {
 namespace {
@@ -34,16 +35,8 @@ Cache small_cluster() {
   Cache c;
   c.upsert_node(node("n1", 4000, 8e9));
   c.upsert_node(node("n2", 2000, 4e9));
-  QueueSpec q;
-  q.name = "q1";
-  c.upsert_queue(q);
-  PodGroupSpec pg;
-  pg.ns = "c1";
-  pg.name = "pg1";
-  pg.queue = "q1";
-  pg.min_member = 2;
-  pg.phase = JobPhase::Inqueue;
-  c.upsert_podgroup(pg);
+  testing::add_queue(c, "q1");
+  testing::add_podgroup(c, "c1", "pg1", "q1", 2, JobPhase::Inqueue);
   c.upsert_pod(pod("run-1", "pg1", 1000, PodPhase::Running, "n1"));
   c.upsert_pod(pod("p-2", "pg1", 1000, PodPhase::Pending));
   c.upsert_pod(pod("p-10", "pg1", 1000, PodPhase::Pending));
@@ -165,13 +158,7 @@ TEST(SessionTest, PodWithoutPodGroupIsAJobOfItsOwnInTheDefaultQueue) {
 TEST(SessionTest, PodsOfMissingPodGroupsOrQueuesStillFillTheirNodes) {
   Cache c;
   c.upsert_node(node("n1", 4000, 8e9));
-  PodGroupSpec pg;
-  pg.ns = "c1";
-  pg.name = "lost-queue";
-  pg.queue = "nope";
-  pg.min_member = 1;
-  pg.phase = JobPhase::Running;
-  c.upsert_podgroup(pg);
+  testing::add_podgroup(c, "c1", "lost-queue", "nope", 1, JobPhase::Running);
   c.upsert_pod(pod("orphan-0", "deleted-pg", 1500, PodPhase::Running, "n1"));
   c.upsert_pod(pod("lost-0", "lost-queue", 1000, PodPhase::Running, "n1"));
   c.upsert_pod(pod("orphan-1", "deleted-pg", 700, PodPhase::Pending));

@@ -16,25 +16,18 @@
 #include "host/toml/quantity.hpp"
 #include "host/toml/reader.hpp"
 #include "host/util/spelling.hpp"
+#include "tests/unit/test_support.hpp"
 
 namespace caldera::input {
 namespace {
 
 namespace fs = std::filesystem;
+using caldera::testing::input_error_of;
 
-// The message of the InputError `f` throws, or "" when it throws none.
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // Parses `text` as the file "f.toml" (not read from disk) and runs `f` on its top table.
 std::string read_error(const std::string& text, const std::function<void(const Table&)>& f) {
-  return error_of([&] {
+  return input_error_of([&] {
     Document doc = parse_text(text, "f.toml");
     f(doc.table());
   });
@@ -42,18 +35,11 @@ std::string read_error(const std::string& text, const std::function<void(const T
 
 class TomlFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("caldera-toml-test-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   fs::path write(const std::string& name, const std::string& text) {
-    fs::path p = dir_ / name;
-    std::ofstream(p) << text;
-    return p;
+    return scratch_.write(name, text);
   }
-  fs::path dir_;
+  const caldera::testing::ScratchDir scratch_{"toml-test"};
+  const fs::path dir_ = scratch_.path();
 };
 
 // --- the format itself -------------------------------------------------------------------
@@ -101,26 +87,26 @@ TEST(TomlSpelling, CloseWordsOnly) {
 
 TEST_F(TomlFiles, MissingFile) {
   fs::path p = dir_ / "none.toml";
-  EXPECT_EQ(error_of([&] { parse_file(p, "scenario"); }),
+  EXPECT_EQ(input_error_of([&] { parse_file(p, "scenario"); }),
             p.string() + ": cannot read the scenario: no such file");
 }
 
 TEST_F(TomlFiles, AFolderIsNotAFile) {
-  EXPECT_EQ(error_of([&] { parse_file(dir_, "config"); }),
+  EXPECT_EQ(input_error_of([&] { parse_file(dir_, "config"); }),
             dir_.string() + ": cannot read the config: it is a folder; expected a regular file");
 }
 
 TEST_F(TomlFiles, NotARegularFile) {
   fs::path fifo = dir_ / "fifo.toml";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_EQ(error_of([&] { parse_file(fifo, "workload"); }),
+  EXPECT_EQ(input_error_of([&] { parse_file(fifo, "workload"); }),
             fifo.string() + ": cannot read the workload: it is not a regular file; expected a "
                             "regular file");
 }
 
 TEST_F(TomlFiles, SizeLimit) {
   fs::path p = write("big.toml", "name = \"0123456789\"\n");  // 20 bytes
-  EXPECT_EQ(error_of([&] { parse_file(p, "cluster file", 19); }),
+  EXPECT_EQ(input_error_of([&] { parse_file(p, "cluster file", 19); }),
             p.string() + ": cannot read the cluster file: it is 20 bytes; expected at most 19 bytes");
   EXPECT_EQ(parse_file(p, "cluster file", 20).table().opt_string("name"), "0123456789");
   EXPECT_EQ(read_text(p, "x"), "name = \"0123456789\"\n");
@@ -128,7 +114,7 @@ TEST_F(TomlFiles, SizeLimit) {
 
 TEST_F(TomlFiles, SyntaxErrorAtItsPosition) {
   fs::path p = write("bad.toml", "a = 1\nb = = 2\n");
-  std::string e = error_of([&] { parse_file(p, "scenario"); });
+  std::string e = input_error_of([&] { parse_file(p, "scenario"); });
   EXPECT_EQ(e.rfind(p.string() + ":2:5: TOML syntax error: ", 0), 0u) << e;
 }
 
@@ -307,7 +293,7 @@ TEST(TomlDurations, StringsOrSeconds) {
 TEST(TomlTables, ATableHandedOnKeepsItsPath) {
   toml::table root = toml::parse(std::string_view("[config.scheduler]\nperiod = true\n"), std::string_view("s.toml"));
   Table cfg(*root["config"].as_table(), "s.toml", "config");
-  EXPECT_EQ(error_of([&] { cfg.get("scheduler")->table().get("period")->string(); }),
+  EXPECT_EQ(input_error_of([&] { cfg.get("scheduler")->table().get("period")->string(); }),
             "s.toml:2:10: config.scheduler.period: got a boolean; expected a string");
   std::vector<Entry> entries = cfg.entries();
   ASSERT_EQ(entries.size(), 1u);

@@ -63,8 +63,6 @@ using gpu::kGpuMilli;
 using gpu::kGpuNumber;
 using gpu::kModelLabel;
 using gpu::kModelsAnnotation;
-constexpr const char* kIndexAnnotation = "volcano.sh/gpu-index";
-constexpr const char* kPerCardAnnotation = "caldera.sh/gpu-milli-per-card";
 
 // Scalar resources arrive in milli-units (caldera/plugin.h, UNITS).
 constexpr double kUnits = 1000.0;
@@ -334,8 +332,8 @@ class DeviceShare {
         h.memory = r.memory;
         if (CAL_HOST_HAS(sdk::host, task_set_annotation)) {
           cal_task* th = const_cast<cal_task*>(t.handle());
-          sdk::host->task_set_annotation(th, kIndexAnnotation, join(cards).c_str());
-          sdk::host->task_set_annotation(th, kPerCardAnnotation,
+          sdk::host->task_set_annotation(th, gpu::kIndexAnnotation, join(cards).c_str());
+          sdk::host->task_set_annotation(th, gpu::kMilliPerCardAnnotation,
                                          std::to_string(r.per_card_milli()).c_str());
         }
       }
@@ -554,8 +552,8 @@ class DeviceShare {
       // The annotations are the record of the cards a running pod holds. With an explicit
       // per-card amount they stand on their own (a record may sum several pods, as the
       // replay's merged records do); without one, the pod's own request gives the amount.
-      const char* idx_text = t.annotation(kIndexAnnotation);
-      const char* pc = t.annotation(kPerCardAnnotation);
+      const char* idx_text = t.annotation(gpu::kIndexAnnotation);
+      const char* pc = t.annotation(gpu::kMilliPerCardAnnotation);
       bool ok = idx_text && parse_list(idx_text, index);
       if (ok) {
         if (pc)
@@ -589,7 +587,7 @@ class DeviceShare {
         if (idx_text)
           sdk::log(CAL_LOG_WARN, kName,
                    std::string("running task ") + std::string(t.name()) + " on " +
-                       std::string(n.name()) + ": unusable " + kIndexAnnotation + " '" + idx_text +
+                       std::string(n.name()) + ": unusable " + gpu::kIndexAnnotation + " '" + idx_text +
                        "' ignored");
       }
       held_[t.handle()] = std::move(u);
@@ -604,7 +602,7 @@ class DeviceShare {
       if (cards.empty()) {
         sdk::log(CAL_LOG_WARN, kName,
                  std::string("running task ") + std::string(t.name()) + " on " +
-                     std::string(n.name()) + " has no usable " + kIndexAnnotation +
+                     std::string(n.name()) + " has no usable " + gpu::kIndexAnnotation +
                      " and no card has room for it");
       } else {
         u.cards = cards;

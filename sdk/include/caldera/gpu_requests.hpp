@@ -37,6 +37,9 @@ inline constexpr const char* kGpuMemory = "volcano.sh/gpu-memory";
 inline constexpr const char* kGpuMilli = "caldera.sh/gpu-milli";
 inline constexpr const char* kModelLabel = "nvidia.com/gpu.product";
 inline constexpr const char* kModelsAnnotation = "caldera.sh/gpu-models";
+// What a bind tells the device plugin: the cards (Volcano's "0;3") and what each gives.
+inline constexpr const char* kIndexAnnotation = "volcano.sh/gpu-index";
+inline constexpr const char* kMilliPerCardAnnotation = "caldera.sh/gpu-milli-per-card";
 
 inline constexpr int64_t kMilliPerCard = 1000;
 

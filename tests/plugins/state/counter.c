@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "caldera/plugin.h"
+#include "../test_plugin.h"
 
 static const cal_host_api *host;
 
@@ -104,11 +104,7 @@ CALDERA_PLUGIN_ENTRY(h, abi) {
   (void)abi;
   host = h;
   if (!CAL_HOST_HAS(h, state_put)) return NULL; /* needs a 1.2 host */
-  memset(&desc, 0, sizeof desc);
-  desc.struct_size = sizeof desc;
-  desc.abi_version = CAL_ABI_VERSION;
-  desc.name = "counter";
-  desc.version = "0.0.1";
+  tp_describe(&desc, "counter", "0.0.1");
   desc.description = "counts its sessions in its state (a test of state_get / state_put)";
   desc.options = options;
   desc.option_count = sizeof options / sizeof options[0];
