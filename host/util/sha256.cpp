@@ -5,6 +5,7 @@
 #include <openssl/evp.h>
 
 #include <fstream>
+#include <new>
 #include <stdexcept>
 
 namespace caldera {

@@ -20,12 +20,8 @@ namespace fs = std::filesystem;
 
 class ConfigTest : public ::testing::Test {
  protected:
-
   fs::path write(const std::string& name, const std::string& text) {
-    fs::path p = dir_ / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << text;
-    return p;
+    return scratch_.write(name, text);
   }
   SchedulerConfig load(const std::string& text) {
     return load_config(write("caldera.toml", text), {"/default/plugins"});

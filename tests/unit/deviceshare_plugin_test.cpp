@@ -28,7 +28,6 @@ using namespace caldera;
 
 constexpr double kGi = 1024.0 * 1024 * 1024;
 
-
 NodeSpec gpu_node(const std::string& name, int cards, const std::string& model) {
   NodeSpec n;
   n.name = name;

@@ -36,7 +36,6 @@ using caldera::testing::input_error_of;
 namespace nt = caldera::network_topology;
 using namespace caldera;
 
-
 Cache load(const std::string& text) {
   Cache cache;
   const toml::table t = toml::parse(std::string_view(text), std::string_view("topo.toml"));

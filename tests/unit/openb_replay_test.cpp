@@ -22,14 +22,12 @@
 namespace {
 
 namespace fs = std::filesystem;
+using caldera::testing::contains;
 using caldera::testing::input_error_of;
 namespace rp = caldera::replay;
 using caldera::InputError;
 
 fs::path data() { return fs::path(CALDERA_SOURCE_ROOT) / "tests" / "data" / "openb-tiny"; }
-
-using caldera::testing::contains;
-
 
 // conf/openb/NAME.toml, or the config without a device plugin of the tiny data.
 std::shared_ptr<const caldera::Policy> policy(const std::string& name) {

@@ -40,7 +40,6 @@ using caldera::testing::contains;
 
 class PluginLoading : public ::testing::Test {
  protected:
-
   // Copies test plugin `name` into `folder` (under the temp dir) as `as` (default: same).
   fs::path put(const std::string& name, const std::string& folder = "p", std::string as = "") {
     fs::path to = dir_ / folder / (as.empty() ? name + ".so" : as);

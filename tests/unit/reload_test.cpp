@@ -36,7 +36,6 @@ using caldera::testing::contains;
 
 class TempDir : public ::testing::Test {
  protected:
-
   // Writes as editors do: a new file renamed over the old one.
   fs::path write(const std::string& name, const std::string& text) {
     fs::path p = dir_ / name;

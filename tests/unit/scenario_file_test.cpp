@@ -21,9 +21,7 @@ namespace {
 class ScenarioFileTest : public ::testing::Test {
  protected:
   fs::path write(const std::string& name, const std::string& text) {
-    fs::path p = dir_ / name;
-    std::ofstream(p) << text;
-    return p;
+    return scratch_.write(name, text);
   }
 
   // `top` goes before the config: top-level keys written after [config] would belong to it.

@@ -24,7 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 using caldera::testing::input_error_of;
 
-
 // Parses `text` as the file "f.toml" (not read from disk) and runs `f` on its top table.
 std::string read_error(const std::string& text, const std::function<void(const Table&)>& f) {
   return input_error_of([&] {

@@ -62,6 +62,8 @@ using gpu::kGpuMemory;
 using gpu::kGpuMilli;
 using gpu::kGpuNumber;
 using gpu::kModelLabel;
+using gpu::kIndexAnnotation;
+using gpu::kMilliPerCardAnnotation;
 using gpu::kModelsAnnotation;
 
 // Scalar resources arrive in milli-units (caldera/plugin.h, UNITS).
@@ -332,8 +334,8 @@ class DeviceShare {
         h.memory = r.memory;
         if (CAL_HOST_HAS(sdk::host, task_set_annotation)) {
           cal_task* th = const_cast<cal_task*>(t.handle());
-          sdk::host->task_set_annotation(th, gpu::kIndexAnnotation, join(cards).c_str());
-          sdk::host->task_set_annotation(th, gpu::kMilliPerCardAnnotation,
+          sdk::host->task_set_annotation(th, kIndexAnnotation, join(cards).c_str());
+          sdk::host->task_set_annotation(th, kMilliPerCardAnnotation,
                                          std::to_string(r.per_card_milli()).c_str());
         }
       }
@@ -552,8 +554,8 @@ class DeviceShare {
       // The annotations are the record of the cards a running pod holds. With an explicit
       // per-card amount they stand on their own (a record may sum several pods, as the
       // replay's merged records do); without one, the pod's own request gives the amount.
-      const char* idx_text = t.annotation(gpu::kIndexAnnotation);
-      const char* pc = t.annotation(gpu::kMilliPerCardAnnotation);
+      const char* idx_text = t.annotation(kIndexAnnotation);
+      const char* pc = t.annotation(kMilliPerCardAnnotation);
       bool ok = idx_text && parse_list(idx_text, index);
       if (ok) {
         if (pc)
@@ -587,7 +589,7 @@ class DeviceShare {
         if (idx_text)
           sdk::log(CAL_LOG_WARN, kName,
                    std::string("running task ") + std::string(t.name()) + " on " +
-                       std::string(n.name()) + ": unusable " + gpu::kIndexAnnotation + " '" + idx_text +
+                       std::string(n.name()) + ": unusable " + kIndexAnnotation + " '" + idx_text +
                        "' ignored");
       }
       held_[t.handle()] = std::move(u);
@@ -602,7 +604,7 @@ class DeviceShare {
       if (cards.empty()) {
         sdk::log(CAL_LOG_WARN, kName,
                  std::string("running task ") + std::string(t.name()) + " on " +
-                     std::string(n.name()) + " has no usable " + gpu::kIndexAnnotation +
+                     std::string(n.name()) + " has no usable " + kIndexAnnotation +
                      " and no card has room for it");
       } else {
         u.cards = cards;
