@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "actions/placement.hpp"
+#include "host/session/breadcrumb.hpp"
 #include "host/util/worker_pool.hpp"
 
 namespace caldera {
@@ -196,6 +197,7 @@ std::vector<NodeInfo*> PredicateHelper::predicate_nodes(const TaskInfo* t,
                                                         FitErrors* fe) {
   const size_t all = nodes.size();
   std::vector<NodeInfo*> found;
+  crumb_task(t->uid);  // a supervised session: the task whose nodes are being searched
   if (fe != nullptr) fe->set_nodes(all);
   if (all == 0) return found;
   // Volcano sizes the search by the list it is given (a HyperNode's nodes, say).

@@ -26,6 +26,9 @@
 #include "host/results/results_files.hpp"
 #include "host/scheduler/run_session.hpp"
 #include "host/scheduler/scheduler.hpp"
+#include "host/supervisor/decision_check.hpp"
+#include "host/supervisor/session_worker.hpp"
+#include "host/supervisor/supervisor.hpp"
 #include "host/util/input_error.hpp"
 #include "host/util/progress.hpp"
 
@@ -109,12 +112,14 @@ int run(const Common& c, const RunOptions& o) {
   SessionCounters counters;
   std::unique_ptr<SimCluster> sim;
   std::unique_ptr<Reloader> reloader;
+  std::unique_ptr<Supervisor> supervisor = std::make_unique<Supervisor>();
   // The status file, when asked for: after every reload attempt and every session.
   bool status_failed = false;
   auto write_status = [&] {
     if (o.status_file.empty() || !reloader) return;
     std::string err;
-    if (write_status_file(o.status_file, status_json(*reloader, config_path, counters), &err)) {
+    if (write_status_file(o.status_file,
+                          status_json(*reloader, config_path, counters, supervisor.get()), &err)) {
       status_failed = false;
     } else if (!status_failed) {  // once per failure streak, not once per session
       spdlog::warn("cannot write the status file {}", err);
@@ -175,47 +180,34 @@ int run(const Common& c, const RunOptions& o) {
   Progress progress("jobs ended", !o.realtime && stderr_is_terminal());
 
   Runtime runtime;  // what the sessions of this run share (worker pool, memo tables)
+  // Sessions run in worker processes (host/supervisor/): the supervisor picks the plugin
+  // set, a worker runs the session, the result is checked before it is committed.
+  SessionWorker worker(loop.loop());
   size_t index = 0;
   size_t idle_sessions = 0;
+  std::string last_plan_why;
   policy.reset();  // from here on, each session takes the policy that is active then
   reloader->start();
   write_status();
-  auto tick = [&]() -> double {
-    // The active policy at this session boundary; a reload publishes between ticks.
-    std::shared_ptr<const Policy> policy = reloader->active();
-    period = policy->config.period_seconds;
-    sim->advance(now);
-    Cache before = sim->cache();
-    SessionResult r = run_session(sim->cache(), policy, now, runtime);
-    sim->commit(r, now);
-    runtime.carry(std::move(r.plugin_states));
-    collector.record_session(now, r, sim->cache());
-    log_session(++index, now, r, before);
-    if (o.results_every > 0 && index % o.results_every == 0) write_results_now(false);
-    if (progress.enabled())
-      progress.update(sim->ended_jobs(), sim->total_jobs(), fmt::format("t={:.0f}s", now));
-    counters.sessions = index;
-    counters.last_at = std::chrono::duration<double>(
-                           std::chrono::system_clock::now().time_since_epoch())
-                           .count();
-    counters.last_clock = now;
-    counters.last_binds = r.binds.size();
-    counters.binds += r.binds.size();
-    counters.evictions += r.evictions.size();
-    reloader->session_done(policy, counters.last_at);
-    write_status();
 
-    bool changed = !r.binds.empty() || !r.evictions.empty() || !r.pipelined.empty();
+  // After a period (a session committed, a session dropped, or no session at all): when
+  // the next one comes, or -1 to stop.
+  auto next_step = [&](bool changed, const std::string& stuck_why) -> double {
     idle_sessions = changed ? 0 : idle_sessions + 1;
     if (sim->finished()) return -1;
     if (o.until > 0 && now + period > o.until) return -1;
-    double next = sim->next_event();
-    if (!changed && next < 0 && idle_sessions >= 3) {
-      spdlog::warn("stopping: {} job(s) can never be scheduled on this cluster", sim->live_jobs());
+    const double next = sim->next_event();
+    if (!changed && next < 0 && idle_sessions >= 3 && o.until <= 0) {
+      if (stuck_why.empty())
+        spdlog::warn("stopping: {} job(s) can never be scheduled on this cluster",
+                     sim->live_jobs());
+      else
+        spdlog::error("stopping: {} job(s) wait and nothing can be scheduled: {}",
+                      sim->live_jobs(), stuck_why);
       return -1;
     }
     double step = period;
-    if (!o.realtime && !changed && next > now + period) {
+    if (!o.realtime && !changed && next > now + period && stuck_why.empty()) {
       // Nothing happens until the next arrival or completion: skip to the period in which
       // it falls (virtual time only).
       step = std::ceil((next - now) / period) * period;
@@ -223,8 +215,85 @@ int run(const Common& c, const RunOptions& o) {
     now += step;
     return step;
   };
-  int code = loop.run(
-      o.realtime, tick, [&] { reloader->trigger("SIGHUP"); }, [&] { reloader->close(); });
+  auto wall = [] {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  auto tick = [&](std::function<void(double)> next) {
+    // The configured policy at this session boundary; a reload publishes between ticks.
+    std::shared_ptr<const Policy> configured = reloader->active();
+    const SchedulerConfig& cfg = configured->config;
+    period = cfg.period_seconds;
+    supervisor->set_on_fault(cfg.on_plugin_fault == "disable" ? Supervisor::OnFault::Disable
+                                                             : Supervisor::OnFault::Fallback);
+    sim->advance(now);
+    Supervisor::Plan plan = supervisor->plan(configured);
+    for (const std::string& l : plan.lifted) spdlog::info("quarantine lifted: {}", l);
+    if (!plan.why.empty()) {
+      if (plan.mode == "none")
+        spdlog::error("t={:.0f}s: no session: {}", now, plan.why);
+      else
+        spdlog::warn("t={:.0f}s: {}: {}", now, plan.mode, plan.why);
+    }
+    if (!plan.policy) {
+      write_status();
+      next(next_step(false, plan.why));
+      return;
+    }
+    auto after = [&, used = plan.policy, next](WorkerOutcome out) {
+      if (out.ok) {
+        if (auto bad = check_decisions(out.result.result, sim->cache())) {
+          out.ok = false;
+          out.fault.kind = SessionFault::Kind::BadResult;
+          out.fault.what = "result refused: " + *bad;
+        }
+      }
+      if (!out.ok) {
+        spdlog::error("t={:.0f}s session {}: dropped: {}", now, index + 1, out.fault.text());
+        supervisor->faulted(used, out.fault, wall());
+        reloader->session_done(used, wall());
+        write_status();
+        next(next_step(false, ""));
+        return;
+      }
+      SessionResult& r = out.result.result;
+      Cache before = sim->cache();
+      sim->commit(r, now);
+      absorb(runtime, out.result);
+      supervisor->completed(used, wall());
+      collector.record_session(now, r, sim->cache());
+      log_session(++index, now, r, before);
+      if (o.results_every > 0 && index % o.results_every == 0) write_results_now(false);
+      if (progress.enabled())
+        progress.update(sim->ended_jobs(), sim->total_jobs(), fmt::format("t={:.0f}s", now));
+      counters.sessions = index;
+      counters.last_at = wall();
+      counters.last_clock = now;
+      counters.last_binds = r.binds.size();
+      counters.binds += r.binds.size();
+      counters.evictions += r.evictions.size();
+      reloader->session_done(used, counters.last_at);
+      write_status();
+      next(next_step(!r.binds.empty() || !r.evictions.empty() || !r.pipelined.empty(), ""));
+    };
+    if (cfg.isolation == "in-process") {
+      WorkerOutcome out;
+      out.result.result = run_session(sim->cache(), plan.policy, now, runtime, &out.result.timings);
+      out.ok = true;
+      after(std::move(out));
+      return;
+    }
+    WorkerLimits limits;
+    limits.timeout_seconds = cfg.session_timeout();
+    limits.memory_bytes = static_cast<uint64_t>(cfg.session_memory_limit_bytes);
+    worker.start(sim->cache(), plan.policy, now, runtime, limits, after);
+  };
+  int code = loop.run_async(
+      o.realtime, tick, [&] { reloader->trigger("SIGHUP"); },
+      [&] {
+        worker.close();
+        reloader->close();
+      });
 
   progress.finish();
 

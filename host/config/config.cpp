@@ -13,7 +13,9 @@
 
 #include <fmt/format.h>
 
+#include "host/model/quantity.hpp"
 #include "host/toml/duration.hpp"
+#include "host/toml/quantity.hpp"
 #include "host/toml/reader.hpp"
 
 namespace caldera {
@@ -62,7 +64,8 @@ class Parser {
   void parse_scheduler(const Table& t, SchedulerConfig& cfg) const {
     t.check_keys({"period", "actions", "plugin_dirs", "unload_retired_plugins", "canary_timeout",
                   "reload_settle", "percentage_of_nodes_to_find", "minimum_feasible_nodes",
-                  "minimum_percentage_of_nodes_to_find", "threads"});
+                  "minimum_percentage_of_nodes_to_find", "threads", "session_timeout",
+                  "session_memory_limit", "on_plugin_fault", "isolation"});
 
     if (auto v = t.opt_int("percentage_of_nodes_to_find", 0, 100))
       cfg.node_search.percentage = static_cast<int32_t>(*v);
@@ -78,6 +81,26 @@ class Parser {
     if (auto v = t.get("reload_settle"))
       cfg.reload_settle_seconds = input::seconds(*v, input::DurationMin::ZeroOrMore);
     if (auto v = t.get("period")) cfg.period_seconds = input::seconds(*v, input::DurationMin::Positive);
+
+    // Supervised sessions (docs/ISOLATION.md).
+    if (auto v = t.get("session_timeout"))
+      cfg.session_timeout_seconds = input::seconds(*v, input::DurationMin::Positive);
+    if (auto v = t.get("session_memory_limit"))
+      cfg.session_memory_limit_bytes = input::quantity(*v, "memory", resource_amount);
+    if (auto v = t.get("on_plugin_fault")) {
+      std::string s = v->string("\"fallback\" or \"disable\"");
+      if (s != "fallback" && s != "disable")
+        v->fail("unknown value '" + s + "'", "\"fallback\" (run the last plugin set that "
+                "completed a session, else nothing) or \"disable\" (go on without the plugin)");
+      cfg.on_plugin_fault = s;
+    }
+    if (auto v = t.get("isolation")) {
+      std::string s = v->string("\"process\" or \"in-process\"");
+      if (s != "process" && s != "in-process")
+        v->fail("unknown value '" + s + "'", "\"process\" (each session in a worker process, "
+                "the default) or \"in-process\" (for profilers and debuggers)");
+      cfg.isolation = s;
+    }
 
     // Action names are the actions' business: build_policy() checks them, pointing at
     // the name with action_srcs.

@@ -8,6 +8,7 @@
 // knows nothing of the actions or the plugins.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -91,6 +92,21 @@ struct SchedulerConfig {
   bool unload_retired_plugins = true;
   double canary_timeout_seconds = 5.0;
   double reload_settle_seconds = 0.3;
+
+  // Supervised sessions (docs/ISOLATION.md). Each session runs in a worker process
+  // (isolation "process"; "in-process" for profilers and debuggers). session_timeout: the
+  // watchdog (0: derived, the larger of 60 s and 10 periods); session_memory_limit: the
+  // address space a session may add, in bytes (0: no limit); on_plugin_fault: what runs
+  // after a plugin faulted when no good set is left ("fallback": nothing; "disable": the
+  // configured set without the plugin).
+  double session_timeout_seconds = 0;
+  double session_memory_limit_bytes = 0;
+  std::string on_plugin_fault = "fallback";
+  std::string isolation = "process";
+  double session_timeout() const {
+    return session_timeout_seconds > 0 ? session_timeout_seconds
+                                       : std::max(60.0, 10.0 * period_seconds);
+  }
 
   NodeSearchConfig node_search;
   // Threads for node-level work (predicates and scores of plugins that declare

@@ -27,6 +27,30 @@ std::optional<Point> point_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view slot_name(Slot s) {
+  static constexpr std::string_view kSlotNames[] = {
+#define CALDERA_SLOT_NAME(p, slot, rule) #slot,
+#define CALDERA_ALWAYS_NAME(slot, rule) #slot,
+      CALDERA_POINT_TABLE(CALDERA_POINT_IGNORE, CALDERA_SLOT_NAME, CALDERA_ALWAYS_NAME)
+#undef CALDERA_SLOT_NAME
+#undef CALDERA_ALWAYS_NAME
+  };
+  const size_t i = static_cast<size_t>(s);
+  return i < kSlotCount ? kSlotNames[i] : std::string_view("?");
+}
+
+Point slot_point(Slot s) {
+  static constexpr Point kSlotPoints[] = {
+#define CALDERA_SLOT_POINT(p, slot, rule) Point::p,
+#define CALDERA_ALWAYS_POINT(slot, rule) Point::Count,
+      CALDERA_POINT_TABLE(CALDERA_POINT_IGNORE, CALDERA_SLOT_POINT, CALDERA_ALWAYS_POINT)
+#undef CALDERA_SLOT_POINT
+#undef CALDERA_ALWAYS_POINT
+  };
+  const size_t i = static_cast<size_t>(s);
+  return i < kSlotCount ? kSlotPoints[i] : Point::Count;
+}
+
 std::string all_point_names() {
   std::string out;
   for (int i = 0; i < kPointCount; ++i) {

@@ -146,6 +146,10 @@ CALDERA_POINT_TABLE(CALDERA_POINT_IGNORE, CALDERA_SLOT_INFO_POINT, CALDERA_SLOT_
 
 std::string_view point_name(Point p);
 std::optional<Point> point_from_name(std::string_view name);
+// A slot's name ("predicate_many") and the point it implements (Point::Count for an
+// ALWAYS slot), at run time; "?" and Point::Count for a value outside the table.
+std::string_view slot_name(Slot s);
+Point slot_point(Slot s);
 // "job_order, queue_order, ..." for error messages.
 std::string all_point_names();
 

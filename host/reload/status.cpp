@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "host/reload/reloader.hpp"
+#include "host/supervisor/supervisor.hpp"
 
 namespace caldera {
 
@@ -37,10 +38,35 @@ json record_json(const ReloadRecord& r) {
               {"trial", r.trial}};
 }
 
+json supervisor_json(const Supervisor& sv) {
+  json quarantine = json::array();
+  for (const auto& [sha, q] : sv.quarantine())
+    quarantine.push_back(json{{"plugin", q.plugin},
+                              {"file", q.file},
+                              {"sha256", sha},
+                              {"fault", q.fault},
+                              {"since", time_or_null(q.since)}});
+  json faults = json::array();
+  for (const auto& f : sv.recent_faults())
+    faults.push_back(json{{"at", time_or_null(f.at)},
+                          {"kind", f.kind},
+                          {"plugin", f.plugin},
+                          {"point", f.point},
+                          {"node", f.node},
+                          {"text", f.text}});
+  return json{{"mode", sv.mode()},
+              {"healthy", sv.healthy()},
+              {"last_completed_at", time_or_null(sv.last_completed_at())},
+              {"faults", sv.faults_total()},
+              {"consecutive_faults", sv.consecutive_faults()},
+              {"quarantine", quarantine},
+              {"recent_faults", faults}};
+}
+
 }  // namespace
 
 json status_json(const Reloader& reloader, const fs::path& config_file,
-                 const SessionCounters& s) {
+                 const SessionCounters& s, const Supervisor* supervisor) {
   const Policy& p = *reloader.active();
   const ReloadStats& st = reloader.stats();
 
@@ -110,6 +136,7 @@ json status_json(const Reloader& reloader, const fs::path& config_file,
         {"last_binds", s.last_binds},
         {"binds", s.binds},
         {"evictions", s.evictions}}},
+      {"supervisor", supervisor ? supervisor_json(*supervisor) : json(nullptr)},
   };
 }
 

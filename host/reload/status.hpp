@@ -13,6 +13,7 @@
 namespace caldera {
 
 class Reloader;
+class Supervisor;
 
 struct SessionCounters {
   size_t sessions = 0;
@@ -25,8 +26,11 @@ struct SessionCounters {
 // The format's name and version, the first key of the file.
 inline constexpr const char* kStatusFormat = "caldera-status/1";
 
+// `supervisor` (null when sessions are not supervised) adds "supervisor": the plugin set
+// the sessions run with (mode), health, the quarantine and the recent faults.
 nlohmann::json status_json(const Reloader& reloader, const std::filesystem::path& config_file,
-                           const SessionCounters& sessions);
+                           const SessionCounters& sessions,
+                           const Supervisor* supervisor = nullptr);
 
 // Writes atomically. Returns false (and says why in *error) when it cannot.
 bool write_status_file(const std::filesystem::path& path, const nlohmann::json& status,

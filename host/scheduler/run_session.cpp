@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "actions/action.hpp"
+#include "host/session/breadcrumb.hpp"
 
 namespace caldera {
 
@@ -22,20 +23,25 @@ SessionResult run_session(const Cache& cache, std::shared_ptr<const Policy> poli
   };
   auto t0 = std::chrono::steady_clock::now();
   stage("opening the session (plugins' open)");
+  crumb_stage(SessionStage::Opening);
   auto ssn = Session::open(cache, policy, now, runtime);
   if (timings) timings->open_seconds = seconds_since(t0);
+  int32_t action_index = -1;
   for (const std::string& name : policy->config.actions) {
+    ++action_index;
     const ActionInfo* info = find_action(name);
     if (!info) {  // build_policy refuses unknown actions; this is a guard, not a path
       spdlog::error("unknown action '{}' skipped", name);
       continue;
     }
     stage("running action " + name + " in the session");
+    crumb_stage(SessionStage::Action, action_index);
     auto ta = std::chrono::steady_clock::now();
     info->make()->execute(*ssn);
     if (timings) timings->action_seconds.emplace_back(name, seconds_since(ta));
   }
   stage("closing the session");
+  crumb_stage(SessionStage::Closing);
   auto tc = std::chrono::steady_clock::now();
   SessionResult r = ssn->close();
   if (timings) timings->close_seconds = seconds_since(tc);

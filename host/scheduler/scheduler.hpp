@@ -16,6 +16,9 @@ class SchedulerLoop {
  public:
   // Returns the seconds until the next tick, or a negative number to stop.
   using Tick = std::function<double()>;
+  // A tick whose session ends later (in a session worker): it calls `next` once, with the
+  // seconds until the next tick or a negative number to stop, from any loop callback.
+  using AsyncTick = std::function<void(std::function<void(double)> next)>;
 
   SchedulerLoop();
   ~SchedulerLoop();
@@ -30,6 +33,11 @@ class SchedulerLoop {
   // `on_stop` (optional) is called once when stopping, so owners can close their handles.
   int run(bool realtime, Tick tick, std::function<void()> on_sighup = {},
           std::function<void()> on_stop = {});
+  // The same with an asynchronous tick. While a tick's session runs the loop goes on
+  // serving signals, file watches and backends; a stop signal then calls on_stop (which
+  // kills the session's worker) and returns within the loop's next turn.
+  int run_async(bool realtime, AsyncTick tick, std::function<void()> on_sighup = {},
+                std::function<void()> on_stop = {});
 
  private:
   uv_loop_t loop_;

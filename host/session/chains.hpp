@@ -22,6 +22,7 @@ struct PluginCall {
   void* self;               // what the instance's open() returned
   const std::string* name;  // the plugin's name, for reasons and logs
   uint32_t tier;            // index of its tier: the rules that go tier by tier need it
+  int32_t index;            // the plugin's place in the policy (tiers in order), for breadcrumbs
 
   template <Slot S>
   typename SlotInfo<S>::Fn get() const {
@@ -34,7 +35,7 @@ class PluginChains {
   // Appends an instance of `plugin` in tier `tier` to the chain of every slot it takes
   // part in: an ALWAYS slot when the descriptor sets it; another slot when it is set and
   // the plugin's points (enabled and implemented) have the slot's point.
-  void add(const ConfiguredPlugin& plugin, void* self, uint32_t tier);
+  void add(const ConfiguredPlugin& plugin, void* self, uint32_t tier, int32_t index);
   const std::vector<PluginCall>& operator[](Slot s) const {
     return chains_[static_cast<size_t>(s)];
   }

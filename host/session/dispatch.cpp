@@ -6,6 +6,7 @@
 // Follows Volcano's pkg/scheduler/framework/session_plugins.go.
 #include "host/session/dispatch.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <utility>
@@ -25,6 +26,19 @@ PointStatus failed_status(cal_code code, const cal_status& st, const std::string
   return ps;
 }
 
+namespace dispatch {
+
+void broke_contract(int32_t plugin_index, const std::string& plugin, Slot s, int32_t node,
+                    const std::string& what) {
+  const std::string text =
+      fmt::format("plugin {}, point {}: broke the ABI contract: {}", plugin, slot_name(s), what);
+  plugin_broke_contract(plugin_index, static_cast<int32_t>(s), node, text.c_str());
+}
+
+bool valid_code(cal_code code) { return code >= CAL_SUCCESS && code <= CAL_SKIP; }
+
+}  // namespace dispatch
+
 // ---------------------------------------------------------------------------------------
 // the chains
 // ---------------------------------------------------------------------------------------
@@ -32,25 +46,27 @@ PointStatus failed_status(cal_code code, const cal_status& st, const std::string
 namespace {
 template <Slot S>
 void add_call(std::vector<PluginCall>& chain, const ConfiguredPlugin& plugin, void* self,
-              uint32_t tier) {
+              uint32_t tier, int32_t index) {
   using Info = SlotInfo<S>;
   typename Info::Fn fn = Info::get(plugin.desc);
   if (!fn) return;
   if constexpr (!Info::always)
     if (!plugin.points.has(Info::point)) return;
-  chain.push_back(PluginCall{reinterpret_cast<void (*)()>(fn), self, &plugin.name, tier});
+  chain.push_back(PluginCall{reinterpret_cast<void (*)()>(fn), self, &plugin.name, tier, index});
 }
 }  // namespace
 
-void PluginChains::add(const ConfiguredPlugin& plugin, void* self, uint32_t tier) {
+void PluginChains::add(const ConfiguredPlugin& plugin, void* self, uint32_t tier,
+                       int32_t index) {
   [&]<size_t... I>(std::index_sequence<I...>) {
-    (add_call<static_cast<Slot>(I)>(chains_[I], plugin, self, tier), ...);
+    (add_call<static_cast<Slot>(I)>(chains_[I], plugin, self, tier, index), ...);
   }(std::make_index_sequence<kSlotCount>{});
 }
 
 void Session::flatten_chains() {
   for (size_t ti = 0; ti < tiers_.size(); ++ti)
-    for (const auto& in : tiers_[ti]) chains_.add(*in.plugin, in.self, static_cast<uint32_t>(ti));
+    for (const auto& in : tiers_[ti])
+      chains_.add(*in.plugin, in.self, static_cast<uint32_t>(ti), in.index);
   flatten_node_chains();
 }
 

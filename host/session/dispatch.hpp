@@ -12,10 +12,13 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "host/session/breadcrumb.hpp"
 #include "host/session/chains.hpp"
 #include "host/session/session.hpp"
 
@@ -36,9 +39,47 @@ inline size_t tier_end(const Chain& chain, size_t begin) {
   return end;
 }
 
+// One plugin call, with its breadcrumb (breadcrumb.hpp) set for the call's duration.
 template <Slot S, class... A>
 auto call(const PluginCall& c, A... a) {
+  CrumbScope in_plugin(my_crumb(), c.index, static_cast<int32_t>(S));
   return c.get<S>()(c.self, a...);
+}
+
+// What a plugin handed back, checked: a session cannot go on from an answer outside the
+// contract (caldera/plugin.h), so each of these ends it (plugin_broke_contract in
+// breadcrumb.hpp), naming the plugin, the slot and, when there is one, the node.
+[[noreturn]] void broke_contract(int32_t plugin_index, const std::string& plugin, Slot s,
+                                 int32_t node, const std::string& what);
+// A status code outside cal_code.
+bool valid_code(cal_code code);
+// Ends the session unless `code` is a cal_code and the reason has its NUL in the buffer.
+template <class Call>
+void check_status(const Call& c, Slot s, cal_code code, const cal_status& st,
+                  int32_t node = -1) {
+  if (!valid_code(code))
+    broke_contract(c.index, *c.name, s, node,
+                   "returned status code " + std::to_string(static_cast<int>(code)) +
+                       " (expected 0..5, cal_code)");
+  if (std::memchr(st.reason, '\0', sizeof st.reason) == nullptr)
+    broke_contract(c.index, *c.name, s, node,
+                   "wrote a reason of CAL_REASON_MAX bytes or more without its NUL");
+}
+// Ends the session unless `vote` is a cal_vote.
+template <class Call>
+void check_vote(const Call& c, Slot s, int vote) {
+  if (vote < CAL_REJECT || vote > CAL_PERMIT)
+    broke_contract(c.index, *c.name, s, -1,
+                   "voted " + std::to_string(vote) + " (expected -1, 0 or 1, cal_vote)");
+}
+// Ends the session when a score is NaN or infinite; `node_of(i)` names the i-th object's
+// node index for the message (-1 for none).
+template <class Call, class NodeOf>
+void check_scores(const Call& c, Slot s, const double* scores, size_t count, NodeOf node_of) {
+  for (size_t i = 0; i < count; ++i)
+    if (!std::isfinite(scores[i]))
+      broke_contract(c.index, *c.name, s, node_of(i),
+                     "score " + std::to_string(scores[i]) + " (scores must be finite)");
 }
 
 // FirstNonZero: the first non-zero answer; 0 when every plugin has no opinion.
@@ -57,6 +98,7 @@ PointStatus all_pass(const Chain& chain, A... a) {
     st.struct_size = sizeof st;
     st.reason[0] = '\0';
     const cal_code code = call<S>(c, a..., &st);
+    check_status(c, S, code, st);
     if (code != CAL_SUCCESS && code != CAL_SKIP) return failed_status(code, st, *c.name);
   }
   return {};
@@ -72,10 +114,13 @@ void sum(const Chain& chain, size_t count, double* scores, A... a) {
     cal_status st;
     st.struct_size = sizeof st;
     st.reason[0] = '\0';
-    if (call<S>(c, a..., part.data(), &st) != CAL_SUCCESS) {
+    const cal_code code = call<S>(c, a..., part.data(), &st);
+    check_status(c, S, code, st);
+    if (code != CAL_SUCCESS) {
       spdlog::error("plugin {}: {} failed: {}", *c.name, SlotInfo<S>::name, st.reason);
       continue;
     }
+    check_scores(c, S, part.data(), count, [](size_t) { return -1; });
     for (size_t i = 0; i < count; ++i) scores[i] += part[i];
   }
 }
@@ -86,6 +131,10 @@ int64_t first_index(const Chain& chain, size_t count, A... a) {
   for (const PluginCall& c : chain) {
     const int64_t i = call<S>(c, a...);
     if (i >= 0 && static_cast<size_t>(i) < count) return i;
+    if (i != -1)
+      broke_contract(c.index, *c.name, S, -1,
+                     "chose index " + std::to_string(i) + " of " + std::to_string(count) +
+                         " objects (expected an index below that, or -1 for none)");
   }
   return -1;
 }
@@ -103,7 +152,9 @@ void victim_intersect(const Chain& chain, size_t count, uint8_t* victims, A... a
     end = tier_end(chain, begin);
     for (size_t k = begin; k < end; ++k) {
       std::fill(marks.begin(), marks.end(), 0);
-      if (call<S>(chain[k], a..., marks.data()) == CAL_ABSTAIN) continue;
+      const auto v = call<S>(chain[k], a..., marks.data());
+      check_vote(chain[k], S, v);
+      if (v == CAL_ABSTAIN) continue;
       if (std::none_of(marks.begin(), marks.end(), [](uint8_t m) { return m != 0; })) {
         std::fill(victims, victims + count, 0);
         any = false;
@@ -174,6 +225,7 @@ bool vote(const Chain& chain, A... a) {
     bool permit = false;
     for (size_t k = begin; k < end; ++k) {
       const cal_vote v = call<S>(chain[k], a...);
+      check_vote(chain[k], S, v);
       if (v == CAL_REJECT) return false;
       if (v == CAL_PERMIT) permit = true;
     }

@@ -6,10 +6,13 @@
 // their own over runs of nodes; pre_predicate, once per task, is combine<pre_predicate>.
 // Follows Volcano's pkg/scheduler/framework/session_plugins.go (PrePredicateFn,
 // PredicateFn, NodeOrderFn, BatchNodeOrderFn).
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "host/session/dispatch.hpp"
 #include "host/session/host_api.hpp"
@@ -18,13 +21,20 @@
 
 namespace caldera {
 
+namespace {
+// The longest reason a plugin may hand over by pointer (predicate_many): longer, or not
+// terminated at all, is a broken contract.
+constexpr size_t kMaxReason = 4096;
+}  // namespace
+
 void Session::flatten_node_chains() {
   bool parallel_predicates = true, parallel_scores = true;
   for (const auto& tier : tiers_)
     for (const auto& in : tier) {
       const cal_plugin* d = in.plugin->desc;
       const bool parallel = (d->capabilities & CAL_CAP_NODE_PARALLEL) != 0;
-      NodeCall call{in.self, &in.plugin->name, nullptr, nullptr, nullptr, nullptr, nullptr};
+      NodeCall call{in.self,  &in.plugin->name, in.index, nullptr,
+                    nullptr,  nullptr,          nullptr,  nullptr};
       if (in.plugin->points.has(SlotInfo<Slot::predicate>::point)) {
         call.predicate = SlotInfo<Slot::predicate>::get(d);
         call.predicate_many = SlotInfo<Slot::predicate_many>::get(d);
@@ -76,6 +86,8 @@ void Session::predicate_codes(const TaskInfo* t, const NodeInfo* const* nodes, s
     where[i] = i;
   }
   size_t live = count;
+  Crumb* crumb = my_crumb();
+  auto node_index = [&](size_t k) { return static_cast<int32_t>(nodes[where[k]]->index); };
   for (const NodeCall& c : predicates_) {
     if (live == 0) break;
     if (c.predicate_many) {
@@ -83,14 +95,25 @@ void Session::predicate_codes(const TaskInfo* t, const NodeInfo* const* nodes, s
       reason_buf.resize(live);
       std::vector<cal_code>& cs = code_buf;
       std::vector<const char*>& rs = reason_buf;
+      // The crumb stays on the plugin while its answers are read: a wild reason pointer
+      // faults here, and the plugin is named.
+      CrumbScope in_plugin(crumb, c.index, static_cast<int32_t>(Slot::predicate_many),
+                           node_index(0), static_cast<int32_t>(live));
       c.predicate_many(c.self, to_handle(t), alive.data(), live, cs.data(), rs.data());
       size_t kept = 0;
       for (size_t k = 0; k < live; ++k) {
+        if (!dispatch::valid_code(cs[k]))
+          dispatch::broke_contract(c.index, *c.name, Slot::predicate_many, node_index(k),
+                                   fmt::format("returned status code {} (expected 0..5, cal_code)",
+                                               static_cast<int>(cs[k])));
         if (cs[k] == CAL_SUCCESS || cs[k] == CAL_SKIP) {
           alive[kept] = alive[k];
           where[kept++] = where[k];
           continue;
         }
+        if (rs[k] && ::strnlen(rs[k], kMaxReason) == kMaxReason)
+          dispatch::broke_contract(c.index, *c.name, Slot::predicate_many, node_index(k),
+                                   fmt::format("gave a reason of {} bytes or more", kMaxReason));
         codes[where[k]] = cs[k];
         plugins[where[k]] = c.name;
         reasons[where[k]] = rs[k];
@@ -98,11 +121,14 @@ void Session::predicate_codes(const TaskInfo* t, const NodeInfo* const* nodes, s
       live = kept;
     } else {
       size_t kept = 0;
+      CrumbScope in_plugin(crumb, c.index, static_cast<int32_t>(Slot::predicate));
       for (size_t k = 0; k < live; ++k) {
         cal_status& st = statuses[where[k]];
         st.struct_size = sizeof st;
         st.reason[0] = '\0';
+        in_plugin.node(node_index(k));
         const cal_code code = c.predicate(c.self, to_handle(t), alive[k], &st);
+        dispatch::check_status(c, Slot::predicate, code, st, node_index(k));
         if (code == CAL_SUCCESS || code == CAL_SKIP) {
           alive[kept] = alive[k];
           where[kept++] = where[k];
@@ -148,7 +174,9 @@ void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes
   // and a row with no slot is never read (zeroing every row was a memset per task placed
   // as large as the rows).
   if (part.size() < rows * count) part.resize(rows * count);
+  auto index_of = [&](size_t i) { return static_cast<int32_t>(nodes[i]->index); };
   auto per_node = [&](size_t begin, size_t end) {
+    Crumb* crumb = my_crumb();  // this thread's
     for (size_t k = 0; k < scorers_.size(); ++k) {
       const NodeCall& c = scorers_[k];
       double* row = &part[(2 * k) * count];
@@ -156,24 +184,37 @@ void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes
         cal_status st;
         st.struct_size = sizeof st;
         st.reason[0] = '\0';
-        if (c.node_order_many(c.self, to_handle(t), handles + begin, end - begin, row + begin,
-                              &st) != CAL_SUCCESS) {
+        CrumbScope in_plugin(crumb, c.index, static_cast<int32_t>(Slot::node_order_many),
+                             index_of(begin), static_cast<int32_t>(end - begin));
+        const cal_code code =
+            c.node_order_many(c.self, to_handle(t), handles + begin, end - begin, row + begin, &st);
+        dispatch::check_status(c, Slot::node_order_many, code, st, index_of(begin));
+        if (code != CAL_SUCCESS) {
           spdlog::error("plugin {}: node_order failed: {}", *c.name, st.reason);
           std::fill(row + begin, row + end, 0.0);
         }
+        dispatch::check_scores(c, Slot::node_order_many, row + begin, end - begin,
+                               [&](size_t i) { return index_of(begin + i); });
         continue;
       }
       if (!c.node_order) continue;
+      CrumbScope in_plugin(crumb, c.index, static_cast<int32_t>(Slot::node_order));
       for (size_t i = begin; i < end; ++i) {
         cal_status st;
         st.struct_size = sizeof st;
         st.reason[0] = '\0';
         double s = 0;
-        if (c.node_order(c.self, to_handle(t), handles[i], &s, &st) != CAL_SUCCESS) {
+        in_plugin.node(index_of(i));
+        const cal_code code = c.node_order(c.self, to_handle(t), handles[i], &s, &st);
+        dispatch::check_status(c, Slot::node_order, code, st, index_of(i));
+        if (code != CAL_SUCCESS) {
           spdlog::error("plugin {}: node_order failed on {}: {}", *c.name, nodes[i]->name,
                         st.reason);
           s = 0;
         }
+        if (!std::isfinite(s))
+          dispatch::broke_contract(c.index, *c.name, Slot::node_order, index_of(i),
+                                   fmt::format("score {} (scores must be finite)", s));
         row[i] = s;
       }
     }
@@ -192,10 +233,15 @@ void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes
     st.reason[0] = '\0';
     double* row = &part[(2 * k + 1) * count];
     std::fill(row, row + count, 0.0);  // batch_node_order adds to its scores
-    if (c.batch_node_order(c.self, to_handle(t), handles, count, row, &st) != CAL_SUCCESS) {
+    CrumbScope in_plugin(my_crumb(), c.index, static_cast<int32_t>(Slot::batch_node_order),
+                         index_of(0), static_cast<int32_t>(count));
+    const cal_code code = c.batch_node_order(c.self, to_handle(t), handles, count, row, &st);
+    dispatch::check_status(c, Slot::batch_node_order, code, st, index_of(0));
+    if (code != CAL_SUCCESS) {
       spdlog::error("plugin {}: batch_node_order failed: {}", *c.name, st.reason);
       std::fill(row, row + count, 0.0);
     }
+    dispatch::check_scores(c, Slot::batch_node_order, row, count, index_of);
   }
   for (size_t r = 0; r < rows; ++r) {
     const NodeCall& c = scorers_[r / 2];

@@ -17,6 +17,10 @@ WorkerPool& Runtime::workers(size_t threads) {
   return *pool_;
 }
 
+void Runtime::forget_workers() {
+  (void)pool_.release();  // deliberately leaked: see runtime.hpp
+}
+
 HyperNodeTreeMemo& Runtime::hypernode_memo() { return *memo_; }
 
 bool Runtime::changed(const std::string& topic, const std::string& text) {

@@ -51,6 +51,10 @@ class Runtime {
   // The pool for `threads` threads in all (0: one per core). Built on first use and
   // rebuilt when a session asks for another number (a reloaded config's `threads`).
   WorkerPool& workers(size_t threads);
+  // In a forked session worker: the pool's threads stayed behind in the parent, so the
+  // copy's pool is let go without being destroyed (its destructor would join threads that
+  // do not exist here) and the next workers() builds one of this process's own.
+  void forget_workers();
 
   // The last HyperNode tree and what it was built from (reused while unchanged).
   HyperNodeTreeMemo& hypernode_memo();
@@ -58,6 +62,10 @@ class Runtime {
   // True when `text` differs from what was last said under `topic` (and records it):
   // a warning about the config is then said once per change, not once per session.
   bool changed(const std::string& topic, const std::string& text);
+  // What was said under each topic (a session worker hands its copy back with its
+  // result), and taking such a copy in.
+  const std::unordered_map<std::string, std::string>& said() const { return said_; }
+  void set_said(std::string topic, std::string text) { said_[std::move(topic)] = std::move(text); }
 
   // The plugin states the last accepted session left, for the next session to read.
   const PluginStates& plugin_states() const { return states_; }

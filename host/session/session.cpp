@@ -11,6 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "host/session/breadcrumb.hpp"
 #include "host/session/host_api.hpp"
 #include "host/session/runtime.hpp"
 
@@ -39,15 +40,22 @@ std::unique_ptr<Session> Session::open(const Cache& cache, std::shared_ptr<const
   s->build(cache);
 
   // Open the plugin instances, tier by tier (Volcano's OnSessionOpen order).
+  Crumb* crumb = my_crumb();
+  int32_t index = 0;
   for (const auto& tier : s->policy_->tiers) {
     std::vector<Instance> instances;
     for (const auto& cp : tier) {
+      const int32_t at = index++;
       cal_code code = CAL_SUCCESS;
       cal_status st{};
       st.struct_size = sizeof st;
       s->calling_ = &cp;
-      void* self = cp.desc->open(to_handle(s.get()), reinterpret_cast<const cal_args*>(cp.args.get()),
-                                 &code, &st);
+      void* self;
+      {
+        CrumbScope in_plugin(crumb, at, kCrumbOpen);
+        self = cp.desc->open(to_handle(s.get()), reinterpret_cast<const cal_args*>(cp.args.get()),
+                             &code, &st);
+      }
       s->calling_ = nullptr;
       if (code != CAL_SUCCESS) {
         s->saved_.erase(cp.name);  // what a failed open() saved goes with it
@@ -55,7 +63,7 @@ std::unique_ptr<Session> Session::open(const Cache& cache, std::shared_ptr<const
                       st.reason[0] ? st.reason : "no reason given");
         continue;
       }
-      instances.push_back(Instance{&cp, self});
+      instances.push_back(Instance{&cp, self, at});
     }
     s->tiers_.push_back(std::move(instances));
   }
@@ -67,10 +75,14 @@ Session::~Session() {
   if (!closed_) {
     // A session dropped without close() still closes its plugin instances (what they save
     // goes nowhere: there is no result).
+    Crumb* crumb = my_crumb();
     for (auto& tier : tiers_)
       for (auto& in : tier) {
         calling_ = in.plugin;
-        if (in.plugin->desc->close) in.plugin->desc->close(in.self);
+        if (in.plugin->desc->close) {
+          CrumbScope in_plugin(crumb, in.index, kCrumbClose);
+          in.plugin->desc->close(in.self);
+        }
         calling_ = nullptr;
       }
   }
@@ -123,10 +135,14 @@ void Session::set_job_pending_reason(JobInfo* j, const std::string& plugin, std:
 SessionResult Session::close() {
   // Plugins first (Volcano's OnSessionClose), while the session is still readable.
   closing_ = true;
+  Crumb* crumb = my_crumb();
   for (auto& tier : tiers_)
     for (auto& in : tier) {
       calling_ = in.plugin;
-      if (in.plugin->desc->close) in.plugin->desc->close(in.self);
+      if (in.plugin->desc->close) {
+        CrumbScope in_plugin(crumb, in.index, kCrumbClose);
+        in.plugin->desc->close(in.self);
+      }
       calling_ = nullptr;
     }
   closed_ = true;

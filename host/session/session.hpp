@@ -176,6 +176,7 @@ class Session {
   struct Instance {
     const ConfiguredPlugin* plugin = nullptr;
     void* self = nullptr;
+    int32_t index = -1;  // the plugin's place in the policy, tiers in order (breadcrumbs)
   };
   const std::vector<std::vector<Instance>>& tiers() const { return tiers_; }
   // Per slot of the point table, the instances taking part (chains.hpp), for combine<S>.
@@ -243,6 +244,7 @@ class Session {
   struct NodeCall {
     void* self;
     const std::string* name;
+    int32_t index;  // the plugin's place in the policy (breadcrumbs)
     cal_predicate_fn predicate;
     cal_predicate_many_fn predicate_many;
     cal_node_order_fn node_order;

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "host/cache/cache.hpp"
+#include "host/session/breadcrumb.hpp"
 #include "host/session/runtime.hpp"
 #include "host/session/session.hpp"
 
@@ -317,6 +318,12 @@ void Session::build(const Cache& cache) {
   }
 
   for (uint32_t i = 0; i < node_list_.size(); ++i) node_list_[i]->index = i;
+  if (crumb_board()) {  // a supervised session: its node indexes, named for the supervisor
+    std::vector<std::string_view> names;
+    names.reserve(node_list_.size());
+    for (const NodeInfo* n : node_list_) names.push_back(n->name);
+    crumb_node_names(names);
+  }
   for (auto& table : node_tables_) table.assign(node_list_.size() * R, 0.0);
   for (const NodeInfo* n : node_list_) sync_node(n);
 

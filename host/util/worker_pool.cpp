@@ -14,7 +14,11 @@ inline void cpu_relax() {
 #endif
 }
 
+thread_local size_t t_index = 0;
+
 }  // namespace
+
+size_t WorkerPool::thread_index() { return t_index; }
 
 size_t WorkerPool::resolve(size_t threads) {
   if (threads != 0) return threads;
@@ -24,7 +28,7 @@ size_t WorkerPool::resolve(size_t threads) {
 
 WorkerPool::WorkerPool(size_t threads) {
   const size_t n = resolve(threads);
-  for (size_t i = 1; i < n; ++i) workers_.emplace_back([this] { work_loop(); });
+  for (size_t i = 1; i < n; ++i) workers_.emplace_back([this, i] { work_loop(i); });
 }
 
 WorkerPool::~WorkerPool() {
@@ -48,7 +52,8 @@ void WorkerPool::take_chunks() {
   }
 }
 
-void WorkerPool::work_loop() {
+void WorkerPool::work_loop(size_t index) {
+  t_index = index;
   uint64_t seen = 0;
   for (;;) {
     uint64_t g = generation_.load(std::memory_order_acquire);

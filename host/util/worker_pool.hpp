@@ -41,8 +41,13 @@ class WorkerPool {
   // How many threads `threads` means: 0 is one per core.
   static size_t resolve(size_t threads);
 
+  // The calling thread's index in its pool: 0 for any thread that is not a pool worker
+  // (the scheduling thread), 1.. for the workers of the pool that started it. Breadcrumbs
+  // (host/session/breadcrumb.hpp) keep one slot per index.
+  static size_t thread_index();
+
  private:
-  void work_loop();
+  void work_loop(size_t index);
   void take_chunks();
 
   std::vector<std::thread> workers_;

@@ -6,8 +6,8 @@ its own layer and of layers below it, never of a layer above it or beside it (tw
 know nothing of each other). The order is the one host/meson.build links in:
 
     sdk < util < toml < model < config < cache < scenario < session < actions < plugins
-        < scheduler < backend/sim | backend/kubernetes < results < reload | replay < cli
-        < host (main.cpp)
+        < scheduler < supervisor < backend/sim | backend/kubernetes < results
+        < reload | replay < cli < host (main.cpp)
 
 It also refuses a cycle of includes between files (which the layer order alone would allow
 inside one layer), an #include of a host file that does not exist, and a file that belongs
@@ -34,13 +34,14 @@ LAYERS = [
     ("actions", 8),
     ("plugins", 9),
     ("scheduler", 10),
-    ("backend/sim", 11),
-    ("backend/kubernetes", 11),
-    ("results", 12),
-    ("reload", 13),
-    ("replay", 13),
-    ("cli", 14),
-    ("host", 15),
+    ("supervisor", 11),
+    ("backend/sim", 12),
+    ("backend/kubernetes", 12),
+    ("results", 13),
+    ("reload", 14),
+    ("replay", 14),
+    ("cli", 15),
+    ("host", 16),
 ]
 RANK = dict(LAYERS)
 SOURCE = re.compile(r"\.(c|cc|cpp|h|hpp)$")

@@ -94,8 +94,8 @@ TEST(PointTableTest, ChainsHoldThePluginsTakingPartInTierOrder) {
   off.points = PointSet::none();  // every point disabled
   PluginChains chains;
   int a = 0, b = 0;
-  chains.add(off, &a, 0);
-  chains.add(on, &b, 1);
+  chains.add(off, &a, 0, 0);
+  chains.add(on, &b, 1, 1);
   ASSERT_EQ(chains[Slot::predicate].size(), 1u);
   EXPECT_EQ(*chains[Slot::predicate][0].name, "on");
   EXPECT_EQ(chains[Slot::predicate][0].self, &b);
@@ -279,15 +279,31 @@ TEST(DispatchRuleTest, SumAddsEveryPluginAndAFailureCountsZero) {
   EXPECT_EQ(scores, (std::vector<double>{11.5, 22.5}));
 }
 
-TEST(DispatchRuleTest, FirstIndexSkipsAnswersOutOfRange) {
-  Fake none{-1}, out_of_range{3}, two{2}, one{1};
+TEST(DispatchRuleTest, FirstIndexTakesTheFirstChoice) {
+  Fake none{-1}, two{2}, one{1};
   EXPECT_EQ(dispatch::first_index<Slot::best_node>(
-                chain(best_fn, {{0, &none}, {0, &out_of_range}, {1, &two}, {1, &one}}), 3,
-                nullptr, nullptr, nullptr, size_t{3}),
+                chain(best_fn, {{0, &none}, {1, &two}, {1, &one}}), 3, nullptr, nullptr,
+                nullptr, size_t{3}),
             2);
   EXPECT_EQ(dispatch::first_index<Slot::best_node>(chain(best_fn, {{0, &none}}), 3, nullptr,
                                                    nullptr, nullptr, size_t{3}),
             -1);
+}
+
+// An index outside [-1, count) breaks the contract: in process (no breadcrumb board) the
+// session ends with the plugin and the slot named; in a worker it is a fault.
+TEST(DispatchRuleTest, FirstIndexOutOfRangeBreaksTheContract) {
+  Fake none{-1}, out_of_range{3}, two{2};
+  try {
+    dispatch::first_index<Slot::best_node>(
+        chain(best_fn, {{0, &none}, {0, &out_of_range}, {1, &two}}), 3, nullptr, nullptr,
+        nullptr, size_t{3});
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "plugin p1, point best_node: broke the ABI contract: chose index 3 of 3 objects "
+              "(expected an index below that, or -1 for none)");
+  }
 }
 
 TEST(DispatchRuleTest, CombinePicksTheRuleOfTheSlotsRow) {
@@ -302,8 +318,8 @@ TEST(DispatchRuleTest, CombinePicksTheRuleOfTheSlotsRow) {
   cp.name = "v";
   cp.points = implemented_points(&d);
   PluginChains chains;
-  chains.add(cp, &permit, 0);
-  chains.add(cp, &reject, 1);
+  chains.add(cp, &permit, 0, 0);
+  chains.add(cp, &reject, 1, 1);
   // Vote: tier 0's permit decides before tier 1's reject is asked.
   EXPECT_TRUE(combine<Slot::job_pipelined>(chains, static_cast<const cal_job*>(nullptr)));
 }

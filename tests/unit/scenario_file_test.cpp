@@ -351,7 +351,8 @@ TEST_F(ScenarioFileTest, MoreErrors) {
                                        "period, actions, plugin_dirs, unload_retired_plugins, "
                                        "canary_timeout, reload_settle, "
                                        "percentage_of_nodes_to_find, minimum_feasible_nodes, "
-                                       "minimum_percentage_of_nodes_to_find, threads");
+                                       "minimum_percentage_of_nodes_to_find, threads, session_timeout, "
+            "session_memory_limit, on_plugin_fault, isolation");
   }
 }
 

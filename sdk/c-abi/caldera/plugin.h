@@ -159,9 +159,21 @@
  *     - Stamping a minor newer than the host's (refused), or a descriptor whose layout is
  *       not this header's (refused where the loader can tell, see (0)).
  *     - Relying on the shared object staying loaded, or on its statics surviving, from
- *       one config or plugin set to the next: the host may unload a retired set, and may
- *       run a session in a forked process (the reload canary) whose changes to the
- *       plugin's memory do not come back.
+ *       one config or plugin set to the next, or from one session to the next: the host
+ *       may unload a retired set, and runs each session in a forked worker process whose
+ *       changes to the plugin's memory do not come back (see (8); state_get / state_put
+ *       carry what must last).
+ *
+ * (8) Faults. Each session runs in a worker process forked for it ([scheduler] isolation,
+ *     docs/ISOLATION.md); the process that holds the cluster never runs plugin code. A
+ *     plugin that crashes, exits, hangs past session_timeout, allocates past
+ *     session_memory_limit or lets an exception out ends that worker only. So does an
+ *     answer outside this header's contract, which the host checks: a status code outside
+ *     cal_code, a vote outside cal_vote, a score that is NaN or infinite, a best_node
+ *     index outside -1 .. n-1, a cal_status reason without its NUL inside the buffer, a
+ *     predicate_many reason of 4096 bytes or more. The session's decisions are then
+ *     dropped whole, the log and the status name the plugin, the point and the node, and
+ *     the plugin's file is quarantined (by its sha256) until other bytes replace it.
  */
 #ifndef CALDERA_PLUGIN_H
 #define CALDERA_PLUGIN_H
@@ -661,7 +673,8 @@ typedef cal_code (*cal_node_order_many_fn)(void *self, const cal_task *t,
                                            const cal_node *const *nodes, size_t n,
                                            double *scores, cal_status *st);
 
-/* Chooses among scored nodes: returns an index into nodes, or -1 for no opinion.
+/* Chooses among scored nodes: returns an index into nodes, or -1 for no opinion (any other
+ * value is a fault, see (8)).
  * COMBINE (best_node): the first plugin that returns an index decides; otherwise the host
  * takes the highest score, and among equal scores the node that comes first by name. */
 typedef int64_t (*cal_best_node_fn)(void *self, const cal_task *t, const cal_node *const *nodes,

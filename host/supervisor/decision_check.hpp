@@ -1,0 +1,25 @@
+// The supervisor checks what it commits. A session's result comes from a worker that ran
+// plugin code; a plugin that scribbled over the worker's memory can spoil the decisions
+// without crashing. Before anything reaches the cache or the backend, the result must be
+// one the cluster can take:
+//   - one decision per pod: no pod bound twice, or bound and evicted;
+//   - every bind names a pod that exists and waits unbound, and a node that exists;
+//   - no node goes over its allocatable in any resource the binds add to, pod count
+//     included, counting the pods already on it (Releasing ones too: they hold their
+//     resources until they are gone);
+//   - every eviction names a pod that runs on a node.
+// A result that breaks one is refused whole, with the first thing wrong.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "host/cache/cache.hpp"
+#include "host/session/session.hpp"
+
+namespace caldera {
+
+// nullopt when the result may be committed; else what is wrong with it.
+std::optional<std::string> check_decisions(const SessionResult& result, const Cache& cache);
+
+}  // namespace caldera

@@ -1,0 +1,226 @@
+// The session result's byte format (result_codec.hpp):
+//
+//   "CALRES01" | u64 length of the body | body | "CALEND01"
+//
+// The body is a sequence of fields in a fixed order; a string is a u32 length and its
+// bytes, a list a u32 count and its items, a number a little-endian u32 / u64 / double.
+#include "host/supervisor/result_codec.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+namespace caldera {
+
+namespace {
+
+constexpr std::string_view kHead = "CALRES01";
+constexpr std::string_view kTail = "CALEND01";
+// No list or string of a sane result comes near these; a larger count is corruption, not
+// a big cluster, and is refused before anything is allocated for it.
+constexpr uint32_t kMaxCount = 50'000'000;
+
+class Writer {
+ public:
+  void u32(uint32_t v) { raw(&v, sizeof v); }
+  void u64(uint64_t v) { raw(&v, sizeof v); }
+  void f64(double v) { raw(&v, sizeof v); }
+  void str(std::string_view s) {
+    u32(static_cast<uint32_t>(s.size()));
+    out_.append(s);
+  }
+  void pair(const std::pair<std::string, std::string>& p) {
+    str(p.first);
+    str(p.second);
+  }
+  template <class C, class F>
+  void list(const C& items, F each) {
+    u32(static_cast<uint32_t>(items.size()));
+    for (const auto& i : items) each(i);
+  }
+  std::string& out() { return out_; }
+
+ private:
+  void raw(const void* p, size_t n) { out_.append(static_cast<const char*>(p), n); }
+  std::string out_;
+};
+
+class Reader {
+ public:
+  Reader(std::string_view in, size_t base) : in_(in), base_(base) {}
+  uint32_t u32() { return num<uint32_t>("a 4-byte number"); }
+  uint64_t u64() { return num<uint64_t>("an 8-byte number"); }
+  double f64() { return num<double>("a floating-point number"); }
+  std::string str(const char* what) {
+    const uint32_t n = u32();
+    need(n, what);
+    std::string s(in_.substr(at_, n));
+    at_ += n;
+    return s;
+  }
+  std::pair<std::string, std::string> pair(const char* what) {
+    std::string a = str(what);
+    std::string b = str(what);
+    return {std::move(a), std::move(b)};
+  }
+  uint32_t count(const char* what) {
+    const size_t at = at_;
+    const uint32_t n = u32();
+    // Each item takes at least 4 bytes: a count beyond what is left is corruption.
+    if (n > kMaxCount || n > (in_.size() - at_) / 4 + 1)
+      fail(at, fmt::format("a count of {} {} with {} bytes left", n, what, in_.size() - at_));
+    return n;
+  }
+  bool done() const { return at_ == in_.size(); }
+  size_t offset() const { return base_ + at_; }
+  [[noreturn]] void fail(size_t at, const std::string& what) const {
+    throw ResultError(fmt::format("session result spoiled at byte {}: {}", base_ + at, what));
+  }
+
+ private:
+  template <class T>
+  T num(const char* what) {
+    need(sizeof(T), what);
+    T v;
+    std::memcpy(&v, in_.data() + at_, sizeof v);
+    at_ += sizeof v;
+    return v;
+  }
+  void need(size_t n, const char* what) const {
+    if (in_.size() - at_ < n)
+      fail(at_, fmt::format("{} needs {} bytes, {} left", what, n, in_.size() - at_));
+  }
+  std::string_view in_;
+  size_t base_;
+  size_t at_ = 0;
+};
+
+using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+void write_pairs(Writer& w, const Pairs& v) {
+  w.list(v, [&](const auto& p) { w.pair(p); });
+}
+template <class M>
+void write_map(Writer& w, const M& m) {
+  w.list(m, [&](const auto& p) {
+    w.str(p.first);
+    w.str(p.second);
+  });
+}
+
+Pairs read_pairs(Reader& r, const char* what) {
+  Pairs v;
+  const uint32_t n = r.count(what);
+  v.reserve(n);
+  for (uint32_t i = 0; i < n; ++i) v.push_back(r.pair(what));
+  return v;
+}
+template <class M>
+M read_map(Reader& r, const char* what) {
+  M m;
+  const uint32_t n = r.count(what);
+  for (uint32_t i = 0; i < n; ++i) {
+    auto [k, v] = r.pair(what);
+    m.insert_or_assign(std::move(k), std::move(v));
+  }
+  return m;
+}
+
+}  // namespace
+
+std::string encode_result(const WorkerResult& wr) {
+  const SessionResult& r = wr.result;
+  Writer w;
+  write_pairs(w, r.binds);
+  w.list(r.evictions, [&](const std::string& s) { w.str(s); });
+  write_pairs(w, r.pipelined);
+  write_pairs(w, r.allocated);
+  w.list(r.podgroup_phases, [&](const auto& p) {
+    w.str(p.first);
+    w.u32(static_cast<uint32_t>(p.second));
+  });
+  write_map(w, r.pending);
+  write_map(w, r.job_pending);
+  w.list(r.bind_annotations, [&](const auto& p) {
+    w.str(p.first);
+    write_map(w, p.second);
+  });
+  w.list(r.plugin_states, [&](const auto& p) {
+    w.str(p.first);
+    w.str(p.second.file_id);
+    w.str(*p.second.bytes);
+  });
+  w.f64(wr.timings.open_seconds);
+  w.list(wr.timings.action_seconds, [&](const auto& p) {
+    w.str(p.first);
+    w.f64(p.second);
+  });
+  w.f64(wr.timings.close_seconds);
+  write_pairs(w, wr.said);
+
+  std::string out;
+  out.reserve(w.out().size() + 24);
+  out.append(kHead);
+  const uint64_t n = w.out().size();
+  out.append(reinterpret_cast<const char*>(&n), sizeof n);
+  out.append(w.out());
+  out.append(kTail);
+  return out;
+}
+
+WorkerResult decode_result(std::string_view bytes) {
+  const size_t frame = kHead.size() + sizeof(uint64_t) + kTail.size();
+  if (bytes.size() < frame || bytes.substr(0, kHead.size()) != kHead)
+    throw ResultError(fmt::format("session result spoiled: {} bytes without the header {}",
+                                  bytes.size(), kHead));
+  uint64_t n;
+  std::memcpy(&n, bytes.data() + kHead.size(), sizeof n);
+  if (n != bytes.size() - frame)
+    throw ResultError(fmt::format("session result spoiled: the header says {} bytes of body, "
+                                  "{} arrived",
+                                  n, bytes.size() - frame));
+  if (bytes.substr(bytes.size() - kTail.size()) != kTail)
+    throw ResultError("session result spoiled: the trailer is missing");
+
+  const size_t base = kHead.size() + sizeof n;
+  Reader rd(bytes.substr(base, n), base);
+  WorkerResult wr;
+  SessionResult& r = wr.result;
+  r.binds = read_pairs(rd, "binds");
+  for (uint32_t i = 0, c = rd.count("evictions"); i < c; ++i)
+    r.evictions.push_back(rd.str("an eviction"));
+  r.pipelined = read_pairs(rd, "pipelined tasks");
+  r.allocated = read_pairs(rd, "allocated tasks");
+  for (uint32_t i = 0, c = rd.count("PodGroup phases"); i < c; ++i) {
+    std::string job = rd.str("a PodGroup");
+    const size_t at = rd.offset();
+    const uint32_t phase = rd.u32();
+    if (phase > static_cast<uint32_t>(JobPhase::Completed))
+      rd.fail(at - base, fmt::format("PodGroup {}: phase {} is no phase", job, phase));
+    r.podgroup_phases[std::move(job)] = static_cast<JobPhase>(phase);
+  }
+  r.pending = read_map<std::map<std::string, std::string>>(rd, "pending reasons");
+  r.job_pending = read_map<std::map<std::string, std::string>>(rd, "job pending reasons");
+  for (uint32_t i = 0, c = rd.count("bind annotations"); i < c; ++i) {
+    std::string task = rd.str("a task");
+    r.bind_annotations[std::move(task)] = read_map<StringMap>(rd, "annotations");
+  }
+  for (uint32_t i = 0, c = rd.count("plugin states"); i < c; ++i) {
+    std::string plugin = rd.str("a plugin name");
+    PluginState st;
+    st.file_id = rd.str("a plugin file id");
+    st.bytes = std::make_shared<const std::string>(rd.str("a plugin state"));
+    r.plugin_states[std::move(plugin)] = std::move(st);
+  }
+  wr.timings.open_seconds = rd.f64();
+  for (uint32_t i = 0, c = rd.count("action timings"); i < c; ++i) {
+    std::string a = rd.str("an action");
+    wr.timings.action_seconds.emplace_back(std::move(a), rd.f64());
+  }
+  wr.timings.close_seconds = rd.f64();
+  wr.said = read_pairs(rd, "warnings said");
+  if (!rd.done()) rd.fail(rd.offset() - base, "bytes left after the last field");
+  return wr;
+}
+
+}  // namespace caldera

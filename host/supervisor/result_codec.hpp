@@ -1,0 +1,42 @@
+// A session's result as plain bytes: how decisions travel from the session worker back to
+// the supervisor (session_worker.hpp).
+//
+// The bytes are read by the process that commits them, and the worker that wrote them ran
+// plugin code that may have scribbled over its memory; so the reader trusts nothing: every
+// length is checked against what is left, every enum against its range, and the frame has
+// a header, a declared length and a trailer. A spoiled result is refused whole with the
+// byte offset and what was wrong there; nothing of it is committed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "host/scheduler/run_session.hpp"
+#include "host/session/session.hpp"
+
+namespace caldera {
+
+// Everything a worker hands back: the decisions, the timings, and the warnings it said
+// (Runtime::changed topics), so that a warning is still said once per change although
+// each session runs in a new process.
+struct WorkerResult {
+  SessionResult result;
+  SessionTimings timings;
+  std::vector<std::pair<std::string, std::string>> said;
+};
+
+std::string encode_result(const WorkerResult& r);
+
+// Throws ResultError (a std::runtime_error) naming the offset and the problem.
+WorkerResult decode_result(std::string_view bytes);
+
+class ResultError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace caldera

@@ -1,0 +1,129 @@
+// A session in a worker process: the supervisor never runs plugin code.
+//
+// The process that holds the cache, the backend connections and the libuv loop forks a
+// worker for each session. The worker starts from the supervisor's memory by copy on
+// write (the cache, the policy, the runtime: nothing is copied up front), runs the session
+// with run_session, writes the result as plain bytes on a pipe (result_codec.hpp) and
+// exits. Whatever a plugin does in the worker (a signal, exit(), a hang, a runaway
+// allocation, an exception thrown through the C ABI, an answer outside the contract,
+// scribbles over memory) ends that worker and nothing else; the supervisor reads the
+// breadcrumbs (host/session/breadcrumb.hpp) the dispatch left in shared memory to say
+// which plugin, extension point and node were running, and the session's decisions are
+// dropped whole.
+//
+// Fork per session rather than a long-lived worker: the session reads the cache as the
+// supervisor holds it at that moment, with no copy and no protocol to keep a second cache
+// in step, and a worker never carries a plugin's damage into the next session. What it
+// costs is measured in docs/ISOLATION.md.
+#pragma once
+
+#include <uv.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "host/cache/cache.hpp"
+#include "host/session/policy.hpp"
+#include "host/session/runtime.hpp"
+#include "host/supervisor/result_codec.hpp"
+
+namespace caldera {
+
+struct WorkerLimits {
+  double timeout_seconds = 60;  // the watchdog: the worker is killed after this long
+  uint64_t memory_bytes = 0;    // address space the session may add; 0: no limit
+};
+
+// What went wrong in a worker, and who was running.
+struct SessionFault {
+  enum class Kind {
+    Signal,         // a fatal signal (SIGSEGV, SIGABRT, ...)
+    Exit,           // the worker exited before handing back a result (exit(), _exit())
+    Timeout,        // the watchdog killed it
+    MemoryLimit,    // it ran out of the address space it was allowed
+    Exception,      // a C++ exception escaped a plugin
+    InvalidOutput,  // a plugin answered outside the contract (NaN score, bad code, ...)
+    BadResult,      // the result bytes were spoiled
+    Start,          // the worker could not be started (pipe, mmap, fork)
+  };
+  Kind kind = Kind::Exit;
+  std::string what;     // "SIGSEGV", "exit status 0 before the session ended", ...
+  // Who was running: empty plugin = the host's own code (no plugin is blamed).
+  std::string plugin;
+  std::string plugin_file_id;  // ConfiguredPlugin::file_id ("<path>\n<sha256>")
+  std::string point;           // "predicate", "open", "close", ...
+  std::string node;            // "n4", or "n4 and 63 more nodes in one call"
+  std::string task;            // the task being placed, when known
+  std::string stage;           // "action allocate", "open", "close"
+
+  // "plugin evil-segv, point predicate, node n4: SIGSEGV (in action allocate, task ns/p)"
+  std::string text() const;
+  const char* kind_name() const;
+};
+
+struct WorkerOutcome {
+  bool ok = false;
+  WorkerResult result;  // when ok
+  SessionFault fault;   // when not
+  double seconds = 0;   // from the fork until the worker was reaped
+  long pid = 0;
+};
+
+class SessionWorker {
+ public:
+  explicit SessionWorker(uv_loop_t* loop);
+  ~SessionWorker();
+  SessionWorker(const SessionWorker&) = delete;
+  SessionWorker& operator=(const SessionWorker&) = delete;
+
+  // Forks a worker that runs one session of `policy` on `cache` at `now`, with `runtime`'s
+  // worker pool settings, memo and plugin states (the worker's copy). `done` is called
+  // from the loop once the worker is gone (at once when it cannot be started). One worker
+  // at a time. The cache, the policy and the runtime may change in the supervisor as soon
+  // as start() returns: the worker has its own copy.
+  void start(const Cache& cache, std::shared_ptr<const Policy> policy, double now,
+             const Runtime& runtime, const WorkerLimits& limits,
+             std::function<void(WorkerOutcome)> done);
+  bool running() const { return pid_ > 0; }
+  // Kills a running worker (SIGKILL) and reaps it; `done` is not called. For shutdown.
+  void kill();
+  // Kills a running worker and closes the handles (before the loop ends).
+  void close();
+
+ private:
+  struct Handles;
+  void on_readable();
+  void on_child();
+  void on_timeout();
+  void finish();
+  void drain();
+
+  uv_loop_t* loop_;
+  std::unique_ptr<Handles> h_;
+  long pid_ = 0;
+  int fd_ = -1;
+  void* board_ = nullptr;  // the CrumbBoard mapping (shared with the worker)
+  size_t board_bytes_ = 0;
+  std::shared_ptr<const Policy> policy_;
+  WorkerLimits limits_;
+  double started_ = 0;
+  bool timed_out_ = false;
+  int status_ = 0;  // waitpid's
+  bool reaped_ = false;
+  bool eof_ = false;
+  std::string bytes_;
+  std::function<void(WorkerOutcome)> done_;
+};
+
+// One session in a worker, waited for: for the tools that run sessions one after the other
+// with nothing else to do meanwhile (the scenario runner). Runs a private loop.
+WorkerOutcome run_session_in_worker(const Cache& cache, std::shared_ptr<const Policy> policy,
+                                    double now, const Runtime& runtime,
+                                    const WorkerLimits& limits);
+
+// The Runtime after an accepted session: its plugin states and the warnings it said.
+void absorb(Runtime& runtime, WorkerResult& result);
+
+}  // namespace caldera
