@@ -72,6 +72,10 @@ void check_vote(const Call& c, Slot s, int vote) {
     broke_contract(c.index, *c.name, s, -1,
                    "voted " + std::to_string(vote) + " (expected -1, 0 or 1, cal_vote)");
 }
+// "NaN", "inf" or "-inf".
+inline const char* finite_name(double v) {
+  return std::isnan(v) ? "NaN" : v > 0 ? "inf" : "-inf";
+}
 // Ends the session when a score is NaN or infinite; `node_of(i)` names the i-th object's
 // node index for the message (-1 for none).
 template <class Call, class NodeOf>
@@ -79,7 +83,7 @@ void check_scores(const Call& c, Slot s, const double* scores, size_t count, Nod
   for (size_t i = 0; i < count; ++i)
     if (!std::isfinite(scores[i]))
       broke_contract(c.index, *c.name, s, node_of(i),
-                     "score " + std::to_string(scores[i]) + " (scores must be finite)");
+                     std::string("score ") + finite_name(scores[i]) + " (scores must be finite)");
 }
 
 // FirstNonZero: the first non-zero answer; 0 when every plugin has no opinion.

@@ -214,7 +214,8 @@ void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes
         }
         if (!std::isfinite(s))
           dispatch::broke_contract(c.index, *c.name, Slot::node_order, index_of(i),
-                                   fmt::format("score {} (scores must be finite)", s));
+                                   fmt::format("score {} (scores must be finite)",
+                                               dispatch::finite_name(s)));
         row[i] = s;
       }
     }

@@ -11,6 +11,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <exception>
+
 #include "host/session/breadcrumb.hpp"
 #include "host/session/host_api.hpp"
 #include "host/session/runtime.hpp"
@@ -74,8 +76,9 @@ std::unique_ptr<Session> Session::open(const Cache& cache, std::shared_ptr<const
 Session::~Session() {
   if (!closed_) {
     // A session dropped without close() still closes its plugin instances (what they save
-    // goes nowhere: there is no result).
-    Crumb* crumb = my_crumb();
+    // goes nowhere: there is no result). While an exception unwinds the session, the
+    // crumbs stay on the plugin it came from.
+    Crumb* crumb = std::uncaught_exceptions() > 0 ? nullptr : my_crumb();
     for (auto& tier : tiers_)
       for (auto& in : tier) {
         calling_ = in.plugin;

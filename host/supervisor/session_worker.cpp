@@ -447,8 +447,10 @@ void SessionWorker::finish() {
     f.kind = K::Signal;
     f.what = signal_name(WTERMSIG(status_));
     if (!note_text.empty()) f.what += ": " + note_text;
-    if (limits_.memory_bytes > 0 && (WTERMSIG(status_) == SIGSEGV || WTERMSIG(status_) == SIGABRT))
-      f.what += fmt::format(" (with session_memory_limit {} MiB)", limits_.memory_bytes >> 20);
+    if (limits_.memory_bytes > 0 && WTERMSIG(status_) == SIGABRT && note_text.empty())
+      f.what += fmt::format(" (a failed allocation under session_memory_limit, {} MiB, ends "
+                            "this way in most plugins)",
+                            limits_.memory_bytes >> 20);
   } else if (WIFEXITED(status_)) {
     const int code = WEXITSTATUS(status_);
     if (code == 0) {

@@ -563,13 +563,134 @@ def test_configmap(s):
     s.alive()
 
 
+# ---------------------------------------------------------------------------------------
+# Supervised sessions (docs/ISOLATION.md): plugins that pass the canary and fault later
+# ---------------------------------------------------------------------------------------
+
+# Each kind of fault: the faulty build (tests/integration/reload/plugins/faulty.c), the
+# point the log must name, and what it must say happened.
+FAULTS = {
+    "segv": ("faulty_segv", "predicate, node n2", "SIGSEGV"),
+    "abort": ("faulty_abort", "predicate", "SIGABRT"),
+    "exit": ("faulty_exit", "predicate", "exit status 0 before the session ended"),
+    "hang": ("faulty_hang", "node_order", "no result after 2s (session_timeout); killed"),
+    "memory": ("faulty_alloc", "predicate", ""),  # SIGABRT, or ASan's own exit, under the cap
+    "nan": ("faulty_nan", "node_order", "broke the ABI contract: score NaN"),
+    "code": ("faulty_code", "predicate", "broke the ABI contract: returned status code 42"),
+    "reason": ("faulty_reason", "predicate", "SIGSEGV"),
+    "throw": ("faulty_throw", "predicate", "C++ exception escaped: license check failed"),
+}
+DROPPED_RE = re.compile(r"session \d+: dropped: (.*)$", re.M)
+
+
+def with_boom_job(s, at=4.0):
+    """The workload plus one job named "boom" arriving at `at` s: the faulty plugins fault
+    on its task only, so the canary (which runs before it arrives) never sees it."""
+    with open(s.workload, "a") as f:
+        f.write(f'[[jobs]]\nname = "boom"\nqueue = "work"\narrival = {at}\n'
+                '[[jobs.tasks]]\nrole = "w"\nrequests = { cpu = "1", memory = "1Gi" }\n'
+                'duration = 1\n')
+
+
+def supervision(extra=""):
+    return ('session_timeout = "2s"\nsession_memory_limit = "512Mi"\n' + extra)
+
+
+def fault_test(kind):
+    build, point, what = FAULTS[kind]
+
+    def run(s):
+        with_boom_job(s)
+        s.put_plugin(s.build("nodeprefer_asc"), "nodeprefer.so")
+        s.write_config(extra_scheduler=supervision())
+        s.start()
+        s.expect_binds(0, "n1", count=2)
+        # The faulty plugin joins the policy; the canary tries it (no "boom" job yet).
+        s.put_plugin(s.build(build), build + ".so")
+        m = s.mark()
+        s.write_config(extra_scheduler=supervision(), extra_plugins=(build,))
+        s.expect_reload(m, "accepted", build)
+        # The "boom" job arrives: the session that places it faults and is dropped.
+        line = s.wait(lambda: DROPPED_RE.search(s.log()), 20, "a dropped session")
+        text = line.group(1)
+        print(f"  ok: dropped: {text}")
+        check(f"plugin {build}, point {point}" in text, f"expected plugin {build}, point {point} in: {text}")
+        check(what in text, f"expected {what!r} in: {text}")
+        s.alive()
+        st = s.wait(lambda: (lambda v: v if v["supervisor"]["quarantine"] else None)(s.status()),
+                    5, "the quarantine in the status")
+        q = st["supervisor"]["quarantine"][0]
+        check(q["plugin"] == build and q["file"].endswith(build + ".so") and len(q["sha256"]) == 64,
+              f"quarantine entry: {q}")
+        check(st["supervisor"]["recent_faults"][-1]["plugin"] == build, "fault not in the status")
+        print(f"  ok: quarantined {q['plugin']} ({q['sha256'][:12]}), status names the fault")
+        # The last set that completed a session runs: the boom job and the others get bound.
+        after = s.mark()
+        s.wait(lambda: s.binds_since(after, "default/boom"), 15, "the boom job bound by the fallback")
+        s.wait(lambda: "fallback: plugin " + build + " is quarantined" in s.log()[after - 2000:],
+               5, "the fallback said in the log")
+        s.expect_binds(after, "n1", count=3)
+        check(s.status()["supervisor"]["mode"] == "fallback", "status mode is not fallback")
+        check(s.status()["supervisor"]["healthy"], "unhealthy while a fallback set runs")
+        if kind == "segv":
+            # A repaired build replaces the file: the quarantine is lifted, the set runs again.
+            m = s.mark()
+            s.put_plugin(s.build("faulty_repaired"), build + ".so")
+            s.expect_reload(m, "accepted", build)
+            s.wait(lambda: "quarantine lifted: plugin faulty_segv" in s.log()[m:], 10,
+                   "the quarantine lifted")
+            s.wait(lambda: s.status()["supervisor"]["mode"] == "configured", 5,
+                   "the configured set running again")
+            check(not s.status()["supervisor"]["quarantine"], "quarantine not empty")
+            print("  ok: repaired build lifts the quarantine; the configured set runs again")
+        # SIGTERM within a second.
+        t0 = time.time()
+        s.stop()
+        took = time.time() - t0
+        check(took < 1.0, f"SIGTERM took {took:.2f}s")
+        print(f"  ok: stopped {took * 1000:.0f} ms after SIGTERM")
+    return run
+
+
+def startup_fault_test(disable):
+    def run(s):
+        s.put_plugin(s.build("nodeprefer_asc"), "nodeprefer.so")
+        s.put_plugin(s.build("faulty_open_exit"), "faulty_open_exit.so")
+        extra = 'on_plugin_fault = "disable"\n' if disable else ""
+        s.write_config(extra_scheduler=supervision(extra), extra_plugins=("faulty_open_exit",))
+        s.start()
+        line = s.wait(lambda: DROPPED_RE.search(s.log()), 10, "a dropped session")
+        check("plugin faulty_open_exit, point open: exit status 0" in line.group(1), line.group(1))
+        print(f"  ok: dropped: {line.group(1)}")
+        if disable:
+            s.wait(lambda: "without-quarantined: plugin faulty_open_exit is quarantined" in s.log(),
+                   5, "the disabled plugin said")
+            s.expect_binds(s.mark(), "n1", count=3)
+            check(s.status()["supervisor"]["mode"] == "without-quarantined", "mode")
+            print("  ok: on_plugin_fault = disable: binding without it, said each session")
+        else:
+            s.wait(lambda: s.log().count("no session: plugin faulty_open_exit is quarantined") >= 3,
+                   10, "no session, said every period")
+            st = s.status()["supervisor"]
+            check(st["mode"] == "none" and not st["healthy"], f"status: {st}")
+            check(not s.binds_since(0), "something was bound with no good set")
+            print("  ok: no good set: nothing scheduled, unhealthy, said every period")
+        t0 = time.time()
+        s.stop()
+        check(time.time() - t0 < 1.0, "SIGTERM took a second or more")
+    return run
+
+
 TESTS = {
     "configmap": test_configmap,
     "config-edits": test_config_edits,
     "plugin-files": test_plugin_files,
     "bad-input": test_bad_input,
     "canary": test_canary,
+    "startup-fault": startup_fault_test(False),
+    "startup-fault-disable": startup_fault_test(True),
 }
+TESTS.update({"fault-" + k: fault_test(k) for k in FAULTS})
 
 
 def main():
