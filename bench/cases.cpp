@@ -22,6 +22,7 @@
 #include "bench/fused_loop.hpp"
 #include "bench/mem_stats.hpp"
 #include "host/scheduler/run_session.hpp"
+#include "host/supervisor/session_worker.hpp"
 
 namespace caldera::bench {
 
@@ -165,6 +166,26 @@ void run_stages(const CaseDef& def, const Policies& policies, const Emit& emit) 
   out["fused_ratio"] = def.preempt || fused_seconds <= 0 ? json(nullptr) : json(seconds / fused_seconds);
   out["fused_ratio_cpu"] = def.preempt || fused_cpu <= 0 ? json(nullptr) : json(cpu / fused_cpu);
   emit(out);
+
+  // 4. The same session supervised, as `caldera run` runs it (docs/ISOLATION.md): forked
+  // into a worker over the same cache, its result encoded, piped back and decoded. The
+  // overhead is the difference of the two wall times; the decisions must be the same.
+  WorkerLimits limits;
+  limits.timeout_seconds = 3600;
+  const auto i0 = std::chrono::steady_clock::now();
+  WorkerOutcome iso = run_session_in_worker(cache, policy, fs.now, runtime, limits);
+  const double iso_seconds = since(i0);
+  if (!iso.ok) {
+    emit({{"isolated_error", iso.fault.text()}});
+    return;
+  }
+  const SessionResult& ir = iso.result.result;
+  emit({{"isolated_session_seconds", iso_seconds},
+        {"isolation_overhead_seconds", iso_seconds - seconds},
+        {"isolation_overhead_ratio", seconds > 0 ? iso_seconds / seconds - 1 : 0},
+        {"isolated_same_decisions",
+         ir.binds == r.binds && ir.evictions == r.evictions && ir.pipelined == r.pipelined &&
+             ir.pending == r.pending}});
 }
 
 void write_all(int fd, const std::string& s) {

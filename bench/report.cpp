@@ -63,6 +63,16 @@ void print_table(const json& results, std::FILE* out) {
     if (num(c, "evicted") > 0 || num(c, "pipelined") > 0)
       parts.push_back(fmt::format("evicted {}, pipelined {}", count(num(c, "evicted")),
                                   count(num(c, "pipelined"))));
+    if (c.contains("isolated_session_seconds"))
+      parts.push_back(fmt::format("supervised session {} ({:+.1f} ms, {:+.1f}%{})",
+                                  secs(num(c, "isolated_session_seconds")),
+                                  num(c, "isolation_overhead_seconds") * 1000,
+                                  num(c, "isolation_overhead_ratio") * 100,
+                                  c.value("isolated_same_decisions", false)
+                                      ? ", same decisions"
+                                      : ", DIFFERENT DECISIONS"));
+    if (c.contains("isolated_error"))
+      parts.push_back("supervised session failed: " + c["isolated_error"].get<std::string>());
     if (c.contains("still_pending"))
       parts.push_back(fmt::format("{} left pending", count(num(c, "still_pending"))));
     if (c.contains("fused_bound"))

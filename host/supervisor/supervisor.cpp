@@ -8,7 +8,9 @@
 namespace caldera {
 
 namespace {
-constexpr size_t kGoodSets = 4;
+// The set running and the one before it: what a fault falls back to. Each set holds its
+// plugin libraries loaded, so no more are kept.
+constexpr size_t kGoodSets = 2;
 constexpr size_t kRecentFaults = 20;
 constexpr size_t kMaxSkip = 31;
 }  // namespace

@@ -1,8 +1,8 @@
 // What the supervisor does between sessions: choose the plugin set the next session runs
 // with, and learn from how each session ended.
 //
-//   - A session that completes makes its plugin set "good": it is remembered (the last few)
-//     as where to go back to.
+//   - A session that completes makes its plugin set "good": it is remembered, with the good
+//     set before it, as where to go back to (a remembered set keeps its libraries loaded).
 //   - A session whose worker faulted (session_worker.hpp) drops its decisions. The plugin
 //     that was running is quarantined by its file's sha256, until a file with other bytes
 //     takes its place (a rebuilt plugin is a new candidate). The next session runs with the
