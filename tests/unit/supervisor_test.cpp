@@ -1,0 +1,247 @@
+// The supervisor's parts that need no worker: the result's byte format (a round trip, and
+// spoiled bytes refused with where), the check of decisions against the cache, and the
+// choice of the plugin set after faults (quarantine, fallback, disable, backoff, lifting).
+// The workers themselves, with a plugin per kind of fault, are in
+// tests/integration/reload (fault-*, startup-fault*).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "host/supervisor/decision_check.hpp"
+#include "host/supervisor/result_codec.hpp"
+#include "host/supervisor/supervisor.hpp"
+
+namespace {
+
+using namespace caldera;
+
+WorkerResult sample() {
+  WorkerResult w;
+  SessionResult& r = w.result;
+  r.binds = {{"ns/a", "n1"}, {"ns/b", "n2"}};
+  r.evictions = {"ns/c"};
+  r.pipelined = {{"ns/d", "n1"}};
+  r.allocated = {{"ns/e", "n2"}};
+  r.podgroup_phases = {{"ns/pg", JobPhase::Running}, {"ns/q", JobPhase::Inqueue}};
+  r.pending = {{"ns/f", "0/2 nodes are available: 2 insufficient cpu"}};
+  r.job_pending = {{"ns/pg2", "gang: 1/4 tasks"}};
+  r.bind_annotations["ns/a"] = {{"volcano.sh/gpu-index", "0;3"}};
+  r.plugin_states["tdm"] = PluginState{"/p/tdm.so\nabc", std::make_shared<const std::string>("\x01\x02", 2)};
+  w.timings.open_seconds = 0.25;
+  w.timings.action_seconds = {{"allocate", 1.5}};
+  w.timings.close_seconds = 0.125;
+  w.said = {{"topic", "text"}};
+  return w;
+}
+
+TEST(ResultCodec, RoundTripKeepsEveryField) {
+  const WorkerResult in = sample();
+  const WorkerResult out = decode_result(encode_result(in));
+  EXPECT_EQ(out.result.binds, in.result.binds);
+  EXPECT_EQ(out.result.evictions, in.result.evictions);
+  EXPECT_EQ(out.result.pipelined, in.result.pipelined);
+  EXPECT_EQ(out.result.allocated, in.result.allocated);
+  EXPECT_EQ(out.result.podgroup_phases, in.result.podgroup_phases);
+  EXPECT_EQ(out.result.pending, in.result.pending);
+  EXPECT_EQ(out.result.job_pending, in.result.job_pending);
+  EXPECT_EQ(out.result.bind_annotations, in.result.bind_annotations);
+  ASSERT_EQ(out.result.plugin_states.count("tdm"), 1u);
+  EXPECT_EQ(out.result.plugin_states.at("tdm").file_id, "/p/tdm.so\nabc");
+  EXPECT_EQ(*out.result.plugin_states.at("tdm").bytes, std::string("\x01\x02", 2));
+  EXPECT_EQ(out.timings.open_seconds, 0.25);
+  EXPECT_EQ(out.timings.action_seconds, in.timings.action_seconds);
+  EXPECT_EQ(out.timings.close_seconds, 0.125);
+  EXPECT_EQ(out.said, in.said);
+}
+
+std::string decode_error(const std::string& bytes) {
+  try {
+    decode_result(bytes);
+  } catch (const ResultError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ResultCodec, SpoiledBytesAreRefusedWithWhere) {
+  const std::string good = encode_result(sample());
+  EXPECT_EQ(decode_error(""), "session result spoiled: 0 bytes without the header CALRES01");
+  EXPECT_EQ(decode_error(good.substr(0, good.size() - 3)),
+            "session result spoiled: the header says " + std::to_string(good.size() - 24) +
+                " bytes of body, " + std::to_string(good.size() - 27) + " arrived");
+  std::string tail = good;
+  tail[tail.size() - 1] = 'X';
+  EXPECT_EQ(decode_error(tail), "session result spoiled: the trailer is missing");
+  // The first field is the bind count (bytes 16..19): a huge count is refused before
+  // anything is allocated for it.
+  std::string count = good;
+  count[19] = '\x7f';
+  EXPECT_NE(decode_error(count).find("session result spoiled at byte 16: a count of"),
+            std::string::npos)
+      << decode_error(count);
+  // A phase past the enum: find the phase of "ns/pg" (Running = 2) and make it 9.
+  std::string phase = good;
+  const size_t at = phase.find("ns/pg") + 5;
+  ASSERT_EQ(phase[at], '\x02');
+  phase[at] = '\x09';
+  EXPECT_NE(decode_error(phase).find("PodGroup ns/pg: phase 9 is no phase"), std::string::npos)
+      << decode_error(phase);
+}
+
+Cache small_cluster() {
+  Cache c;
+  NodeSpec n;
+  n.name = "n1";
+  n.allocatable = {{"cpu", 4000}, {"memory", 8.0 * (1 << 30)}};
+  n.max_pods = 3;
+  c.upsert_node(n);
+  auto pod = [&](const std::string& name, double cpu, const std::string& node,
+                 PodPhase phase = PodPhase::Pending) {
+    PodSpec p;
+    p.name = name;
+    p.requests = {{"cpu", cpu}};
+    p.node = node;
+    p.phase = phase;
+    c.upsert_pod(p);
+  };
+  pod("running", 2000, "n1", PodPhase::Running);
+  pod("done", 4000, "n1", PodPhase::Succeeded);  // holds nothing
+  pod("a", 1000, "");
+  pod("b", 1000, "");
+  pod("c", 1000, "");
+  return c;
+}
+
+TEST(DecisionCheck, RefusesWhatTheClusterCannotTake) {
+  const Cache c = small_cluster();
+  SessionResult r;
+  r.binds = {{"default/a", "n1"}, {"default/b", "n1"}};
+  EXPECT_EQ(check_decisions(r, c), std::nullopt);  // 2 + 1 + 1 = 4 cpu, 3 pods
+  r.binds.push_back({"default/c", "n1"});
+  EXPECT_EQ(check_decisions(r, c), "node n1 would hold 4 pods, over its 3 allowed");
+  r.binds = {{"default/a", "n1"}, {"default/a", "n1"}};
+  EXPECT_EQ(check_decisions(r, c), "pod default/a is bound twice");
+  r.binds = {{"default/a", "n9"}};
+  EXPECT_EQ(check_decisions(r, c), "bind of pod default/a to node n9, which does not exist");
+  r.binds = {};
+  r.evictions = {"default/a"};
+  EXPECT_EQ(check_decisions(r, c), "eviction of pod default/a, which runs on no node");
+  r.evictions = {"default/running"};
+  EXPECT_EQ(check_decisions(r, c), std::nullopt);
+  r.binds = {{"default/running", "n1"}};
+  EXPECT_EQ(check_decisions(r, c), "pod default/running is bound or evicted twice");
+}
+
+TEST(DecisionCheck, RefusesABindOverAllocatable) {
+  Cache c = small_cluster();
+  PodSpec big;
+  big.name = "big";
+  big.requests = {{"cpu", 2500}};
+  c.upsert_pod(big);
+  SessionResult r;
+  r.binds = {{"default/big", "n1"}};
+  EXPECT_EQ(check_decisions(r, c),
+            "node n1 would have 4500 of cpu requested, over its allocatable 4000");
+}
+
+std::shared_ptr<const Policy> policy_of(std::initializer_list<std::pair<std::string, std::string>> plugins) {
+  auto p = std::make_shared<Policy>();
+  p->tiers.emplace_back();
+  for (const auto& [name, sha] : plugins) {
+    ConfiguredPlugin cp;
+    cp.name = name;
+    cp.file_id = "/plugins/" + name + ".so\n" + sha;
+    p->tiers[0].push_back(cp);
+  }
+  return p;
+}
+
+SessionFault fault_in(const std::string& plugin, const std::string& sha) {
+  SessionFault f;
+  f.kind = SessionFault::Kind::Signal;
+  f.what = "SIGSEGV";
+  f.plugin = plugin;
+  f.point = "predicate";
+  f.plugin_file_id = "/plugins/" + plugin + ".so\n" + sha;
+  return f;
+}
+
+TEST(SupervisorPlan, QuarantineFallsBackToTheLastGoodSetAndLiftsOnANewFile) {
+  Supervisor sv;
+  auto good = policy_of({{"gang", "g1"}});
+  auto bad = policy_of({{"gang", "g1"}, {"evil", "e1"}});
+  EXPECT_EQ(sv.plan(good).mode, "configured");
+  sv.completed(good, 1);
+  EXPECT_EQ(sv.plan(bad).policy, bad);
+  sv.faulted(bad, fault_in("evil", "e1"), 2);
+  ASSERT_EQ(sv.quarantine().count("e1"), 1u);
+  Supervisor::Plan p = sv.plan(bad);
+  EXPECT_EQ(p.mode, "fallback");
+  EXPECT_EQ(p.policy, good);
+  EXPECT_NE(p.why.find("plugin evil is quarantined (/plugins/evil.so"), std::string::npos) << p.why;
+  EXPECT_TRUE(sv.healthy());
+  // The file replaced by other bytes: lifted, the configured set runs.
+  auto fixed = policy_of({{"gang", "g1"}, {"evil", "e2"}});
+  p = sv.plan(fixed);
+  EXPECT_EQ(p.mode, "configured");
+  ASSERT_EQ(p.lifted.size(), 1u);
+  EXPECT_EQ(p.lifted[0], "plugin evil: /plugins/evil.so was replaced (sha256 e1 -> e2)");
+  EXPECT_TRUE(sv.quarantine().empty());
+}
+
+TEST(SupervisorPlan, NoGoodSetSchedulesNothingUnlessToldToDisable) {
+  auto bad = policy_of({{"gang", "g1"}, {"evil", "e1"}});
+  Supervisor sv;
+  sv.faulted(bad, fault_in("evil", "e1"), 1);
+  Supervisor::Plan p = sv.plan(bad);
+  EXPECT_EQ(p.mode, "none");
+  EXPECT_EQ(p.policy, nullptr);
+  EXPECT_FALSE(sv.healthy());
+
+  Supervisor dis(Supervisor::OnFault::Disable);
+  dis.faulted(bad, fault_in("evil", "e1"), 1);
+  p = dis.plan(bad);
+  EXPECT_EQ(p.mode, "without-quarantined");
+  ASSERT_NE(p.policy, nullptr);
+  ASSERT_EQ(p.policy->tiers[0].size(), 1u);
+  EXPECT_EQ(p.policy->tiers[0][0].name, "gang");
+  // A derived set is no set to go back to.
+  dis.completed(p.policy, 2);
+  auto other = policy_of({{"gang", "g1"}, {"evil", "e1"}, {"x", "x1"}});
+  EXPECT_EQ(dis.plan(other).mode, "without-quarantined");
+}
+
+TEST(SupervisorPlan, FaultsWithoutAPluginBackOff) {
+  auto p = policy_of({{"gang", "g1"}});
+  Supervisor sv;
+  SessionFault host;
+  host.kind = SessionFault::Kind::BadResult;
+  sv.faulted(p, host, 1);  // 1st in a row: no wait
+  EXPECT_EQ(sv.plan(p).mode, "configured");
+  sv.faulted(p, host, 2);  // 2nd: 1 period
+  EXPECT_EQ(sv.plan(p).mode, "backoff");
+  EXPECT_EQ(sv.plan(p).mode, "configured");
+  sv.faulted(p, host, 3);  // 3rd: 3 periods
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(sv.plan(p).mode, "backoff");
+  EXPECT_EQ(sv.plan(p).mode, "configured");
+  sv.completed(p, 4);
+  EXPECT_EQ(sv.consecutive_faults(), 0u);
+  EXPECT_TRUE(sv.quarantine().empty());  // no plugin was blamed
+}
+
+TEST(SessionFaultText, NamesPluginPointNodeAndWhere) {
+  SessionFault f;
+  f.what = "SIGSEGV";
+  f.plugin = "evil";
+  f.point = "predicate";
+  f.node = "n4";
+  f.stage = "action allocate";
+  f.task = "ns/p-0";
+  EXPECT_EQ(f.text(), "plugin evil, point predicate, node n4: SIGSEGV (in action allocate, task ns/p-0)");
+  SessionFault h;
+  h.what = "session result spoiled: the trailer is missing";
+  EXPECT_EQ(h.text(), "the session (no plugin was running): session result spoiled: the trailer is missing");
+}
+
+}  // namespace
