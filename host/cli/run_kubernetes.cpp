@@ -24,6 +24,9 @@
 #include "host/plugins/policy.hpp"
 #include "host/reload/reloader.hpp"
 #include "host/scheduler/run_session.hpp"
+#include "host/supervisor/decision_check.hpp"
+#include "host/supervisor/session_worker.hpp"
+#include "host/supervisor/supervisor.hpp"
 #include "host/scheduler/scheduler.hpp"
 #include "host/util/input_error.hpp"
 
@@ -37,18 +40,13 @@ double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// One session on the thread pool: the snapshot and policy it reads, what it decided.
-struct SessionWork {
-  uv_work_t req;
-  Runtime* runtime = nullptr;  // one session at a time uses it
-  std::shared_ptr<const Cache> snapshot;
+// One session in its worker: the policy it ran, what it decided.
+struct SessionRun {
   std::shared_ptr<const Policy> policy;
   double now = 0;
   uint64_t epoch = 0;  // leadership epoch it was started in
   SessionResult result;
   SessionTimings timings;
-  std::string error;
-  std::function<void(SessionWork*)> done;
 };
 
 std::string job_key(const std::string& pod_key, const Cache& cache) {
@@ -57,7 +55,7 @@ std::string job_key(const std::string& pod_key, const Cache& cache) {
   return pod_key;
 }
 
-void log_session(uint64_t index, const SessionWork& w) {
+void log_session(uint64_t index, const SessionRun& w, const Cache& cache) {
   const SessionResult& r = w.result;
   double secs = w.timings.open_seconds + w.timings.close_seconds;
   for (const auto& [_, s] : w.timings.action_seconds) secs += s;
@@ -66,7 +64,7 @@ void log_session(uint64_t index, const SessionWork& w) {
     return;
   }
   std::map<std::string, int> jobs;
-  for (const auto& [pod, _] : r.binds) ++jobs[job_key(pod, *w.snapshot)];
+  for (const auto& [pod, _] : r.binds) ++jobs[job_key(pod, cache)];
   std::string bound;
   int shown = 0;
   for (const auto& [job, n] : jobs) {
@@ -151,41 +149,74 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
   }
 
   bool stopping = false;
-  bool session_running = false;
   uint64_t sessions = 0;
   double waiting_logged = 0;
+  // Sessions run in worker processes (host/supervisor/, docs/ISOLATION.md): the loop goes
+  // on with watches, writes and the Lease while one runs.
+  SessionWorker worker(loop.loop());
+  Supervisor supervisor;
+  double session_started = 0;  // monotonic seconds; 0: none running
+  std::string last_plan_why;
+  auto mono = [] { return static_cast<double>(uv_hrtime()) / 1e9; };
 
   cluster.start();
-  if (leader) leader->start();
+  if (leader) {
+    // The Lease follows progress: no renewal while a session has run past the renew
+    // deadline, none while nothing may be scheduled (a faulty plugin with no good set to
+    // fall back to), so that a standby takes over.
+    leader->set_fit([&] {
+      if (!supervisor.healthy()) return false;
+      return session_started == 0 || mono() - session_started < o.renew_deadline;
+    });
+    leader->start();
+  }
   reloader->start();
 
-  // What plugins keep from one session to the next: read by the session on the pool
-  // thread, replaced here on the loop thread when its results are applied (never while a
-  // session runs).
-  auto finish_session = [&](SessionWork* w) {
-    session_running = false;
-    if (!w->error.empty()) {
-      spdlog::error("session {} failed: {}", sessions, w->error);
-    } else if (stopping) {
-      // Shutting down: nothing more is written.
-    } else if (!leading || w->epoch != epoch) {
-      spdlog::warn("session {}: leadership changed while it ran; its {} decision(s) are dropped",
-                   sessions, w->result.binds.size() + w->result.evictions.size());
-    } else {
-      log_session(sessions, *w);
-      cluster.commit(w->result, w->now);
-      runtime.carry(std::move(w->result.plugin_states));  // only with results that are applied
+  auto finish_session = [&](SessionRun run, WorkerOutcome out) {
+    session_started = 0;
+    if (out.ok) {
+      if (auto bad = check_decisions(out.result.result, cluster.cache())) {
+        out.ok = false;
+        out.fault.kind = SessionFault::Kind::BadResult;
+        out.fault.what = "result refused: " + *bad;
+      }
     }
-    if (!stopping) reloader->session_done(w->policy, unix_now());
-    delete w;
+    if (stopping) return;  // shutting down: nothing more is written
+    if (!out.ok) {
+      spdlog::error("session {}: dropped: {}", sessions, out.fault.text());
+      supervisor.faulted(run.policy, out.fault, unix_now());
+      // The pod it was placing hears of it (kubectl describe pod); the log has every fault.
+      if (const auto slash = out.fault.task.find('/'); slash != std::string::npos)
+        cluster.writer().pod_event(out.fault.task.substr(0, slash),
+                                   out.fault.task.substr(slash + 1), "PluginFault",
+                                   "scheduling session dropped: " + out.fault.text());
+    } else if (!leading || run.epoch != epoch) {
+      spdlog::warn("session {}: leadership changed while it ran; its {} decision(s) are dropped",
+                   sessions, out.result.result.binds.size() + out.result.result.evictions.size());
+    } else {
+      run.result = std::move(out.result.result);
+      run.timings = out.result.timings;
+      log_session(sessions, run, cluster.cache());
+      cluster.commit(run.result, run.now);
+      out.result.result.plugin_states = std::move(run.result.plugin_states);
+      absorb(runtime, out.result);  // only with results that are applied
+      supervisor.completed(run.policy, unix_now());
+    }
+    reloader->session_done(run.policy, unix_now());
   };
 
   int code = loop.run(
       true,
       [&]() -> double {
-        std::shared_ptr<const Policy> policy = reloader->active();
-        const double period = policy->config.period_seconds;
-        if (session_running) return 0.05;  // the next session starts when this one ends
+        std::shared_ptr<const Policy> configured = reloader->active();
+        const SchedulerConfig& cfg = configured->config;
+        const double period = cfg.period_seconds;
+        if (worker.running()) {
+          // A session stuck past the renew deadline loses the Lease (set_fit): once no
+          // longer leading, its decisions could not be committed anyway.
+          if (!leading) worker.kill();
+          return 0.05;  // the next session starts when this one ends
+        }
         if (!cluster.synced()) {
           double t = unix_now();
           if (t - waiting_logged > 10) {
@@ -195,36 +226,44 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
           return 0.2;
         }
         if (!leading) return std::min(period, 0.5);
-        auto* w = new SessionWork;
-        w->snapshot = std::make_shared<const Cache>(cluster.cache());
-        w->policy = policy;
-        w->now = unix_now();
-        w->epoch = epoch;
-        w->runtime = &runtime;
-        w->req.data = w;
-        w->done = finish_session;
-        session_running = true;
+        supervisor.set_on_fault(cfg.on_plugin_fault == "disable" ? Supervisor::OnFault::Disable
+                                                                 : Supervisor::OnFault::Fallback);
+        Supervisor::Plan plan = supervisor.plan(configured);
+        for (const std::string& l : plan.lifted) spdlog::info("quarantine lifted: {}", l);
+        if (!plan.why.empty()) {
+          if (plan.mode == "none")
+            spdlog::error("no session: {}", plan.why);
+          else
+            spdlog::warn("{}: {}", plan.mode, plan.why);
+        }
+        if (!plan.policy) return period;
+        SessionRun run;
+        run.policy = plan.policy;
+        run.now = unix_now();
+        run.epoch = epoch;
         ++sessions;
-        uv_queue_work(
-            loop.loop(), &w->req,
-            [](uv_work_t* req) {
-              auto* sw = static_cast<SessionWork*>(req->data);
-              try {
-                sw->result =
-                    run_session(*sw->snapshot, sw->policy, sw->now, *sw->runtime, &sw->timings);
-              } catch (const std::exception& e) {
-                sw->error = e.what();
-              }
-            },
-            [](uv_work_t* req, int) {
-              auto* sw = static_cast<SessionWork*>(req->data);
-              sw->done(sw);
-            });
+        session_started = mono();
+        if (cfg.isolation == "in-process") {
+          WorkerOutcome out;
+          out.ok = true;
+          out.result.result =
+              run_session(cluster.cache(), run.policy, run.now, runtime, &out.result.timings);
+          finish_session(std::move(run), std::move(out));
+          return period;
+        }
+        WorkerLimits limits;
+        limits.timeout_seconds = cfg.session_timeout();
+        limits.memory_bytes = static_cast<uint64_t>(cfg.session_memory_limit_bytes);
+        worker.start(cluster.cache(), run.policy, run.now, runtime, limits,
+                     [&, run](WorkerOutcome out) mutable {
+                       finish_session(std::move(run), std::move(out));
+                     });
         return period;
       },
       [&]() { reloader->trigger("SIGHUP", unix_now()); },
       [&]() {
         stopping = true;
+        worker.close();
         reloader->close();
         auto close_rest = [&]() {
           cluster.stop([&]() { http.close([]() {}); });

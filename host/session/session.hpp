@@ -67,6 +67,11 @@ class Session {
  public:
   // Copies the cache into a new session and opens the policy's plugin instances. A
   // plugin whose open() fails is logged and left out of this session.
+  // The session points into the cache's records (labels, taints, selectors: no copy, and
+  // no reference count written, so a forked session worker copies no page of the cache):
+  // the cache must outlive the session, and no record it holds may be replaced or removed
+  // until close() returns. Every front end runs a session either on a cache that waits
+  // for it (the embedded cluster, the scenario runner, the replay) or in a worker process.
   // `runtime` (host/session/runtime.hpp) lends what outlives the session: the worker pool,
   // memo tables, warnings said, and the plugin states the previous session left (its
   // SessionResult::plugin_states, carried by the front end); it must outlive the session

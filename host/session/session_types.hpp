@@ -50,7 +50,7 @@ inline bool preemptable_status(TaskStatus s) {
 }
 
 struct TaskInfo {
-  // Views of the pod record's strings (`pod` below keeps it alive for the session): a
+  // Views of the pod record's strings (the cache keeps it alive for the session): a
   // snapshot copies no string per pod.
   std::string_view uid;  // "namespace/name"
   std::string_view name;
@@ -68,7 +68,7 @@ struct TaskInfo {
   std::string_view role;   // volcano.sh/task-spec
   double created = 0;
   int64_t name_index = -1;  // the number after the last '-' of the name, -1 if none
-  std::shared_ptr<const PodSpec> pod;  // the cache record (labels, selector, tolerations...)
+  const PodSpec* pod = nullptr;  // the cache record (labels, selector, tolerations...)
   // Why pending: filled by the actions ("0/3 nodes are available: ...").
   std::string pending_reason;
   // Annotations plugins recorded for this session's placement (device assignments); they
@@ -108,7 +108,7 @@ struct JobInfo {
   std::vector<int32_t> role_status_count;  // roles.size() * CAL_TASK_STATUS_COUNT
   ResVec allocated;      // tasks in allocated statuses
   ResVec total_request;  // every task of the job (Volcano's TotalRequest)
-  std::shared_ptr<const PodGroupSpec> podgroup;  // null for a pod without a PodGroup
+  const PodGroupSpec* podgroup = nullptr;  // the cache record; null for a pod without one
   // Job-level pending reasons set by plugins (plugin name -> text).
   std::map<std::string, std::string> pending_reasons;
   // Set when a plugin records a pending reason from its close() (Volcano's
@@ -144,7 +144,7 @@ struct NodeInfo {
   int32_t pods = 0;
   bool unschedulable = false;
   bool ready = true;
-  std::shared_ptr<const NodeSpec> spec;  // labels, taints
+  const NodeSpec* spec = nullptr;  // the cache record: labels, taints
   std::vector<TaskInfo*> tasks;    // tasks on the node, in the order they arrived
   // Kubernetes' view of the node, as Volcano's predicates and nodeorder plugins feed the
   // Kubernetes score plugins: the pods of every task on the node except those evicted in
@@ -174,7 +174,7 @@ struct QueueInfo {
   QueueInfo* parent = nullptr;
   std::vector<QueueInfo*> children;
   double created = 0;
-  std::shared_ptr<const QueueSpec> spec;
+  const QueueSpec* spec = nullptr;  // the cache record
 };
 
 }  // namespace caldera

@@ -115,7 +115,7 @@ void Session::build(const Cache& cache) {
     n->max_pods = spec->max_pods;
     n->unschedulable = spec->unschedulable;
     n->ready = spec->ready;
-    n->spec = spec;
+    n->spec = spec.get();
     total_.add(n->allocatable);
     node_by_name_[name] = n.get();
     node_list_.push_back(n.get());
@@ -137,7 +137,7 @@ void Session::build(const Cache& cache) {
     q->priority = spec->priority;
     q->state = spec->state;
     q->created = spec->created;
-    q->spec = spec;
+    q->spec = spec.get();
     QueueInfo* raw = q.get();
     queue_by_name_[q->name] = raw;
     queues_.push_back(std::move(q));
@@ -203,7 +203,7 @@ void Session::build(const Cache& cache) {
       j->min_resources = vec(*pg->min_resources);
     }
     for (const auto& [role, min] : pg->min_task_member) j->roles.push_back({role, min});
-    j->podgroup = pg;
+    j->podgroup = pg.get();
   }
 
   // A pod that holds a node but is no task of the session still uses the node's
@@ -284,7 +284,7 @@ void Session::build(const Cache& cache) {
     t->role = d.role;
     t->created = pod->created;
     t->name_index = d.name_index;
-    t->pod = pod;
+    t->pod = pod.get();
     j->tasks.push_back(t);
   }
 

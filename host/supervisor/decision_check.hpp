@@ -3,12 +3,13 @@
 // without crashing. Before anything reaches the cache or the backend, the result must be
 // one the cluster can take:
 //   - one decision per pod: no pod bound twice, or bound and evicted;
-//   - every bind names a pod that exists and waits unbound, and a node that exists;
 //   - no node goes over its allocatable in any resource the binds add to, pod count
 //     included, counting the pods already on it (Releasing ones too: they hold their
-//     resources until they are gone);
-//   - every eviction names a pod that runs on a node.
-// A result that breaks one is refused whole, with the first thing wrong.
+//     resources until they are gone).
+// A result that breaks one is refused whole, with the first thing wrong. A decision that
+// no longer applies (the pod or node is gone, the pod was bound or ended meanwhile: the
+// cluster moves while a session runs) is no fault: commit_decisions skips it, and so does
+// this check.
 #pragma once
 
 #include <optional>

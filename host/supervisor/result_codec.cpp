@@ -168,6 +168,14 @@ std::string encode_result(const WorkerResult& wr) {
   return out;
 }
 
+bool frame_complete(std::string_view bytes) {
+  const size_t frame = kHead.size() + sizeof(uint64_t) + kTail.size();
+  if (bytes.size() < kHead.size() + sizeof(uint64_t)) return false;
+  uint64_t n;
+  std::memcpy(&n, bytes.data() + kHead.size(), sizeof n);
+  return n <= bytes.size() && bytes.size() - n >= frame;
+}
+
 WorkerResult decode_result(std::string_view bytes) {
   const size_t frame = kHead.size() + sizeof(uint64_t) + kTail.size();
   if (bytes.size() < frame || bytes.substr(0, kHead.size()) != kHead)

@@ -31,6 +31,10 @@ struct WorkerResult {
 
 std::string encode_result(const WorkerResult& r);
 
+// True when `bytes` starts with a whole frame (header, the body its length declares,
+// trailer): the worker has said everything, whether or not it has exited yet.
+bool frame_complete(std::string_view bytes);
+
 // Throws ResultError (a std::runtime_error) naming the offset and the problem.
 WorkerResult decode_result(std::string_view bytes);
 

@@ -270,6 +270,8 @@ SessionWorker::SessionWorker(uv_loop_t* loop) : loop_(loop), h_(new Handles) {
   h_->watchdog.data = this;
   uv_signal_init(loop_, &h_->sigchld);
   h_->sigchld.data = this;
+  // Reaping exiting workers is no reason to keep a loop running.
+  uv_unref(reinterpret_cast<uv_handle_t*>(&h_->sigchld));
   h_->open = 2;
 }
 
@@ -293,7 +295,23 @@ void SessionWorker::close() {
   uv_close(reinterpret_cast<uv_handle_t*>(&h->sigchld), closed);
 }
 
+void SessionWorker::reap_exiting() {
+  std::vector<long> still;
+  for (long pid : exiting_) {
+    int st = 0;
+    if (::waitpid(static_cast<pid_t>(pid), &st, WNOHANG) == 0) still.push_back(pid);
+  }
+  exiting_ = std::move(still);
+}
+
 void SessionWorker::kill() {
+  for (long pid : exiting_) {
+    ::kill(static_cast<pid_t>(pid), SIGKILL);
+    int st = 0;
+    while (::waitpid(static_cast<pid_t>(pid), &st, 0) < 0 && errno == EINTR) {
+    }
+  }
+  exiting_.clear();
   if (pid_ <= 0) return;
   ::kill(static_cast<pid_t>(pid_), SIGKILL);
   int st = 0;
@@ -302,7 +320,6 @@ void SessionWorker::kill() {
   if (h_) {
     close_poll(h_->poll);
     uv_timer_stop(&h_->watchdog);
-    uv_signal_stop(&h_->sigchld);
   }
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
@@ -382,9 +399,12 @@ void SessionWorker::start(const Cache& cache, std::shared_ptr<const Policy> poli
   uv_poll_start(h_->poll, UV_READABLE | UV_DISCONNECT, [](uv_poll_t* p, int, int) {
     static_cast<SessionWorker*>(p->data)->on_readable();
   });
-  uv_signal_start(&h_->sigchld, [](uv_signal_t* s, int) {
-    static_cast<SessionWorker*>(s->data)->on_child();
-  }, SIGCHLD);
+  if (!uv_is_active(reinterpret_cast<uv_handle_t*>(&h_->sigchld)))
+    uv_signal_start(&h_->sigchld, [](uv_signal_t* s, int) {
+      auto* w = static_cast<SessionWorker*>(s->data);
+      w->reap_exiting();
+      w->on_child();
+    }, SIGCHLD);
   const uint64_t ms = static_cast<uint64_t>(std::max(0.0, limits.timeout_seconds) * 1000.0);
   uv_timer_start(&h_->watchdog, [](uv_timer_t* t) {
     static_cast<SessionWorker*>(t->data)->on_timeout();
@@ -410,6 +430,14 @@ void SessionWorker::on_readable() {
   if (pid_ <= 0) return;
   drain();
   if (eof_ && h_->poll) uv_poll_stop(h_->poll);
+  if (!reaped_ && frame_complete(bytes_)) {
+    // Everything is said: take the result now, reap the worker when it is gone.
+    exiting_.push_back(pid_);
+    reaped_ = true;
+    status_ = 0;  // as if it exited 0: the result decides
+    finish();
+    return;
+  }
   on_child();
 }
 
@@ -435,7 +463,6 @@ void SessionWorker::on_timeout() {
 void SessionWorker::finish() {
   WorkerOutcome o;
   o.pid = pid_;
-  o.seconds = now_seconds() - started_;
   auto* board = static_cast<CrumbBoard*>(board_);
   SessionFault& f = o.fault;
   using K = SessionFault::Kind;
@@ -484,11 +511,11 @@ void SessionWorker::finish() {
     if (auto at = f.what.find(cut); at != std::string::npos) f.what = f.what.substr(at);
   }
 
+  o.seconds = now_seconds() - started_;  // the result decoded: what the commit waits for
   auto done = std::move(done_);
   // Release the worker's things before telling: `done` may start the next session.
   if (h_) {
     uv_timer_stop(&h_->watchdog);
-    uv_signal_stop(&h_->sigchld);
     close_poll(h_->poll);
   }
   ::close(fd_);

@@ -23,6 +23,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "host/cache/cache.hpp"
 #include "host/session/policy.hpp"
@@ -67,7 +68,7 @@ struct WorkerOutcome {
   bool ok = false;
   WorkerResult result;  // when ok
   SessionFault fault;   // when not
-  double seconds = 0;   // from the fork until the worker was reaped
+  double seconds = 0;   // from the fork until the result was in (or the worker was reaped)
   long pid = 0;
 };
 
@@ -113,6 +114,11 @@ class SessionWorker {
   int status_ = 0;  // waitpid's
   bool reaped_ = false;
   bool eof_ = false;
+  // Workers that handed back a whole result and are still on their way out: the result is
+  // taken at once (the worker's exit, which unmaps its copy of the supervisor's memory,
+  // overlaps the commit) and they are reaped as SIGCHLD comes.
+  std::vector<long> exiting_;
+  void reap_exiting();
   std::string bytes_;
   std::function<void(WorkerOutcome)> done_;
 };

@@ -75,6 +75,7 @@ class KubeCluster : public Informer::Handler, public Backend {
 
   const KubeStats& stats() const { return stats_; }
   const Writer& writer() const { return *writer_; }
+  Writer& writer() { return *writer_; }
   const std::vector<std::unique_ptr<Informer>>& informers() const { return informers_; }
   // Pods whose bind is sent and not yet seen on the watch.
   size_t assumed() const { return assumed_.size(); }

@@ -55,6 +55,25 @@ void LeaderElector::tick() {
                   opts_.ns, opts_.name, opts_.renew_deadline);
     set_leading(false);
   }
+  if (fit_ && !fit_()) {
+    // No progress (a session stuck, nothing that may be scheduled): no renewal, and a held
+    // lease goes back at once so a standby takes over.
+    if (leading_) {
+      spdlog::error("kubernetes: this replica cannot schedule; releasing Lease {}/{}", opts_.ns,
+                    opts_.name);
+      set_leading(false);
+      if (!busy_) {
+        busy_ = true;
+        release([this] { busy_ = false; });
+      }
+    } else if (!released_unfit_) {
+      spdlog::warn("kubernetes: this replica cannot schedule; not taking Lease {}/{}", opts_.ns,
+                   opts_.name);
+    }
+    released_unfit_ = true;
+    return;
+  }
+  released_unfit_ = false;
   if (!busy_) try_acquire_or_renew();
 }
 
@@ -199,9 +218,19 @@ void LeaderElector::stop(std::function<void()> closed) {
   bool was_leading = leading_;
   if (leading_) set_leading(false);
   if (was_leading) {
+    ++pending_close_;
+    release([this] {
+      --pending_close_;
+      maybe_closed();
+    });
+  }
+  maybe_closed();
+}
+
+void LeaderElector::release(std::function<void()> done) {
+  {
     // ReleaseOnCancel: clear the holder so a standby replica takes over without waiting
     // for the lease to expire. A release that fails changes nothing: the lease expires.
-    ++pending_close_;
     HttpRequest req;
     req.method = "PATCH";
     req.path = path();
@@ -214,16 +243,14 @@ void LeaderElector::stop(std::function<void()> closed) {
                       {"acquireTime", now}}}}
                    .dump();
     req.timeout_ms = 2000;
-    http_.send(std::move(req), [this](HttpResponse&& r) {
+    http_.send(std::move(req), [this, done = std::move(done)](HttpResponse&& r) {
       if (r.ok())
         spdlog::info("kubernetes: Lease {}/{} released", opts_.ns, opts_.name);
       else
         spdlog::warn("kubernetes: releasing Lease {}/{}: {}", opts_.ns, opts_.name, r.describe());
-      --pending_close_;
-      maybe_closed();
+      done();
     });
   }
-  maybe_closed();
 }
 
 void LeaderElector::maybe_closed() {

@@ -36,6 +36,11 @@ class LeaderElector {
   void start();
   // Stops; a held lease is released (holder cleared) so another replica takes over at once.
   void stop(std::function<void()> closed);
+  // Whether this replica can schedule now (its sessions complete, it has a plugin set to
+  // run): asked before every acquire or renew. While it says no, the lease is neither
+  // taken nor renewed, and a lease held is released at once so a standby takes over
+  // (docs/ISOLATION.md).
+  void set_fit(std::function<bool()> fit) { fit_ = std::move(fit); }
 
   bool leading() const { return leading_; }
   const std::string& identity() const { return opts_.identity; }
@@ -69,6 +74,10 @@ class LeaderElector {
   int pending_close_ = 0;
   bool warned_ = false;
   void maybe_closed();
+  // Clears the holder (client-go's ReleaseOnCancel); `done` after the answer.
+  void release(std::function<void()> done);
+  std::function<bool()> fit_;
+  bool released_unfit_ = false;  // the lease was released because this replica was unfit
 };
 
 }  // namespace caldera::k8s

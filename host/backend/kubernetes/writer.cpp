@@ -146,6 +146,16 @@ void Writer::podgroup_event(const std::string& ns, const std::string& name,
   enqueue(ev);
 }
 
+void Writer::pod_event(const std::string& ns, const std::string& name, const std::string& reason,
+                       const std::string& message) {
+  auto ev = std::make_shared<Op>();
+  ev->kind = Op::Event;
+  ev->ns = ns;
+  ev->name = name;
+  ev->body = json::parse(event_body("Pod", "v1", ns, name, "", reason, message));
+  enqueue(ev);
+}
+
 std::string Writer::event_body(const std::string& kind, const std::string& api_version,
                                const std::string& ns, const std::string& name,
                                const std::string& uid, const std::string& reason,

@@ -77,6 +77,11 @@ class Writer {
   void podgroup_event(const std::string& ns, const std::string& name, const std::string& uid,
                       const std::string& reason, const std::string& message);
 
+  // A Warning event about a pod (a session dropped while placing it: a plugin's fault,
+  // docs/ISOLATION.md).
+  void pod_event(const std::string& ns, const std::string& name, const std::string& reason,
+                 const std::string& message);
+
   // Drops everything queued and not yet sent (leadership lost); writes in flight finish.
   void drop_queued();
   void stop(std::function<void()> closed);
