@@ -281,7 +281,8 @@ SchedulerConfig parse_config(const toml::table& tbl, const fs::path& file,
 
 SchedulerConfig load_config(const fs::path& file,
                             const std::vector<fs::path>& default_plugin_dirs) {
-  return load_config_text(input::read_text(file, "config"), file, default_plugin_dirs);
+  return load_config_text(input::read_text(file, "config", input::kMaxConfigBytes), file,
+                          default_plugin_dirs);
 }
 
 SchedulerConfig load_config_text(const std::string& text, const fs::path& file,

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "host/toml/reader.hpp"
 #include "host/util/sha256.hpp"
 
 namespace caldera {
@@ -35,16 +36,18 @@ double wall_now() {
 
 std::string short_hash(const std::string& h) { return h.substr(0, 12); }
 
+// The config's bytes, read as every input file is (a regular file, within the config's
+// size limit: host/toml/reader.hpp), twice: a file being written in place (an editor that
+// pauses, a copy in progress) could otherwise publish its first half. Bytes that differ
+// between the reads are refused; the watch brings the next attempt once it settles.
 std::string read_text(const fs::path& p) {
-  std::error_code ec;
-  if (fs::is_directory(p, ec))
-    throw InputError(fmt::format("{}: cannot read config: it is a folder", p.string()));
-  std::ifstream in(p, std::ios::binary);
-  if (!in)
-    throw InputError(fmt::format("{}: cannot read config: {}", p.string(), std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string first = input::read_text(p, "config", input::kMaxConfigBytes);
+  std::string again = input::read_text(p, "config", input::kMaxConfigBytes);
+  if (first != again)
+    throw InputError(fmt::format("{}: the config changed while it was read ({} bytes, then {}); "
+                                 "it is tried again once it stops changing",
+                                 p.string(), first.size(), again.size()));
+  return first;
 }
 
 std::string join(const std::vector<std::string>& v, const std::string& sep = ", ") {

@@ -1,9 +1,12 @@
 #include "host/toml/reader.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 
 #include <fmt/format.h>
 
@@ -256,29 +259,41 @@ std::string read_text(const fs::path& file, std::string_view what, uint64_t max_
     input::fail(SourceRef{name, 0, 0}, "", fmt::format("cannot read the {}: {}", what, reason),
                 expected);
   };
-  std::error_code ec;
-  const fs::file_status st = fs::status(file, ec);
-  if (st.type() == fs::file_type::not_found) cannot("no such file");
-  if (ec) cannot(ec.message());
-  if (st.type() == fs::file_type::directory) cannot("it is a folder", "a regular file");
-  if (st.type() != fs::file_type::regular) cannot("it is not a regular file", "a regular file");
-  const uint64_t size = fs::file_size(file, ec);
-  if (!ec && size > max_bytes)
+  // Opened without blocking and checked on the descriptor itself: a FIFO, a device or a
+  // file swapped for one between a check and the open is refused, never waited on or read
+  // without end (/dev/zero).
+  const int fd = ::open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    if (errno == ENOENT) cannot("no such file");
+    cannot(std::strerror(errno));
+  }
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) cannot(std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) cannot("it is a folder", "a regular file");
+  if (!S_ISREG(st.st_mode)) cannot("it is not a regular file", "a regular file");
+  const auto size = static_cast<uint64_t>(st.st_size);
+  if (size > max_bytes)
     cannot(fmt::format("it is {} bytes", size), fmt::format("at most {} bytes", max_bytes));
-  std::ifstream in(file, std::ios::binary);
-  if (!in) cannot(std::strerror(errno));
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   // Chunks up to one past the limit: a file that grew since its size was taken is still
   // refused rather than read without end.
   std::string text;
-  if (!ec) text.reserve(static_cast<size_t>(size));
+  text.reserve(static_cast<size_t>(size));
   char chunk[1 << 16];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    text.append(chunk, static_cast<size_t>(in.gcount()));
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) cannot(std::strerror(errno));
+    if (n == 0) break;
+    text.append(chunk, static_cast<size_t>(n));
     if (text.size() > max_bytes)
       cannot(fmt::format("it is more than {} bytes", max_bytes),
              fmt::format("at most {} bytes", max_bytes));
   }
-  if (in.bad()) cannot("read error");
   return text;
 }
 

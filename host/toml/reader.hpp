@@ -245,6 +245,8 @@ class Array {
 // The largest file the readers take: no scheduler input comes near it (a 10,000-node
 // cluster file is a few MB), and a mistaken path to a huge file fails at once.
 inline constexpr uint64_t kMaxFileBytes = 64ull << 20;
+// A scheduler config: nothing sane comes near it.
+inline constexpr uint64_t kMaxConfigBytes = 1ull << 20;
 
 // A parsed file. Its tables point into `root`: do not move a Document once a view is
 // taken.

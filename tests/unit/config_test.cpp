@@ -17,6 +17,7 @@ namespace caldera {
 namespace {
 
 namespace fs = std::filesystem;
+using caldera::testing::input_error_of;
 
 class ConfigTest : public ::testing::Test {
  protected:
@@ -68,6 +69,14 @@ arguments = { "binpack.weight" = 1, "binpack.cpu" = 2.5, "binpack.mode" = "x", "
 [actions.preempt]
 "enableTopologyAwarePreemption" = true
 )";
+
+TEST_F(ConfigTest, AConfigOverOneMebibyteIsRefused) {
+  const std::string big = "# " + std::string(1 << 20, 'x') + "\n";
+  const fs::path p = write("caldera.toml", big);
+  EXPECT_EQ(input_error_of([&] { load_config(p, {}); }),
+            p.string() + ": cannot read the config: it is " + std::to_string(big.size()) +
+                " bytes; expected at most 1048576 bytes");
+}
 
 TEST_F(ConfigTest, ParsesTheDocumentedExample) {
   SchedulerConfig c = load(kExample);

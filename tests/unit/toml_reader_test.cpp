@@ -103,6 +103,21 @@ TEST_F(TomlFiles, NotARegularFile) {
                             "regular file");
 }
 
+// A device is refused on its descriptor, never read: /dev/zero would never end. So is a
+// link to a FIFO, which a check of the path's name alone would let through to a blocking
+// open.
+TEST_F(TomlFiles, DevicesAndLinksToFifosAreRefusedWithoutReading) {
+  EXPECT_EQ(input_error_of([&] { read_text("/dev/zero", "config"); }),
+            "/dev/zero: cannot read the config: it is not a regular file; expected a regular file");
+  fs::path fifo = dir_ / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  fs::path link = dir_ / "caldera.toml";
+  fs::create_symlink(fifo, link);
+  EXPECT_EQ(input_error_of([&] { read_text(link, "config"); }),
+            link.string() + ": cannot read the config: it is not a regular file; expected a "
+                            "regular file");
+}
+
 TEST_F(TomlFiles, SizeLimit) {
   fs::path p = write("big.toml", "name = \"0123456789\"\n");  // 20 bytes
   EXPECT_EQ(input_error_of([&] { parse_file(p, "cluster file", 19); }),
