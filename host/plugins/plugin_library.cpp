@@ -483,6 +483,38 @@ std::shared_ptr<PluginLibrary> PluginLibrary::load(const fs::path& file) {
   return pl;
 }
 
+std::string trust_problem(const fs::path& p) {
+  // sshd's StrictModes, for code the scheduler will run: the file (or folder), and what a
+  // link points to, must belong to root or to this user and be writable by its owner only.
+  auto check = [](const fs::path& at, const struct stat& st) -> std::string {
+    const uid_t me = ::geteuid();
+    if (st.st_uid != 0 && st.st_uid != me)
+      return fmt::format("{} belongs to user {}, not to root or to this user ({})", at.string(),
+                         st.st_uid, me);
+    if (st.st_mode & (S_IWGRP | S_IWOTH))
+      return fmt::format("{} is writable by {} (mode {:04o}); plugins and their folders must be "
+                         "writable by their owner only",
+                         at.string(), (st.st_mode & S_IWOTH) ? "others" : "its group",
+                         st.st_mode & 07777);
+    return "";
+  };
+  struct stat st;
+  if (::lstat(p.c_str(), &st) != 0) return "";  // gone: the load says so
+  if (S_ISLNK(st.st_mode)) {
+    std::error_code ec;
+    const fs::path target = fs::canonical(p, ec);
+    if (ec) return "";
+    if (::stat(target.c_str(), &st) != 0) return "";
+    if (std::string why = check(target, st); !why.empty()) return "its link target " + why;
+    struct stat parent;
+    if (::stat(target.parent_path().c_str(), &parent) == 0)
+      if (std::string why = check(target.parent_path(), parent); !why.empty())
+        return "its link target's folder " + why;
+    return "";
+  }
+  return check(p, st);
+}
+
 PluginCatalog PluginCatalog::scan(const std::vector<fs::path>& dirs, const PluginCatalog* previous) {
   PluginCatalog cat;
   std::map<std::string, fs::path> owner;  // plugin name -> file that declares it
@@ -493,6 +525,8 @@ PluginCatalog PluginCatalog::scan(const std::vector<fs::path>& dirs, const Plugi
       throw InputError(fmt::format("{}: plugin folder does not exist", dir.string()));
     if (!fs::is_directory(dir, ec))
       throw InputError(fmt::format("{}: plugin folder is not a folder", dir.string()));
+    if (std::string why = trust_problem(dir); !why.empty())
+      throw InputError(fmt::format("{}: plugin folder refused: {}", dir.string(), why));
     // The same folder named twice (or through a link) is scanned once.
     fs::path canon = fs::weakly_canonical(dir, ec);
     if (!scanned.insert(ec ? dir : canon).second) continue;
@@ -517,6 +551,10 @@ PluginCatalog PluginCatalog::scan(const std::vector<fs::path>& dirs, const Plugi
         std::optional<FileStamp> now = stat_file(file);
         for (const auto& old : previous->plugins_)
           if (now && old->info().file == file && old->info().stamp == *now) lib = old;
+      }
+      if (std::string why = trust_problem(file); !why.empty()) {
+        cat.failures_.push_back(Failure{file, fmt::format("{}: refused: {}", file.string(), why)});
+        continue;
       }
       if (!lib) {
         try {

@@ -69,7 +69,13 @@ class PluginLibrary {
   cal_plugin desc_{};
 };
 
-// The plugins found in the plugin dirs: every *.so, loaded and checked. Files that fail to
+// Why the scheduler must not run the code at `p` (a plugin file or folder): it, or what a
+// link at `p` points to, belongs to another user than root or this one, or is writable by
+// its group or others (sshd's StrictModes). "" when it may.
+std::string trust_problem(const std::filesystem::path& p);
+
+// The plugins found in the plugin dirs: every *.so, loaded and checked. A folder that
+// fails trust_problem is an error; a file that fails it is a failure like a broken file. Files that fail to
 // load are kept as errors (file and reason), so that "plugin X not found" can say which
 // broken files might have been it, and `caldera plugins list` can show them.
 class PluginCatalog {

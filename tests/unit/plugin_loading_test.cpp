@@ -93,6 +93,49 @@ TEST_F(PluginLoading, CPluginDescriptorIsRead) {
   EXPECT_NE(lib->descriptor()->open, nullptr);
 }
 
+// sshd's StrictModes for plugin code: a file or folder writable by its group or others,
+// or reached through a link to one, is refused with why; the other files of the folder
+// still load.
+TEST_F(PluginLoading, WritableByOthersIsRefused) {
+  const fs::path good = put("testc");
+  const fs::path loose = put("testcpp");
+  fs::permissions(loose, static_cast<fs::perms>(0646), fs::perm_options::replace);
+  PluginCatalog cat = PluginCatalog::scan({dir_ / "p"});
+  EXPECT_NE(cat.find("testc"), nullptr);
+  EXPECT_EQ(cat.find("testcpp"), nullptr);
+  ASSERT_EQ(cat.failures().size(), 1u);
+  EXPECT_EQ(cat.failures()[0].error,
+            loose.string() + ": refused: " + loose.string() +
+                " is writable by others (mode 0646); plugins and their folders must be "
+                "writable by their owner only");
+
+  // A link to a group-writable file, from a folder of its own.
+  const fs::path target = put("testcpp", "elsewhere");
+  fs::permissions(target, fs::perms::group_write, fs::perm_options::add);
+  fs::create_directories(dir_ / "q");
+  fs::create_symlink(target, dir_ / "q" / "linked.so");
+  cat = PluginCatalog::scan({dir_ / "q"});
+  ASSERT_EQ(cat.failures().size(), 1u);
+  EXPECT_NE(cat.failures()[0].error.find(": refused: its link target " + target.string() +
+                                          " is writable by its group"),
+            std::string::npos)
+      << cat.failures()[0].error;
+
+  // A folder anyone may write to.
+  fs::permissions(dir_ / "p", fs::perms::others_write | fs::perms::others_exec,
+                  fs::perm_options::add);
+  try {
+    PluginCatalog::scan({dir_ / "p"});
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(": plugin folder refused: " + (dir_ / "p").string() +
+                                         " is writable by others"),
+              std::string::npos)
+        << e.what();
+  }
+  (void)good;
+}
+
 TEST_F(PluginLoading, CAndCppPluginsSideBySide) {
   auto c = PluginLibrary::load(plugin("testc"));
   auto cpp = PluginLibrary::load(plugin("testcpp"));
