@@ -23,6 +23,7 @@
 #include "bench/mem_stats.hpp"
 #include "host/scheduler/run_session.hpp"
 #include "host/supervisor/session_worker.hpp"
+#include "host/util/fd_io.hpp"
 
 namespace caldera::bench {
 
@@ -187,18 +188,6 @@ void run_stages(const CaseDef& def, const Policies& policies, const Emit& emit) 
         {"isolated_same_decisions",
          ir.binds == r.binds && ir.evictions == r.evictions && ir.pipelined == r.pipelined &&
              ir.pending == r.pending}});
-}
-
-void write_all(int fd, const std::string& s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return;  // the parent is gone; nothing to tell anyone
-    }
-    off += static_cast<size_t>(n);
-  }
 }
 
 }  // namespace

@@ -87,20 +87,24 @@ class Parser {
       cfg.session_timeout_seconds = input::seconds(*v, input::DurationMin::Positive);
     if (auto v = t.get("session_memory_limit"))
       cfg.session_memory_limit_bytes = input::quantity(*v, "memory", resource_amount);
-    if (auto v = t.get("on_plugin_fault")) {
-      std::string s = v->string("\"fallback\" or \"disable\"");
-      if (s != "fallback" && s != "disable")
-        v->fail("unknown value '" + s + "'", "\"fallback\" (run the last plugin set that "
-                "completed a session, else nothing) or \"disable\" (go on without the plugin)");
-      cfg.on_plugin_fault = s;
-    }
-    if (auto v = t.get("isolation")) {
-      std::string s = v->string("\"process\" or \"in-process\"");
-      if (s != "process" && s != "in-process")
-        v->fail("unknown value '" + s + "'", "\"process\" (each session in a worker process, "
-                "the default) or \"in-process\" (for profilers and debuggers)");
-      cfg.isolation = s;
-    }
+    // A word out of two, with what each means.
+    auto one_of = [&](const char* key, const char* a, const char* b, const char* meaning,
+                      std::string& out) {
+      auto v = t.get(key);
+      if (!v) return;
+      const std::string expected = fmt::format("\"{}\" or \"{}\"", a, b);
+      std::string s = v->string(expected);
+      if (s != a && s != b) v->fail("unknown value '" + s + "'", expected + ": " + meaning);
+      out = s;
+    };
+    one_of("on_plugin_fault", "fallback", "disable",
+           "run the last plugin set that completed a session, else nothing; or go on without "
+           "the faulty plugin",
+           cfg.on_plugin_fault);
+    one_of("isolation", "process", "in-process",
+           "each session in a worker process (the default); or in the scheduler itself, for "
+           "profilers and debuggers",
+           cfg.isolation);
 
     // Action names are the actions' business: build_policy() checks them, pointing at
     // the name with action_srcs.

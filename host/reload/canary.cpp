@@ -22,6 +22,7 @@
 
 #include "host/plugins/policy.hpp"
 #include "host/scheduler/run_session.hpp"
+#include "host/util/fd_io.hpp"
 
 namespace caldera {
 
@@ -39,20 +40,9 @@ std::string clean(std::string s) {
   return s;
 }
 
-void write_all(int fd, const std::string& s) {
-  const char* p = s.data();
-  size_t left = s.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the parent is gone or the pipe broke: nothing to tell anyone
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-}
-
 void emit(int fd, const std::string& kind, const std::string& text) {
-  write_all(fd, kind + " " + clean(text) + "\n");
+  // A parent that is gone or a broken pipe: nothing to tell anyone.
+  (void)write_all(fd, kind + " " + clean(text) + "\n");
 }
 
 std::string stamp_text(const FileStamp& s) {

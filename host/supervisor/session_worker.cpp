@@ -21,6 +21,7 @@
 #include "host/config/points.hpp"
 #include "host/scheduler/run_session.hpp"
 #include "host/session/breadcrumb.hpp"
+#include "host/util/fd_io.hpp"
 #include "host/util/worker_pool.hpp"
 
 namespace caldera {
@@ -72,18 +73,6 @@ void on_terminate() {
   note(what);
   ::signal(SIGABRT, SIG_DFL);
   std::abort();
-}
-
-void write_all(int fd, const std::string& s) {
-  const char* p = s.data();
-  size_t left = s.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) ::_exit(kWriteExit);
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
 }
 
 uint64_t address_space_bytes() {
@@ -138,7 +127,7 @@ uint64_t address_space_bytes() {
   }
   crumb_stage(SessionStage::Encoding);
   for (const auto& [topic, text] : runtime.said()) wr.said.emplace_back(topic, text);
-  write_all(fd, encode_result(wr));
+  if (!write_all(fd, encode_result(wr))) ::_exit(kWriteExit);
   crumb_stage(SessionStage::Done);
   ::_exit(0);
 }

@@ -126,33 +126,29 @@ void Writer::pod_unschedulable(const std::string& ns, const std::string& name,
   cond->message = truncate(message);
   cond->reason = reason;
   enqueue(cond);
-  auto ev = std::make_shared<Op>();
-  ev->kind = Op::Event;
-  ev->ns = ns;
-  ev->name = name;
-  ev->body = json::parse(event_body("Pod", "v1", ns, name, uid, "FailedScheduling", message));
-  enqueue(ev);
+  enqueue_event(ns, name, event_body("Pod", "v1", ns, name, uid, "FailedScheduling", message));
 }
 
 void Writer::podgroup_event(const std::string& ns, const std::string& name,
                             const std::string& uid, const std::string& reason,
                             const std::string& message) {
-  auto ev = std::make_shared<Op>();
-  ev->kind = Op::Event;
-  ev->ns = ns;
-  ev->name = name;
-  ev->body = json::parse(
-      event_body("PodGroup", "scheduling.volcano.sh/v1beta1", ns, name, uid, reason, message));
-  enqueue(ev);
+  enqueue_event(ns, name,
+                event_body("PodGroup", "scheduling.volcano.sh/v1beta1", ns, name, uid, reason,
+                           message));
 }
 
 void Writer::pod_event(const std::string& ns, const std::string& name, const std::string& reason,
                        const std::string& message) {
+  enqueue_event(ns, name, event_body("Pod", "v1", ns, name, "", reason, message));
+}
+
+void Writer::enqueue_event(const std::string& ns, const std::string& name,
+                           const std::string& body) {
   auto ev = std::make_shared<Op>();
   ev->kind = Op::Event;
   ev->ns = ns;
   ev->name = name;
-  ev->body = json::parse(event_body("Pod", "v1", ns, name, "", reason, message));
+  ev->body = json::parse(body);
   enqueue(ev);
 }
 

@@ -100,6 +100,7 @@ class Writer {
   void retry(std::shared_ptr<Op> op, double retry_after);
   void give_up(const std::shared_ptr<Op>& op, const std::string& why);
   void after_bind_conflict(std::shared_ptr<Op> op);
+  void enqueue_event(const std::string& ns, const std::string& name, const std::string& body);
   std::string event_body(const std::string& kind, const std::string& api_version,
                          const std::string& ns, const std::string& name, const std::string& uid,
                          const std::string& reason, const std::string& message);
