@@ -102,10 +102,13 @@ void Session::predicate_codes(const TaskInfo* t, const NodeInfo* const* nodes, s
       c.predicate_many(c.self, to_handle(t), alive.data(), live, cs.data(), rs.data());
       size_t kept = 0;
       for (size_t k = 0; k < live; ++k) {
-        if (!dispatch::valid_code(cs[k]))
+        // Read as the int it is: a value outside the enum must not be loaded as one.
+        int raw;
+        std::memcpy(&raw, &cs[k], sizeof raw);
+        if (raw < CAL_SUCCESS || raw > CAL_SKIP)
           dispatch::broke_contract(c.index, *c.name, Slot::predicate_many, node_index(k),
                                    fmt::format("returned status code {} (expected 0..5, cal_code)",
-                                               static_cast<int>(cs[k])));
+                                               raw));
         if (cs[k] == CAL_SUCCESS || cs[k] == CAL_SKIP) {
           alive[kept] = alive[k];
           where[kept++] = where[k];

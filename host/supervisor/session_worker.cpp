@@ -102,6 +102,15 @@ uint64_t address_space_bytes() {
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP})
     ::sigaction(sig, &sa, nullptr);
   std::set_terminate(on_terminate);
+  // exit() from a plugin: say so with its status and leave at once, before the atexit
+  // handlers and static destructors of the supervisor's code run in this copy of it (and
+  // before a sanitizer's exit-time checks turn the status into their own).
+  ::on_exit(
+      [](int status, void*) {
+        note(fmt::format("exit({}) called before the session ended", status));
+        ::_exit(status);
+      },
+      nullptr);
   if (limits.memory_bytes > 0) {
     const uint64_t cap = address_space_bytes() + limits.memory_bytes;
     struct rlimit rl{cap, cap};
@@ -475,8 +484,9 @@ void SessionWorker::finish() {
         o.ok = true;
       } catch (const ResultError& e) {
         f.kind = bytes_.empty() ? K::Exit : K::BadResult;
-        f.what = bytes_.empty() ? "exit status 0 before the session ended (exit() called?)"
-                                : e.what();
+        f.what = !bytes_.empty()     ? e.what()
+                 : note_text.empty() ? "exit status 0 before the session ended"
+                                     : note_text;
       }
     } else if (code == kInvalidOutputExit) {
       f.kind = K::InvalidOutput;
@@ -490,7 +500,8 @@ void SessionWorker::finish() {
                            limits_.memory_bytes >> 20);
     } else {
       f.kind = K::Exit;
-      f.what = fmt::format("exit status {} before the session ended", code);
+      f.what = note_text.empty() ? fmt::format("exit status {} before the session ended", code)
+                                 : note_text;
     }
   }
   if (!o.ok && f.kind != K::BadResult) blame(*board, *policy_, f);

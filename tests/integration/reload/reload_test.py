@@ -577,7 +577,7 @@ def test_configmap(s):
 FAULTS = {
     "segv": ("faulty_segv", "predicate, node n2", "SIGSEGV"),
     "abort": ("faulty_abort", "predicate", "SIGABRT"),
-    "exit": ("faulty_exit", "predicate", "exit status 0 before the session ended"),
+    "exit": ("faulty_exit", "predicate", "exit(0) called before the session ended"),
     "hang": ("faulty_hang", "node_order", "no result after 2s (session_timeout); killed"),
     "memory": ("faulty_alloc", "predicate", ""),  # SIGABRT, or ASan's own exit, under the cap
     "nan": ("faulty_nan", "node_order", "broke the ABI contract: score NaN"),
@@ -665,7 +665,8 @@ def startup_fault_test(disable):
         s.write_config(extra_scheduler=supervision(extra), extra_plugins=("faulty_open_exit",))
         s.start()
         line = s.wait(lambda: DROPPED_RE.search(s.log()), 10, "a dropped session")
-        check("plugin faulty_open_exit, point open: exit status 0" in line.group(1), line.group(1))
+        check("plugin faulty_open_exit, point open: exit(0) called before the session ended"
+              in line.group(1), line.group(1))
         print(f"  ok: dropped: {line.group(1)}")
         if disable:
             s.wait(lambda: "without-quarantined: plugin faulty_open_exit is quarantined" in s.log(),
