@@ -14,6 +14,7 @@
 
 #include "host/reload/reloader.hpp"
 #include "host/supervisor/supervisor.hpp"
+#include "host/util/fd_io.hpp"
 
 namespace caldera {
 
@@ -141,35 +142,8 @@ json status_json(const Reloader& reloader, const fs::path& config_file,
 }
 
 bool write_status_file(const fs::path& path, const json& status, std::string* error) {
-  std::string text = status.dump(2) + "\n";
-  fs::path tmp = path;
-  tmp += fmt::format(".tmp{}", ::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    if (error) *error = fmt::format("{}: {}", tmp.string(), std::strerror(errno));
-    return false;
-  }
-  const char* p = text.data();
-  size_t left = text.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (error) *error = fmt::format("{}: {}", tmp.string(), std::strerror(errno));
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return false;
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    if (error) *error = fmt::format("{}: {}", path.string(), std::strerror(errno));
-    ::unlink(tmp.c_str());
-    return false;
-  }
-  return true;
+  // 0644: the status names files and plugins, nothing secret; anyone may read it.
+  return write_file_atomic(path, status.dump(2) + "\n", 0644, error);
 }
 
 }  // namespace caldera

@@ -5,12 +5,12 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <system_error>
 
 #include "host/results/csv_writer.hpp"
 #include "host/results/html_report.hpp"
 #include "host/results/json_writer.hpp"
+#include "host/util/fd_io.hpp"
 #include "host/util/input_error.hpp"
 
 namespace caldera {
@@ -19,22 +19,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// 0644: results are for anyone to read (host/util/fd_io.hpp: created safely, renamed over).
 void write_file(const fs::path& path, const std::string& text) {
-  fs::path tmp = path;
-  tmp += fmt::format(".tmp{}", ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out)
-      throw InputError(fmt::format("{}: cannot write: {}", path.string(), std::strerror(errno)));
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw InputError(fmt::format("{}: cannot write: {}", path.string(), ec.message()));
-  }
+  std::string why;
+  if (!write_file_atomic(path, text, 0644, &why))
+    throw InputError(fmt::format("{}: cannot write: {}", path.string(), why));
 }
 
 }  // namespace
@@ -45,12 +34,9 @@ void prepare_results_dir(const fs::path& dir) {
   if (ec) throw InputError(fmt::format("--results {}: cannot create the folder: {}", dir.string(), ec.message()));
   if (!fs::is_directory(dir)) throw InputError(fmt::format("--results {}: not a folder", dir.string()));
   fs::path probe = dir / fmt::format(".caldera-probe{}", ::getpid());
-  {
-    std::ofstream out(probe);
-    if (!out)
-      throw InputError(fmt::format("--results {}: cannot write in the folder: {}", dir.string(),
-                                   std::strerror(errno)));
-  }
+  std::string why;
+  if (!write_file_atomic(probe, "", 0600, &why))
+    throw InputError(fmt::format("--results {}: cannot write in the folder: {}", dir.string(), why));
   fs::remove(probe, ec);
 }
 
