@@ -4,6 +4,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <atomic>
+#include <string_view>
+
 #include <cstring>
 
 #include "host/config/args.hpp"
@@ -26,14 +30,30 @@ const char* find_in(const StringMap& m, const char* key) {
 }
 
 // ---- logging and status -----------------------------------------------------------------
+// The budget of the session running in this process (plugins may log from node threads).
+std::atomic<size_t> g_log_lines{0};
+std::atomic<size_t> g_log_dropped{0};
+
 void h_log(cal_log_level level, const char* plugin, const char* message) {
-  const char* p = plugin ? plugin : "?";
+  const std::string_view p = plugin ? std::string_view(plugin, ::strnlen(plugin, 64)) : "?";
   const char* m = message ? message : "";
+  const size_t n = g_log_lines.fetch_add(1, std::memory_order_relaxed);
+  if (n >= kPluginLogLines) {
+    if (n == kPluginLogLines)
+      spdlog::warn("[{}] plugin log limit: {} lines this session; further plugin lines are "
+                   "dropped until the next session",
+                   p, kPluginLogLines);
+    g_log_dropped.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  const size_t len = ::strnlen(m, kPluginLogBytes + 1);
+  const std::string_view text(m, std::min(len, kPluginLogBytes));
+  const char* cut = len > kPluginLogBytes ? " [cut]" : "";
   switch (level) {
-    case CAL_LOG_DEBUG: spdlog::debug("[{}] {}", p, m); break;
-    case CAL_LOG_INFO: spdlog::info("[{}] {}", p, m); break;
-    case CAL_LOG_WARN: spdlog::warn("[{}] {}", p, m); break;
-    default: spdlog::error("[{}] {}", p, m); break;
+    case CAL_LOG_DEBUG: spdlog::debug("[{}] {}{}", p, text, cut); break;
+    case CAL_LOG_INFO: spdlog::info("[{}] {}{}", p, text, cut); break;
+    case CAL_LOG_WARN: spdlog::warn("[{}] {}{}", p, text, cut); break;
+    default: spdlog::error("[{}] {}{}", p, text, cut); break;
   }
 }
 void h_status_set(cal_status* st, const char* reason) {
@@ -483,6 +503,13 @@ cal_host_api make_table() {
 }
 
 }  // namespace
+
+void reset_plugin_log_budget() {
+  g_log_lines.store(0);
+  g_log_dropped.store(0);
+}
+
+size_t plugin_log_dropped() { return g_log_dropped.load(); }
 
 const cal_host_api* host_api() {
   static const cal_host_api table = make_table();

@@ -12,6 +12,16 @@ class Session;
 
 const cal_host_api* host_api();
 
+// Plugin log output is limited per session: at most kPluginLogLines lines (the first of
+// them all, then nothing until the next session, with one line saying so), each cut to
+// kPluginLogBytes. A plugin logging in a loop cannot fill a disk or drown the scheduler's
+// own lines. Session::open starts a new budget; Session::close says what was dropped.
+inline constexpr size_t kPluginLogLines = 1000;
+inline constexpr size_t kPluginLogBytes = 1024;
+void reset_plugin_log_budget();
+// Lines dropped since the last reset.
+size_t plugin_log_dropped();
+
 inline cal_session* to_handle(Session* s) { return reinterpret_cast<cal_session*>(s); }
 inline cal_job* to_handle(JobInfo* j) { return reinterpret_cast<cal_job*>(j); }
 inline cal_task* to_handle(TaskInfo* t) { return reinterpret_cast<cal_task*>(t); }

@@ -35,6 +35,7 @@ const Args& empty_args() {
 std::unique_ptr<Session> Session::open(const Cache& cache, std::shared_ptr<const Policy> policy,
                                        double now, Runtime& runtime) {
   std::unique_ptr<Session> s(new Session());
+  reset_plugin_log_budget();
   s->runtime_ = &runtime;
   s->policy_ = std::move(policy);
   s->now_ = now;
@@ -149,6 +150,8 @@ SessionResult Session::close() {
       calling_ = nullptr;
     }
   closed_ = true;
+  if (const size_t dropped = plugin_log_dropped())
+    spdlog::warn("plugin log limit: {} plugin log line(s) of this session dropped", dropped);
 
   // The states for the next session: every plugin of the policy (opened or not) keeps what
   // it saved now, else what it had from the same file; plugins not in the policy have none.

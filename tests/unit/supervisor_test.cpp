@@ -4,10 +4,13 @@
 // The workers themselves, with a plugin per kind of fault, are in
 // tests/integration/reload (fault-*, startup-fault*).
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <memory>
 #include <string>
 
+#include "host/session/host_api.hpp"
 #include "host/supervisor/decision_check.hpp"
 #include "host/supervisor/result_codec.hpp"
 #include "host/supervisor/supervisor.hpp"
@@ -245,4 +248,32 @@ TEST(SessionFaultText, NamesPluginPointNodeAndWhere) {
   EXPECT_EQ(h.text(), "the session (no plugin was running): session result spoiled: the trailer is missing");
 }
 
+}  // namespace
+
+// Plugin log output is limited per session (host/session/host_api.hpp): a plugin logging in
+// a loop gets kPluginLogLines lines, then one line saying the rest are dropped; long lines
+// are cut.
+namespace {
+TEST(PluginLog, LimitedPerSessionAndCut) {
+  auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(5000);
+  auto logger = std::make_shared<spdlog::logger>("plugin-log-test", sink);
+  auto before = spdlog::default_logger();
+  spdlog::set_default_logger(logger);
+  caldera::reset_plugin_log_budget();
+  const std::string long_line(5000, 'x');
+  for (int i = 0; i < 1500; ++i)
+    caldera::host_api()->log(CAL_LOG_WARN, "chatty", i == 0 ? long_line.c_str() : "again");
+  const std::vector<std::string> lines = sink->last_formatted();
+  spdlog::set_default_logger(before);
+  ASSERT_EQ(lines.size(), caldera::kPluginLogLines + 1);
+  EXPECT_NE(lines[0].find("[chatty] " + std::string(caldera::kPluginLogBytes, 'x') + " [cut]"),
+            std::string::npos);
+  EXPECT_NE(lines.back().find("[chatty] plugin log limit: 1000 lines this session; further "
+                              "plugin lines are dropped until the next session"),
+            std::string::npos)
+      << lines.back();
+  EXPECT_EQ(caldera::plugin_log_dropped(), 500u);
+  caldera::reset_plugin_log_budget();
+  EXPECT_EQ(caldera::plugin_log_dropped(), 0u);
+}
 }  // namespace
