@@ -14,6 +14,7 @@
 
 namespace caldera::k8s {
 namespace {
+using caldera::testing::input_error_of;
 
 json pod(const std::string& text) { return json::parse(text); }
 
@@ -331,6 +332,43 @@ current-context: ctx
   EXPECT_EQ(a.client_cert_pem, "CERT");  // relative to the kubeconfig
   EXPECT_EQ(a.client_key_pem, "KEY");
   EXPECT_EQ(a.ns, "team");
+}
+
+// client-go's TLS rules, and no credential in the clear.
+TEST(Kubeconfig, InsecureWithACaAndTokensOverHttpAreRefused) {
+  TempDir d;
+  std::string both = d.write("both", R"(current-context: x
+clusters: [{name: c, cluster: {server: "https://k", insecure-skip-tls-verify: true, certificate-authority-data: "UEVNIENB"}}]
+contexts: [{name: x, context: {cluster: c}}]
+)");
+  EXPECT_EQ(input_error_of([&] { load_kubeconfig(both); }),
+            both + ": cluster 'c': insecure-skip-tls-verify together with a certificate "
+                   "authority is not allowed (as in client-go): remove one of them");
+  std::string plain = d.write("plain", R"(current-context: x
+clusters: [{name: c, cluster: {server: "http://k:8080"}}]
+users: [{name: u, user: {token: secret}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+)");
+  EXPECT_EQ(input_error_of([&] { load_kubeconfig(plain); }),
+            plain + ": user 'u': a bearer token or password would be sent in the clear to "
+                    "http://k:8080; use https");
+  // Insecure alone is allowed (and said in the log).
+  std::string insecure = d.write("insecure", R"(current-context: x
+clusters: [{name: c, cluster: {server: "https://k", insecure-skip-tls-verify: true}}]
+contexts: [{name: x, context: {cluster: c}}]
+)");
+  EXPECT_TRUE(load_kubeconfig(insecure).insecure);
+}
+
+// A document nested deeper than kMaxJsonDepth is refused before nlohmann's recursive parser
+// sees it; brackets inside strings do not count.
+TEST(ServerJson, DeepNestingIsRefusedNotACrash) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_TRUE(parse_server_json(deep).is_discarded());
+  const std::string ok = std::string(100, '[') + std::string(100, ']');
+  EXPECT_FALSE(parse_server_json(ok).is_discarded());
+  EXPECT_EQ(json_depth(R"({"a": "[[[[", "b": [{"c": "\"]"}]})", 1000), 3u);
+  EXPECT_EQ(parse_server_json(R"({"a": "[[[["})")["a"], "[[[[");
 }
 
 TEST(Kubeconfig, MergesFilesFirstWins) {

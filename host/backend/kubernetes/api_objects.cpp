@@ -175,6 +175,32 @@ std::vector<Toleration> read_tolerations(const json& spec, const std::string& wh
 
 }  // namespace
 
+size_t json_depth(std::string_view text, size_t limit) {
+  size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '{' || c == '[') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+json parse_server_json(std::string_view text) {
+  if (json_depth(text, kMaxJsonDepth) > kMaxJsonDepth) return json(json::value_t::discarded);
+  return json::parse(text, nullptr, false);
+}
+
 std::string json_string(const json& o, const char* key, const std::string& fallback) {
   const json* v = field(o, key);
   return v && v->is_string() ? v->get<std::string>() : fallback;

@@ -37,6 +37,15 @@ ObjectMeta read_meta(const json& obj);
 // Safe reads for the write side: the member's value when it has the right type, else the
 // fallback (nlohmann's value() throws on a type mismatch, which hostile input must not cause).
 std::string json_string(const json& o, const char* key, const std::string& fallback = "");
+
+// What the API server sends, parsed with limits: a document nested deeper than
+// kMaxJsonDepth (arrays and objects) is refused before the parser sees it (nlohmann's
+// parser recurses once per level: a hostile document would overflow the stack). Returns a
+// discarded value for a malformed or refused document, as json::parse(..., false) does.
+inline constexpr size_t kMaxJsonDepth = 128;
+json parse_server_json(std::string_view text);
+// The nesting depth of a JSON text (brackets outside strings), stopping past `limit`.
+size_t json_depth(std::string_view text, size_t limit);
 int64_t json_int(const json& o, const char* key, int64_t fallback = 0);
 
 // Unix seconds of an RFC 3339 time ("2024-05-01T12:00:00Z", fractions and offsets

@@ -4,6 +4,8 @@
 // curl_multi_socket_action; finished transfers are collected with curl_multi_info_read.
 #include "host/backend/kubernetes/http_client.hpp"
 
+#include "host/backend/kubernetes/api_objects.hpp"
+
 #include <curl/curl.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -40,12 +42,16 @@ bool iequals_prefix(const char* data, size_t len, const char* prefix) {
   return true;
 }
 
+// The longest Retry-After obeyed, in seconds (client-go waits what it is told; a cap keeps
+// a bad header from stalling the scheduler's writes for hours).
+constexpr double kMaxRetryAfter = 30;
+
 }  // namespace
 
 std::string HttpResponse::describe() const {
   if (status == 0) return "transport error: " + (error.empty() ? std::string("unknown") : error);
   std::string msg;
-  auto j = nlohmann::json::parse(body, nullptr, false);
+  auto j = parse_server_json(body);
   if (j.is_object() && j.contains("message") && j["message"].is_string())
     msg = j["message"].get<std::string>();
   else
@@ -171,6 +177,12 @@ uint64_t HttpClient::send(HttpRequest req, Done done, OnData on_data, OnHeaders 
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &HttpClient::on_header);
   curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+  // A transfer that stalls (under 1 byte/s for 90 s) fails and is retried: lists and
+  // watches without a total timeout would otherwise hang on a half-open connection. The
+  // API server sends a watch a bookmark about every minute, so a live watch never stalls
+  // that long.
+  curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, 90L);
   if (t->req.timeout_ms > 0) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, t->req.timeout_ms);
   // HTTP/1.1, one connection per concurrent request, kept alive and reused. HTTP/2 would
   // multiplex everything over one connection, but with libcurl 7.88 (Debian 12) a large
@@ -359,7 +371,8 @@ size_t HttpClient::on_header(char* data, size_t size, size_t n, void* userp) {
     try {
       size_t used = 0;
       double secs = std::stod(v, &used);
-      if (secs >= 0) t->resp.retry_after = secs;
+      // Capped: a server (or something in between) asking for an hour is not obeyed.
+      if (secs >= 0) t->resp.retry_after = std::min(secs, kMaxRetryAfter);
     } catch (const std::exception&) {
       // An HTTP date instead of seconds: the caller's own backoff applies.
     }

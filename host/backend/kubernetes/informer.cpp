@@ -65,8 +65,9 @@ void Informer::stop(std::function<void()> closed) {
 }
 
 double Informer::next_backoff() {
-  backoff_ = backoff_ <= 0 ? 0.5 : std::min(backoff_ * 2, opts_.max_backoff);
-  return backoff_ * (1.0 + 0.25 * jitter());
+  // client-go's reflector: 800 ms doubling up to 30 s, jitter 1.0 (up to twice the step).
+  backoff_ = backoff_ <= 0 ? 0.8 : std::min(backoff_ * 2, opts_.max_backoff);
+  return backoff_ * (1.0 + jitter());
 }
 
 void Informer::retry_later(double retry_after, void (Informer::*what)()) {
@@ -138,7 +139,7 @@ void Informer::on_list(HttpResponse&& r, const std::string& cont) {
     retry_later(r.retry_after, &Informer::restart_list);
     return;
   }
-  json body = json::parse(r.body, nullptr, false);
+  json body = parse_server_json(r.body);
   if (!body.is_object() || !body.contains("items") ||
       !(body["items"].is_array() || body["items"].is_null())) {
     ++stats_.errors;
@@ -231,7 +232,7 @@ void Informer::on_watch_data(std::string_view chunk) {
     std::string_view line(buffer_.data() + start, nl - start);
     start = nl + 1;
     if (line.empty() || line == "\r") continue;
-    json ev = json::parse(line, nullptr, false);
+    json ev = parse_server_json(line);
     if (!ev.is_object() || !ev.contains("type") || !ev["type"].is_string() ||
         !ev.contains("object")) {
       spdlog::warn("kubernetes: {}: a watch event that is not an event object; skipped",

@@ -91,7 +91,7 @@ KubeCluster::KubeCluster(uv_loop_t* loop, HttpClient& http, KubeOptions opts)
     io.path = path;
     io.optional = optional;
     io.page_size = opts_.page_size;
-    io.max_backoff = 10;
+    io.max_backoff = 30;  // client-go's reflector cap
     informers_.push_back(std::make_unique<Informer>(loop_, http_, io, *this));
   };
   // Queues and PodGroups first, so a pod's group and a group's queue are usually known

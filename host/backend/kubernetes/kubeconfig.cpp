@@ -4,6 +4,7 @@
 #include "host/backend/kubernetes/kubeconfig.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
@@ -255,7 +256,24 @@ ClusterAccess load_kubeconfig(const std::string& files, const std::string& conte
       throw InputError(fmt::format("{}: user '{}': a client certificate needs its key and the "
                                    "key its certificate",
                                    u.file.string(), user_name));
+    // Credentials never travel in the clear.
+    if (a.server.rfind("http://", 0) == 0 &&
+        (!a.token.empty() || !a.token_file.empty() || !a.password.empty()))
+      throw InputError(fmt::format("{}: user '{}': a bearer token or password would be sent in "
+                                   "the clear to {}; use https",
+                                   u.file.string(), user_name, a.server));
   }
+  // client-go's rules: a CA with insecure-skip-tls-verify is a contradiction and refused;
+  // insecure alone is allowed, and said.
+  if (a.insecure && !a.ca_pem.empty())
+    throw InputError(fmt::format("{}: cluster '{}': insecure-skip-tls-verify together with a "
+                                 "certificate authority is not allowed (as in client-go): "
+                                 "remove one of them",
+                                 c.file.string(), cluster_name));
+  if (a.insecure)
+    spdlog::warn("kubernetes: {}: cluster '{}': insecure-skip-tls-verify: the API server's "
+                 "certificate is not checked",
+                 c.file.string(), cluster_name);
   return a;
 }
 

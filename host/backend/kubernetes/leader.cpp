@@ -125,7 +125,7 @@ void LeaderElector::on_get(HttpResponse&& r) {
     write(std::move(lease), true);
     return;
   }
-  json lease = r.ok() ? json::parse(r.body, nullptr, false) : json();
+  json lease = r.ok() ? parse_server_json(r.body) : json();
   if (!lease.is_object()) {
     busy_ = false;
     spdlog::debug("kubernetes: reading Lease {}/{} failed: {}", opts_.ns, opts_.name,
@@ -179,7 +179,7 @@ void LeaderElector::write(json lease, bool create) {
       return;
     }
     if (r.ok()) {
-      json l = json::parse(r.body, nullptr, false);
+      json l = parse_server_json(r.body);
       if (l.is_object() && l.contains("spec")) {
         observed_record_ = l["spec"].dump();
         observed_time_ = mono_now();

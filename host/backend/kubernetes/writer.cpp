@@ -32,7 +32,7 @@ bool transient(long status) { return status == 0 || status == 429 || status >= 5
 // carries a DisruptionBudget cause); any other 429 is the server's flow control.
 bool disruption_budget_refusal(const HttpResponse& r) {
   if (r.status != 429) return false;
-  json b = json::parse(r.body, nullptr, false);
+  json b = parse_server_json(r.body);
   if (!b.is_object()) return false;
   if (auto d = b.find("details"); d != b.end() && d->is_object()) {
     if (auto c = d->find("causes"); c != d->end() && c->is_array())
@@ -378,7 +378,7 @@ void Writer::after_bind_conflict(std::shared_ptr<Op> op) {
       pump();
       return;
     }
-    json pod = json::parse(r.body, nullptr, false);
+    json pod = parse_server_json(r.body);
     if (!pod.is_object()) {
       give_up(op, "409 Conflict, and the pod read again is not an object");
       pump();
