@@ -32,6 +32,9 @@ std::string url_escape(const std::string& s) {
   return out;
 }
 
+// The longest watch line (one event, one object) taken.
+constexpr size_t kMaxWatchLine = 16u << 20;
+
 double jitter() {
   static thread_local std::mt19937 rng{std::random_device{}()};
   return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
@@ -259,7 +262,9 @@ void Informer::on_watch_data(std::string_view chunk) {
               auto* self = static_cast<Informer*>(t->data);
               if (!self->stopping_) self->relist("watch: 410 Gone (resourceVersion too old)");
             },
-            0, 0);
+            // With backoff: a server that answers 410 to every watch is not relisted in a
+            // tight loop (client-go's reflector backs off the same way).
+            static_cast<uint64_t>(next_backoff() * 1000), 0);
       } else {
         ++stats_.errors;
         spdlog::warn("kubernetes: {}: watch error {}: {}; resuming", opts_.name, code, msg);
@@ -282,10 +287,22 @@ void Informer::on_watch_data(std::string_view chunk) {
     ++stats_.events;
     handler_.event(opts_.name, type, obj);
   }
-  if (request_ == 0)
+  if (request_ == 0) {
     buffer_.clear();
-  else
+  } else {
     buffer_.erase(0, start);
+    if (buffer_.size() > kMaxWatchLine) {
+      // No object is this big (etcd refuses values over 1.5 MiB): a broken or hostile
+      // stream. Dropped, and the watch resumes after a backoff.
+      ++stats_.errors;
+      spdlog::warn("kubernetes: {}: a watch line of more than {} bytes; the watch is restarted",
+                   opts_.name, kMaxWatchLine);
+      http_.cancel(request_);
+      request_ = 0;
+      buffer_.clear();
+      retry_later(0, &Informer::watch);
+    }
+  }
 }
 
 void Informer::on_watch_done(HttpResponse&& r) {
