@@ -69,9 +69,9 @@ int scenario_run(const Common& c, const std::vector<std::filesystem::path>& file
     } catch (const InputError& e) {
       error = e.what();
     } catch (const std::exception& e) {
-      // Not the user's input (a plugin misbehaving, an internal error): still one line, and
-      // the other files still run.
-      error = fmt::format("internal error: {}", e.what());
+      // Not the user's input (a plugin's fault, named by the session worker; an internal
+      // error): still one line, and the other files still run.
+      error = e.what();
     }
     ++failed;
     if (json) {

@@ -17,6 +17,8 @@
 #include "host/plugins/plugin_library.hpp"
 #include "host/plugins/policy.hpp"
 #include "host/scheduler/run_session.hpp"
+#include "host/supervisor/decision_check.hpp"
+#include "host/supervisor/session_worker.hpp"
 #include "host/util/sha256.hpp"
 
 namespace caldera {
@@ -92,11 +94,28 @@ ScenarioOutcome run_scenario(const Scenario& sc) {
   Runtime runtime;
   for (int i = 0; i < sc.sessions; ++i) {
     double now = i * sc.config.period_seconds;
-    // The steps every front end shares: run a session, commit its decisions, carry the
-    // plugins' states to the next session.
-    SessionResult r = run_session(cluster.cache(), policy, now, runtime);
+    // The steps every front end shares: run a session (in a worker process, as `caldera
+    // run` does, unless the config says isolation = "in-process"), check and commit its
+    // decisions, carry the plugins' states to the next session. A fault ends the scenario
+    // with the plugin, point and node named.
+    SessionResult r;
+    if (sc.config.isolation == "in-process") {
+      r = run_session(cluster.cache(), policy, now, runtime);
+    } else {
+      WorkerLimits limits;
+      limits.timeout_seconds = sc.config.session_timeout();
+      limits.memory_bytes = static_cast<uint64_t>(sc.config.session_memory_limit_bytes);
+      WorkerOutcome w = run_session_in_worker(cluster.cache(), policy, now, runtime, limits);
+      if (w.ok)
+        if (auto bad = check_decisions(w.result.result, cluster.cache()))
+          throw std::runtime_error(fmt::format("session {}: result refused: {}", i + 1, *bad));
+      if (!w.ok)
+        throw std::runtime_error(fmt::format("session {}: {}", i + 1, w.fault.text()));
+      absorb(runtime, w.result);  // the plugin states and the warnings said
+      r = std::move(w.result.result);
+    }
     cluster.commit(r, now);
-    runtime.carry(std::move(r.plugin_states));
+    if (sc.config.isolation == "in-process") runtime.carry(std::move(r.plugin_states));
 
     out.binds.insert(out.binds.end(), r.binds.begin(), r.binds.end());
     out.evictions.insert(out.evictions.end(), r.evictions.begin(), r.evictions.end());
