@@ -239,6 +239,9 @@ class Session {
   std::unordered_map<std::string, NodeInfo*> node_by_name_;
   std::unordered_map<std::string, QueueInfo*> queue_by_name_;
   std::map<std::string, Args> action_args_;
+  // Records the snapshot made itself (a "default" queue the cluster does not declare): the
+  // session's objects point into records, and these have no cache to live in.
+  std::vector<std::shared_ptr<const void>> own_records_;
   HyperNodes hypernodes_;
 
   std::vector<std::vector<Instance>> tiers_;

@@ -150,6 +150,7 @@ void Session::build(const Cache& cache) {
     if (auto* q = queue("default")) return q;
     auto spec = std::make_shared<QueueSpec>();
     spec->name = "default";
+    own_records_.push_back(spec);  // the cache has no such record to point into
     return add_queue(spec);
   };
 

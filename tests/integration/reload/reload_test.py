@@ -371,7 +371,7 @@ def test_plugin_files(s):
     m = s.mark()
     s.write_config(dirs=("plugins", "plugins2"))
     m = s.expect_reload(m, "accepted", "plugin dirs")
-    check(extra in s.status()["reloads"]["watched_dirs"], "the new folder is watched")
+    s.wait(lambda: extra in s.status()["reloads"]["watched_dirs"], 5, "the new folder watched")
     m = s.mark()
     os.rename(os.path.join(s.plugins, "nodeprefer.so"), os.path.join(extra, "nodeprefer.so"))
     m = s.expect_reload(m, "accepted", "plugins replaced: nodeprefer", "now " + extra)
