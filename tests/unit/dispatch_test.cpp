@@ -169,7 +169,7 @@ std::vector<PluginCall> chain(Fn fn, std::vector<std::pair<uint32_t, Fake*>> plu
   std::vector<PluginCall> out;
   for (size_t i = 0; i < plugins.size(); ++i)
     out.push_back(PluginCall{reinterpret_cast<void (*)()>(fn), plugins[i].second, &kNames[i],
-                             plugins[i].first});
+                             plugins[i].first, static_cast<int32_t>(i)});
   return out;
 }
 
