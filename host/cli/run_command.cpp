@@ -241,16 +241,10 @@ int run(const Common& c, const RunOptions& o) {
       return;
     }
     auto after = [&, used = plan.policy, next](WorkerOutcome out) {
-      if (out.ok) {
-        if (auto bad = check_decisions(out.result.result, sim->cache())) {
-          out.ok = false;
-          out.fault.kind = SessionFault::Kind::BadResult;
-          out.fault.what = "result refused: " + *bad;
-        }
-      }
+      refuse_unfit(out, sim->cache());
       if (!out.ok) {
         spdlog::error("t={:.0f}s session {}: dropped: {}", now, index + 1, out.fault.text());
-        supervisor->faulted(used, out.fault, wall());
+        supervisor->faulted(out.fault, wall());
         reloader->session_done(used, wall());
         write_status();
         next(next_step(false, ""));
@@ -283,10 +277,7 @@ int run(const Common& c, const RunOptions& o) {
       after(std::move(out));
       return;
     }
-    WorkerLimits limits;
-    limits.timeout_seconds = cfg.session_timeout();
-    limits.memory_bytes = static_cast<uint64_t>(cfg.session_memory_limit_bytes);
-    worker.start(sim->cache(), plan.policy, now, runtime, limits, after);
+    worker.start(sim->cache(), plan.policy, now, runtime, WorkerLimits::of(cfg), after);
   };
   int code = loop.run_async(
       o.realtime, tick, [&] { reloader->trigger("SIGHUP"); },

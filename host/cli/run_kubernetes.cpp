@@ -174,17 +174,11 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
 
   auto finish_session = [&](SessionRun run, WorkerOutcome out) {
     session_started = 0;
-    if (out.ok) {
-      if (auto bad = check_decisions(out.result.result, cluster.cache())) {
-        out.ok = false;
-        out.fault.kind = SessionFault::Kind::BadResult;
-        out.fault.what = "result refused: " + *bad;
-      }
-    }
+    refuse_unfit(out, cluster.cache());
     if (stopping) return;  // shutting down: nothing more is written
     if (!out.ok) {
       spdlog::error("session {}: dropped: {}", sessions, out.fault.text());
-      supervisor.faulted(run.policy, out.fault, unix_now());
+      supervisor.faulted(out.fault, unix_now());
       // The pod it was placing hears of it (kubectl describe pod); the log has every fault.
       if (const auto slash = out.fault.task.find('/'); slash != std::string::npos)
         cluster.writer().pod_event(out.fault.task.substr(0, slash),
@@ -251,10 +245,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
           finish_session(std::move(run), std::move(out));
           return period;
         }
-        WorkerLimits limits;
-        limits.timeout_seconds = cfg.session_timeout();
-        limits.memory_bytes = static_cast<uint64_t>(cfg.session_memory_limit_bytes);
-        worker.start(cluster.cache(), run.policy, run.now, runtime, limits,
+        worker.start(cluster.cache(), run.policy, run.now, runtime, WorkerLimits::of(cfg),
                      [&, run](WorkerOutcome out) mutable {
                        finish_session(std::move(run), std::move(out));
                      });

@@ -60,4 +60,14 @@ std::optional<std::string> check_decisions(const SessionResult& r, const Cache& 
   return std::nullopt;
 }
 
+void refuse_unfit(WorkerOutcome& outcome, const Cache& cache) {
+  if (!outcome.ok) return;
+  if (auto bad = check_decisions(outcome.result.result, cache)) {
+    outcome.ok = false;
+    outcome.fault = SessionFault{};
+    outcome.fault.kind = SessionFault::Kind::BadResult;
+    outcome.fault.what = "result refused: " + *bad;
+  }
+}
+
 }  // namespace caldera

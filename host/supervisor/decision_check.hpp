@@ -17,10 +17,15 @@
 
 #include "host/cache/cache.hpp"
 #include "host/session/session.hpp"
+#include "host/supervisor/session_worker.hpp"
 
 namespace caldera {
 
 // nullopt when the result may be committed; else what is wrong with it.
 std::optional<std::string> check_decisions(const SessionResult& result, const Cache& cache);
+
+// A worker's outcome that handed back a result the cluster cannot take becomes a fault
+// (kind BadResult, "result refused: ..."): what every front end does before it commits.
+void refuse_unfit(WorkerOutcome& outcome, const Cache& cache);
 
 }  // namespace caldera

@@ -35,6 +35,14 @@ namespace caldera {
 struct WorkerLimits {
   double timeout_seconds = 60;  // the watchdog: the worker is killed after this long
   uint64_t memory_bytes = 0;    // address space the session may add; 0: no limit
+
+  // What the config's [scheduler] session_timeout and session_memory_limit say.
+  static WorkerLimits of(const SchedulerConfig& config) {
+    WorkerLimits l;
+    l.timeout_seconds = config.session_timeout();
+    l.memory_bytes = static_cast<uint64_t>(config.session_memory_limit_bytes);
+    return l;
+  }
 };
 
 // What went wrong in a worker, and who was running.

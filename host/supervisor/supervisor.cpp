@@ -129,9 +129,7 @@ void Supervisor::completed(const std::shared_ptr<const Policy>& used, double at)
   while (good_.size() > kGoodSets) good_.pop_back();
 }
 
-void Supervisor::faulted(const std::shared_ptr<const Policy>& used, const SessionFault& f,
-                         double at) {
-  (void)used;
+void Supervisor::faulted(const SessionFault& f, double at) {
   ++faults_total_;
   ++consecutive_;
   skip_ = std::min(kMaxSkip, (size_t{1} << std::min<size_t>(consecutive_ - 1, 5)) - 1);

@@ -65,9 +65,9 @@ class Supervisor {
   Plan plan(const std::shared_ptr<const Policy>& configured);
   // A session of `used` completed and its decisions were committed.
   void completed(const std::shared_ptr<const Policy>& used, double at);
-  // A session of `used` failed. `fault` from the worker; for a refused result (the
-  // decisions check), a fault with no plugin.
-  void faulted(const std::shared_ptr<const Policy>& used, const SessionFault& fault, double at);
+  // A session failed. `fault` from the worker, naming the plugin (its file) to quarantine;
+  // for a refused result (the decisions check), a fault with no plugin.
+  void faulted(const SessionFault& fault, double at);
 
   // Healthy: the last plan could run a configured or fallback set, and no fault is being
   // backed off from at start-up (never completed anything).

@@ -178,7 +178,7 @@ TEST(SupervisorPlan, QuarantineFallsBackToTheLastGoodSetAndLiftsOnANewFile) {
   EXPECT_EQ(sv.plan(good).mode, "configured");
   sv.completed(good, 1);
   EXPECT_EQ(sv.plan(bad).policy, bad);
-  sv.faulted(bad, fault_in("evil", "e1"), 2);
+  sv.faulted(fault_in("evil", "e1"), 2);
   ASSERT_EQ(sv.quarantine().count("e1"), 1u);
   Supervisor::Plan p = sv.plan(bad);
   EXPECT_EQ(p.mode, "fallback");
@@ -197,14 +197,14 @@ TEST(SupervisorPlan, QuarantineFallsBackToTheLastGoodSetAndLiftsOnANewFile) {
 TEST(SupervisorPlan, NoGoodSetSchedulesNothingUnlessToldToDisable) {
   auto bad = policy_of({{"gang", "g1"}, {"evil", "e1"}});
   Supervisor sv;
-  sv.faulted(bad, fault_in("evil", "e1"), 1);
+  sv.faulted(fault_in("evil", "e1"), 1);
   Supervisor::Plan p = sv.plan(bad);
   EXPECT_EQ(p.mode, "none");
   EXPECT_EQ(p.policy, nullptr);
   EXPECT_FALSE(sv.healthy());
 
   Supervisor dis(Supervisor::OnFault::Disable);
-  dis.faulted(bad, fault_in("evil", "e1"), 1);
+  dis.faulted(fault_in("evil", "e1"), 1);
   p = dis.plan(bad);
   EXPECT_EQ(p.mode, "without-quarantined");
   ASSERT_NE(p.policy, nullptr);
@@ -221,12 +221,12 @@ TEST(SupervisorPlan, FaultsWithoutAPluginBackOff) {
   Supervisor sv;
   SessionFault host;
   host.kind = SessionFault::Kind::BadResult;
-  sv.faulted(p, host, 1);  // 1st in a row: no wait
+  sv.faulted(host, 1);  // 1st in a row: no wait
   EXPECT_EQ(sv.plan(p).mode, "configured");
-  sv.faulted(p, host, 2);  // 2nd: 1 period
+  sv.faulted(host, 2);  // 2nd: 1 period
   EXPECT_EQ(sv.plan(p).mode, "backoff");
   EXPECT_EQ(sv.plan(p).mode, "configured");
-  sv.faulted(p, host, 3);  // 3rd: 3 periods
+  sv.faulted(host, 3);  // 3rd: 3 periods
   for (int i = 0; i < 3; ++i) EXPECT_EQ(sv.plan(p).mode, "backoff");
   EXPECT_EQ(sv.plan(p).mode, "configured");
   sv.completed(p, 4);

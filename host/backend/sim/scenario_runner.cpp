@@ -102,13 +102,9 @@ ScenarioOutcome run_scenario(const Scenario& sc) {
     if (sc.config.isolation == "in-process") {
       r = run_session(cluster.cache(), policy, now, runtime);
     } else {
-      WorkerLimits limits;
-      limits.timeout_seconds = sc.config.session_timeout();
-      limits.memory_bytes = static_cast<uint64_t>(sc.config.session_memory_limit_bytes);
-      WorkerOutcome w = run_session_in_worker(cluster.cache(), policy, now, runtime, limits);
-      if (w.ok)
-        if (auto bad = check_decisions(w.result.result, cluster.cache()))
-          throw std::runtime_error(fmt::format("session {}: result refused: {}", i + 1, *bad));
+      WorkerOutcome w = run_session_in_worker(cluster.cache(), policy, now, runtime,
+                                              WorkerLimits::of(sc.config));
+      refuse_unfit(w, cluster.cache());
       if (!w.ok)
         throw std::runtime_error(fmt::format("session {}: {}", i + 1, w.fault.text()));
       absorb(runtime, w.result);  // the plugin states and the warnings said
