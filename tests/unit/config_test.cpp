@@ -70,6 +70,39 @@ arguments = { "binpack.weight" = 1, "binpack.cpu" = 2.5, "binpack.mode" = "x", "
 "enableTopologyAwarePreemption" = true
 )";
 
+// The supervised-session keys (docs/ISOLATION.md): read, defaulted, and each bad value
+// refused with file, line, key and what is expected.
+TEST_F(ConfigTest, SupervisionKeys) {
+  SchedulerConfig d = load("[scheduler]\nperiod = \"2s\"\n");
+  EXPECT_EQ(d.isolation, "process");
+  EXPECT_EQ(d.on_plugin_fault, "fallback");
+  EXPECT_EQ(d.session_timeout(), 60.0);  // the larger of 60 s and 10 periods
+  SchedulerConfig c = load(
+      "[scheduler]\nperiod = \"10s\"\nisolation = \"in-process\"\non_plugin_fault = "
+      "\"disable\"\nsession_memory_limit = \"1Gi\"\n");
+  EXPECT_EQ(c.isolation, "in-process");
+  EXPECT_EQ(c.on_plugin_fault, "disable");
+  EXPECT_EQ(c.session_timeout(), 100.0);
+  EXPECT_EQ(c.session_memory_limit_bytes, 1024.0 * 1024 * 1024);
+  EXPECT_EQ(load("[scheduler]\nsession_timeout = \"3s\"\n").session_timeout(), 3.0);
+
+  const std::string f = file();
+  EXPECT_EQ(error_of("[scheduler]\non_plugin_fault = \"ignore\"\n"),
+            f + ":2:19: scheduler.on_plugin_fault: unknown value 'ignore'; expected "
+                "\"fallback\" or \"disable\": run the last plugin set that completed a "
+                "session, else nothing; or go on without the faulty plugin");
+  EXPECT_NE(error_of("[scheduler]\nisolation = \"thread\"\n")
+                .find(":2:13: scheduler.isolation: unknown value 'thread'; expected \"process\" "
+                      "or \"in-process\""),
+            std::string::npos);
+  EXPECT_NE(error_of("[scheduler]\nsession_memory_limit = \"4GB\"\n")
+                .find(":2:24: scheduler.session_memory_limit: '4GB' is not a quantity"),
+            std::string::npos)
+      << error_of("[scheduler]\nsession_memory_limit = \"4GB\"\n");
+  EXPECT_NE(error_of("[scheduler]\nsession_timeout = \"0s\"\n").find("scheduler.session_timeout"),
+            std::string::npos);
+}
+
 TEST_F(ConfigTest, AConfigOverOneMebibyteIsRefused) {
   const std::string big = "# " + std::string(1 << 20, 'x') + "\n";
   const fs::path p = write("caldera.toml", big);
