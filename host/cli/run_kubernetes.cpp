@@ -184,6 +184,13 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
         cluster.writer().pod_event(out.fault.task.substr(0, slash),
                                    out.fault.task.substr(slash + 1), "PluginFault",
                                    "scheduling session dropped: " + out.fault.text());
+    } else if (!cluster.synced()) {
+      // A watch went down while the session ran: the cache may miss a deleted node, and a
+      // bind to it would be accepted by the API server. The next synced session decides again.
+      spdlog::warn("session {}: the cache went out of sync while it ran ({}); its {} decision(s) "
+                   "are dropped",
+                   sessions, cluster.sync_state(),
+                   out.result.result.binds.size() + out.result.result.evictions.size());
     } else if (!leading || run.epoch != epoch) {
       spdlog::warn("session {}: leadership changed while it ran; its {} decision(s) are dropped",
                    sessions, out.result.result.binds.size() + out.result.result.evictions.size());

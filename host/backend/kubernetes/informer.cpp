@@ -253,6 +253,9 @@ void Informer::on_watch_data(std::string_view chunk) {
                             : obj.dump();
       http_.cancel(request_);
       request_ = 0;
+      // The watch is down from here: no session until it is back (410: until the relist is
+      // complete; the watch said 200 first, which set healthy_).
+      healthy_ = false;
       if (code == 410) {
         // Deferred to a fresh turn of the loop: we are inside curl's write callback.
         timer_action_ = nullptr;
