@@ -89,7 +89,7 @@ int plugins_describe(const Common& c, const std::filesystem::path& config, const
   try {
     SchedulerConfig cfg = config_for_plugins(c, config);
     PluginCatalog cat = PluginCatalog::scan(cfg.plugin_dirs);
-    std::shared_ptr<const PluginLibrary> lib = cat.find(name);
+    std::shared_ptr<const PluginFile> lib = cat.find(name);
     if (!lib) {
       std::string known;
       for (const auto& l : cat.plugins()) known += (known.empty() ? "" : ", ") + l->info().name;
@@ -105,9 +105,8 @@ int plugins_describe(const Common& c, const std::filesystem::path& config, const
     fmt::print("sha256: {}\n", i.sha256);
     fmt::print("ABI:    {} (host {})\n", abi_text(i.abi_version), abi_text(CAL_ABI_VERSION));
     fmt::print("points: {}\n", points_text(i.implemented));
-    const cal_plugin* d = lib->descriptor();
     fmt::print("node callbacks may run in parallel: {}\n",
-               (d->capabilities & CAL_CAP_NODE_PARALLEL) ? "yes" : "no");
+               (i.capabilities & CAL_CAP_NODE_PARALLEL) ? "yes" : "no");
     if (i.options.empty()) {
       fmt::print("options: none\n");
     } else {

@@ -1,37 +1,35 @@
-// Loading plugin shared objects and finding them in the plugin folders.
+// Plugin files: read and sealed in the host, inspected in a child, loaded where sessions run.
 //
 // Volcano compiles its plugins in and registers them by name (pkg/scheduler/framework/
 // plugins.go: RegisterPluginBuilder, and LoadCustomPlugins, which dlopens Go plugins from
 // a folder and looks up their "New" symbol). Caldera always loads them from files, through
 // the C ABI of caldera/plugin.h, and checks each descriptor before anything else is called.
 //
-// Why a private copy: dlopen hands back the library it already has for a path or an inode
-// it has seen, so a rebuilt file at the same path would never be loaded again. Each load
-// copies the file to a unique path in a private folder (mkdtemp, mode 0700) and opens the
-// copy. The copy stays on disk while the library is loaded: removing it would free its
-// inode number, and a later copy that reused the number would make dlopen return the old
-// library. It is removed when the library is unloaded.
+// Why a memfd: the bytes that were read, checked and inspected are the bytes every later
+// load maps (sealed against writes and resizing: nothing can change them), whatever becomes
+// of the file on disk; and each memfd is its own inode, so dlopen never hands back an older
+// build it has seen under the same path or inode.
 #include "host/plugins/plugin_library.hpp"
 
 #include <dlfcn.h>
 #include <elf.h>
-#include <link.h>
 #include <fcntl.h>
-#include <signal.h>
+#include <link.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <cstdlib>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <mutex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include <boost/dll/shared_library.hpp>
@@ -40,6 +38,8 @@
 #include "host/config/args.hpp"
 #include "host/config/config.hpp"
 #include "host/session/host_api.hpp"
+#include "host/util/child_run.hpp"
+#include "host/util/fd_io.hpp"
 #include "host/util/sha256.hpp"
 
 namespace caldera {
@@ -47,127 +47,6 @@ namespace caldera {
 namespace fs = std::filesystem;
 
 namespace {
-
-// ---------------------------------------------------------------------------------------
-// The private folder of copies: created on first use, removed again whenever it empties,
-// so a normal run leaves nothing behind in the temp folder.
-// ---------------------------------------------------------------------------------------
-class CopyDir {
- public:
-  // Writes `bytes` to a new unique file in the private folder and returns its path.
-  static fs::path write_copy(const fs::path& original, const std::string& bytes) {
-    std::lock_guard<std::mutex> lock(mu());
-    fs::path& dir = path();
-    if (dir.empty()) {
-      remove_stale_dirs();
-      // The creator's pid in the folder's name lets a later process tell a folder whose
-      // owner was killed (and could not clean up) from one in use.
-      std::string tmpl =
-          (fs::temp_directory_path() / fmt::format("caldera-plugins-{}-XXXXXX", ::getpid()))
-              .string();
-      if (!::mkdtemp(tmpl.data()))
-        throw InputError(fmt::format("{}: cannot create a private folder for plugin copies in "
-                                     "{}: {}",
-                                     original.string(), fs::temp_directory_path().string(),
-                                     std::strerror(errno)));
-      dir = tmpl;
-    }
-    static std::atomic<uint64_t> counter{0};
-    // The process id in the name: a forked child (the reload canary) inherits this folder
-    // and the counter, so without it a child's copy and the parent's next one could get the
-    // same name; it also lets the parent remove what a child that died left behind.
-    fs::path copy = dir / fmt::format("{}-{}-{}", ::getpid(), ++counter,
-                                      original.filename().string());
-    int fd = ::open(copy.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
-    if (fd < 0)
-      throw InputError(fmt::format("{}: cannot create the private copy {}: {}",
-                                   original.string(), copy.string(), std::strerror(errno)));
-    const char* p = bytes.data();
-    size_t left = bytes.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd, p, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        int err = errno;
-        ::close(fd);
-        ::unlink(copy.c_str());
-        throw InputError(fmt::format("{}: cannot write the private copy {}: {}",
-                                     original.string(), copy.string(), std::strerror(err)));
-      }
-      p += n;
-      left -= static_cast<size_t>(n);
-    }
-    ::close(fd);
-    return copy;
-  }
-
-  // Removes the copies a process (a finished child) made: "<pid>-*" in the folder.
-  static void remove_copies_of(long pid) {
-    std::lock_guard<std::mutex> lock(mu());
-    fs::path& dir = path();
-    if (dir.empty()) return;
-    const std::string prefix = fmt::format("{}-", pid);
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-      if (it->path().filename().string().rfind(prefix, 0) == 0) ::unlink(it->path().c_str());
-    if (::rmdir(dir.c_str()) == 0) dir.clear();
-  }
-
-  // Removes the folders of copies left by processes that were killed (SIGKILL, a crash):
-  // "caldera-plugins-<pid>-XXXXXX" of this user whose creator and every copy's process
-  // ("<pid>-...") are gone. A pid that is alive again (reused) keeps its folder: this only
-  // ever errs on the side of leaving files.
-  static void remove_stale_dirs() {
-    std::error_code ec;
-    fs::path tmp = fs::temp_directory_path(ec);
-    if (ec) return;
-    auto dead = [](const std::string& pid_text) {
-      char* end = nullptr;
-      long pid = std::strtol(pid_text.c_str(), &end, 10);
-      if (pid_text.empty() || *end != '\0' || pid <= 0) return false;
-      return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
-    };
-    const std::string prefix = "caldera-plugins-";
-    for (fs::directory_iterator it(tmp, ec), end; !ec && it != end; it.increment(ec)) {
-      std::string name = it->path().filename().string();
-      if (name.rfind(prefix, 0) != 0) continue;
-      std::string rest = name.substr(prefix.size());
-      size_t dash = rest.find('-');
-      if (dash == std::string::npos || !dead(rest.substr(0, dash))) continue;
-      struct stat st;
-      if (::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::getuid())
-        continue;
-      bool all_dead = true;
-      std::error_code fec;
-      for (fs::directory_iterator f(it->path(), fec), fend; !fec && f != fend; f.increment(fec)) {
-        std::string fname = f->path().filename().string();
-        if (!dead(fname.substr(0, fname.find('-')))) all_dead = false;
-      }
-      if (fec || !all_dead) continue;
-      fs::remove_all(it->path(), fec);
-    }
-  }
-
-  static void remove_copy(const fs::path& copy) {
-    std::lock_guard<std::mutex> lock(mu());
-    ::unlink(copy.c_str());
-    fs::path& dir = path();
-    // rmdir fails while other copies remain; then a later removal retries.
-    if (!dir.empty() && copy.parent_path() == dir && ::rmdir(dir.c_str()) == 0) dir.clear();
-  }
-
- private:
-  // Leaked on purpose: libraries held by static objects unload during exit, after
-  // function-local statics could have been destroyed.
-  static std::mutex& mu() {
-    static auto* m = new std::mutex;
-    return *m;
-  }
-  static fs::path& path() {
-    static auto* p = new fs::path;
-    return *p;
-  }
-};
 
 FileStamp stamp_of(const struct stat& st) {
   FileStamp s;
@@ -309,95 +188,44 @@ std::vector<cal_option> read_options(const fs::path& file, const std::string& na
   return out;
 }
 
-}  // namespace
 
-namespace {
-std::atomic<bool> g_unload_on_release{true};
-
-// Copies of libraries kept loaded (unload_on_release false): removed when the process
-// exits, when no code of theirs can run any more.
-std::vector<fs::path>& kept_copies() {
-  static auto* v = new std::vector<fs::path>;  // leaked: used from an atexit handler
-  return *v;
-}
-std::mutex& kept_mu() {
-  static auto* m = new std::mutex;
-  return *m;
-}
-void remove_kept_copies() {
-  std::lock_guard<std::mutex> lock(kept_mu());
-  for (const fs::path& p : kept_copies()) CopyDir::remove_copy(p);
-  kept_copies().clear();
-}
-}  // namespace
-
-struct PluginLibrary::Impl {
-  boost::dll::shared_library lib;
-  fs::path copy;
-  ~Impl() {
-    if (!g_unload_on_release.load() && lib.is_loaded()) {
-      // Keep the code mapped: one more reference (RTLD_NOLOAD opens nothing new) that is
-      // never dropped, so Boost's dlclose below leaves the library in place. The copy stays
-      // on disk too, so that its inode number is not reused while the library is mapped.
-      if (::dlopen(copy.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
-        lib.unload();
-        std::lock_guard<std::mutex> lock(kept_mu());
-        if (kept_copies().empty()) std::atexit(remove_kept_copies);
-        kept_copies().push_back(copy);
-        return;
-      }
-    }
-    lib.unload();
-    if (!copy.empty()) CopyDir::remove_copy(copy);
-  }
-};
-
-void PluginLibrary::set_unload_on_release(bool unload) { g_unload_on_release.store(unload); }
-
-void PluginLibrary::remove_private_copies_of(long pid) { CopyDir::remove_copies_of(pid); }
-
-PluginLibrary::~PluginLibrary() = default;
-
-std::shared_ptr<PluginLibrary> PluginLibrary::load(const fs::path& file) {
+// Loads the shared object at `at` (a memfd's /proc/self/fd path) into this process, calls
+// its entry with the host table, and checks the descriptor: ABI major equal, minor not newer
+// than the host's, struct size, name present, every reserved word inside struct_size zero,
+// open and close set, options well formed. `desc` receives the host's copy of the
+// descriptor, with only the slots the plugin's minor defines. Returns what the descriptor
+// declares (its option strings still in the library). Throws InputError naming `file` (the
+// user's file), both versions and what to rebuild on a mismatch; "not a caldera plugin"
+// when the entry symbol is missing or the bytes do not load as a shared object.
+PluginInfo open_code(const std::string& at, const fs::path& file, boost::dll::shared_library& lib,
+                     cal_plugin& desc) {
   const std::string f = file.string();
-  FileStamp stamp;
-  std::string bytes = read_settled(file, stamp);
-
-  if (std::string why = elf_problem(bytes); !why.empty())
-    throw InputError(fmt::format("{}: not a caldera plugin (cannot load it as a shared object: "
-                                 "{})",
-                                 f, why));
-
-  std::shared_ptr<PluginLibrary> pl(new PluginLibrary());
-  pl->impl_ = std::make_unique<Impl>();
-  pl->impl_->copy = CopyDir::write_copy(file, bytes);
-  const fs::path& copy = pl->impl_->copy;
-
+  PluginInfo info;
   // RTLD_NOW: a plugin that needs a symbol nobody provides fails here, not in the middle
   // of a session. RTLD_LOCAL: one plugin's symbols never satisfy another's.
   boost::dll::fs::error_code ec;
-  pl->impl_->lib.load(boost::dll::fs::path(copy.string()), ec,
+  lib.load(boost::dll::fs::path(at), ec,
                       boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
-  if (ec || !pl->impl_->lib.is_loaded()) {
+  if (ec || !lib.is_loaded()) {
     // Boost.DLL keeps only an errno-like code; open once more to read dlerror()'s reason.
     std::string reason = ec.message();
-    if (void* h = ::dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+    if (void* h = ::dlopen(at.c_str(), RTLD_NOW | RTLD_LOCAL)) {
       ::dlclose(h);
     } else if (const char* e = ::dlerror()) {
       reason = e;
-      // Name the user's file, not the private copy.
-      for (size_t pos; (pos = reason.find(copy.string())) != std::string::npos;)
-        reason.replace(pos, copy.string().size(), f);
+      // Name the user's file, not the memfd's path.
+      for (size_t pos; (pos = reason.find(at)) != std::string::npos;)
+        reason.replace(pos, at.size(), f);
       if (reason.rfind(f + ": ", 0) == 0) reason = reason.substr(f.size() + 2);
     }
     throw InputError(fmt::format("{}: not a caldera plugin (cannot load it as a shared object: "
                                  "{})",
                                  f, reason));
   }
-  if (!pl->impl_->lib.has(CAL_ENTRY_SYMBOL))
+  if (!lib.has(CAL_ENTRY_SYMBOL))
     throw InputError(fmt::format("{}: not a caldera plugin (no symbol {})", f, CAL_ENTRY_SYMBOL));
 
-  auto entry = pl->impl_->lib.get<const cal_plugin*(const cal_host_api*, uint32_t)>(
+  auto entry = lib.get<const cal_plugin*(const cal_host_api*, uint32_t)>(
       CAL_ENTRY_SYMBOL);
   const cal_plugin* d = nullptr;
   try {
@@ -460,27 +288,326 @@ std::shared_ptr<PluginLibrary> PluginLibrary::load(const fs::path& file) {
   // 1.0, which the 1.0 host never read). Every later read of the descriptor, by the
   // loader, the policy and the session, reads this copy.
   const size_t covered = CAL_PLUGIN_COVERED(d);
-  std::memset(&pl->desc_, 0, sizeof pl->desc_);
-  std::memcpy(&pl->desc_, d, covered);
-  pl->desc_.struct_size = static_cast<uint32_t>(covered);
-  d = &pl->desc_;
+  std::memset(&desc, 0, sizeof desc);
+  std::memcpy(&desc, d, covered);
+  desc.struct_size = static_cast<uint32_t>(covered);
+  d = &desc;
   if (!d->open || !d->close)
     throw InputError(fmt::format(
         "{}: plugin '{}' has no {} function: a descriptor must set both open and close "
         "(caldera/plugin.h); rebuild it with them",
         f, name, !d->open && !d->close ? "open or close" : !d->open ? "open" : "close"));
 
-  PluginInfo& info = pl->info_;
   info.name = name;
   info.version = d->version ? d->version : "";
   info.description = d->description ? d->description : "";
   info.abi_version = abi;
   info.file = file;
-  info.stamp = stamp;
-  info.sha256 = sha256_hex(bytes);
   info.implemented = implemented_points(d);  // host/config/points.hpp, from the point table
   info.options = read_options(file, name, d);
-  return pl;
+  info.capabilities = d->capabilities;
+  info.checks_args = d->check_args != nullptr;
+  return info;
+}
+
+
+std::string memfd_path(int fd) { return fmt::format("/proc/self/fd/{}", fd); }
+
+// A sealed memfd holding `bytes`: no write, no resize, no more seals.
+int sealed_memfd(const fs::path& file, const std::string& bytes) {
+  const std::string name = "caldera-plugin:" + file.filename().string();
+  const int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0)
+    throw InputError(fmt::format("{}: cannot hold the plugin's bytes (memfd_create: {})",
+                                 file.string(), std::strerror(errno)));
+  if (!write_all(fd, bytes) ||
+      ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+    const int err = errno;
+    ::close(fd);
+    throw InputError(fmt::format("{}: cannot hold the plugin's bytes (memfd: {})", file.string(),
+                                 std::strerror(err)));
+  }
+  return fd;
+}
+
+// ---- the inspection's report: one record per line, fields split by tabs ----------------
+
+std::string esc(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+std::string unesc(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '\\' || i + 1 == s.size()) {
+      out += s[i];
+      continue;
+    }
+    const char n = s[++i];
+    out += n == 't' ? '\t' : n == 'n' ? '\n' : n;
+  }
+  return out;
+}
+
+std::vector<std::string> fields(std::string_view line) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (;;) {
+    const size_t tab = line.find('\t', start);
+    out.push_back(unesc(line.substr(start, tab == std::string_view::npos ? line.npos : tab - start)));
+    if (tab == std::string_view::npos) break;
+    start = tab + 1;
+  }
+  return out;
+}
+
+std::string points_bits(const PointSet& p) {
+  std::string out;
+  for (int i = 0; i < kPointCount; ++i) out += p.has(static_cast<Point>(i)) ? '1' : '0';
+  return out;
+}
+
+// The child's side: loads each file's memfd, reports what its descriptor declares.
+//   file I                         (before loading file I: a crash after it is file I's)
+//   info I  name version description abi points capabilities checks_args
+//   option I  name type has_default default description     (one per option)
+//   done I  | error I  text
+int inspect_child(int out, const std::vector<std::pair<fs::path, int>>& files, size_t from) {
+  // Every library stays loaded: the child _exits, and a plugin's destructors are not what
+  // is being inspected (unload_retired_plugins = false exists for those that cannot be
+  // unloaded).
+  auto* kept = new std::vector<boost::dll::shared_library>();
+  for (size_t i = from; i < files.size(); ++i) {
+    const auto& [file, fd] = files[i];
+    if (!write_all(out, fmt::format("file {}\n", i))) return 1;
+    std::string rec;
+    try {
+      kept->emplace_back();
+      cal_plugin desc{};
+      const PluginInfo info = open_code(memfd_path(fd), file, kept->back(), desc);
+      rec = fmt::format("info {}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", i, esc(info.name),
+                        esc(info.version), esc(info.description), info.abi_version,
+                        points_bits(info.implemented), info.capabilities,
+                        info.checks_args ? 1 : 0);
+      for (const cal_option& o : info.options)
+        rec += fmt::format("option {}\t{}\t{}\t{}\t{}\t{}\n", i, esc(o.name),
+                           static_cast<int>(o.type), o.default_value ? 1 : 0,
+                           esc(o.default_value ? o.default_value : ""), esc(o.description));
+      rec += fmt::format("done {}\n", i);
+    } catch (const InputError& e) {
+      rec = fmt::format("error {}\t{}\n", i, esc(e.what()));
+    }
+    if (!write_all(out, rec)) return 1;
+  }
+  return 0;
+}
+
+// How long a child may spend in one file's constructors and entry point (at least).
+constexpr double kInspectSeconds = 10;
+
+struct Inspected {
+  std::optional<PluginInfo> info;
+  std::string error;
+};
+
+// Inspects `files` (path, memfd) in children: one child for the lot, and after a child
+// that died or hung, a new one from the file after the one it was on (that file fails
+// with the child's ending). Runs no plugin code in this process.
+std::vector<Inspected> inspect(const std::vector<std::pair<fs::path, int>>& files) {
+  std::vector<Inspected> out(files.size());
+  std::vector<std::shared_ptr<std::vector<std::string>>> text(files.size());
+  size_t from = 0;
+  while (from < files.size()) {
+    // A file's constructors and entry point take milliseconds: the limit is generous for
+    // a slow machine without letting one hung file stall the scan for long.
+    ChildRun run = run_in_child([&](int fd) { return inspect_child(fd, files, from); },
+                                kInspectSeconds + 1.0 * static_cast<double>(files.size() - from));
+    if (run.how == ChildRun::How::ForkFailed) {
+      for (size_t i = from; i < files.size(); ++i)
+        out[i].error = fmt::format("{}: cannot inspect the plugin: {}", files[i].first.string(),
+                                   run.ending());
+      break;
+    }
+    std::istringstream in(run.output);
+    size_t on = from;       // the file the child reported last
+    bool finished = false;  // ... and whether its record was complete
+    for (std::string line; std::getline(in, line);) {
+      if (in.eof()) break;  // a line without its newline: the child died writing it
+      const size_t sp = line.find(' ');
+      if (sp == std::string::npos) continue;
+      const std::string kind = line.substr(0, sp);
+      const std::vector<std::string> f = fields(std::string_view(line).substr(sp + 1));
+      const size_t i = std::strtoull(f[0].c_str(), nullptr, 10);
+      if (i < from || i >= files.size()) continue;
+      if (kind == "file") {
+        on = i;
+        finished = false;
+      } else if (kind == "error" && f.size() == 2) {
+        out[i].error = f[1];
+        finished = true;
+      } else if (kind == "info" && f.size() == 8) {
+        PluginInfo info;
+        info.name = f[1];
+        info.version = f[2];
+        info.description = f[3];
+        info.abi_version = static_cast<uint32_t>(std::strtoul(f[4].c_str(), nullptr, 10));
+        for (int p = 0; p < kPointCount && p < static_cast<int>(f[5].size()); ++p)
+          if (f[5][p] == '1') info.implemented.add(static_cast<Point>(p));
+        info.capabilities = std::strtoull(f[6].c_str(), nullptr, 10);
+        info.checks_args = f[7] == "1";
+        out[i].info = std::move(info);
+        text[i] = std::make_shared<std::vector<std::string>>();
+      } else if (kind == "option" && f.size() == 6 && out[i].info) {
+        text[i]->insert(text[i]->end(), {f[1], f[4], f[5]});
+        cal_option o{};
+        o.struct_size = sizeof o;
+        o.type = static_cast<cal_option_type>(std::atoi(f[2].c_str()));
+        o.default_value = f[3] == "1" ? "" : nullptr;  // pointed at its text below
+        out[i].info->options.push_back(o);
+      } else if (kind == "done" && out[i].info) {
+        // The strings no longer move: point the options at them.
+        PluginInfo& info = *out[i].info;
+        const std::vector<std::string>& t = *text[i];
+        for (size_t k = 0; k < info.options.size(); ++k) {
+          info.options[k].name = t[3 * k].c_str();
+          if (info.options[k].default_value) info.options[k].default_value = t[3 * k + 1].c_str();
+          info.options[k].description = t[3 * k + 2].c_str();
+        }
+        info.option_text = text[i];
+        finished = true;
+      }
+    }
+    if (!finished) {
+      // The child ended while on this file: its constructors or entry point did it.
+      out[on].info.reset();
+      out[on].error = fmt::format(
+          "{}: not a caldera plugin (loading it {}, in its constructors or entry point)",
+          files[on].first.string(),
+          run.how == ChildRun::How::TimedOut
+              ? std::string("did not finish in time")
+          : run.how == ChildRun::How::Signaled ? "crashed with " + run.ending()
+                                               : "ended the process: " + run.ending());
+    }
+    from = on + 1;
+  }
+  return out;
+}
+
+std::atomic<bool> g_unload_on_release{true};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// PluginFile
+// ---------------------------------------------------------------------------------------
+
+struct PluginFile::Code {
+  boost::dll::shared_library lib;
+  cal_plugin desc{};
+  std::string error;  // why it could not be loaded here ("" when it was)
+};
+
+PluginFile::~PluginFile() {
+  // dlopen knows a library by the name it was opened with ("/proc/self/fd/N") before it
+  // looks at the file: while a library of that name stays loaded, fd N must not be reused
+  // for other bytes, in this process or a child that inherits both. So the memfd stays open
+  // as long as its code stays mapped: kept on purpose (unload_retired_plugins = false), or
+  // because dlclose left it (a library marked NODELETE, as C++ code with unique symbols is).
+  bool still_mapped = false;
+  if (code_ && code_->lib.is_loaded()) {
+    const std::string at = memfd_path(fd_);
+    if (!g_unload_on_release.load()) {
+      // One more reference (RTLD_NOLOAD opens nothing new) that is never dropped.
+      still_mapped = ::dlopen(at.c_str(), RTLD_NOW | RTLD_NOLOAD) != nullptr;
+    }
+    code_.reset();
+    if (!still_mapped) {
+      if (void* h = ::dlopen(at.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {
+        ::dlclose(h);
+        still_mapped = true;
+      }
+    }
+  }
+  code_.reset();
+  if (fd_ >= 0 && !still_mapped) ::close(fd_);
+}
+
+std::shared_ptr<PluginFile> PluginFile::open_bytes(const fs::path& file) {
+  FileStamp stamp;
+  const std::string bytes = read_settled(file, stamp);
+  if (std::string why = elf_problem(bytes); !why.empty())
+    throw InputError(fmt::format("{}: not a caldera plugin (cannot load it as a shared object: "
+                                 "{})",
+                                 file.string(), why));
+  std::shared_ptr<PluginFile> f(new PluginFile());
+  f->fd_ = sealed_memfd(file, bytes);
+  f->info_.file = file;
+  f->info_.stamp = stamp;
+  f->info_.sha256 = sha256_hex(bytes);
+  return f;
+}
+
+void PluginFile::inspect_all(const std::vector<PluginFile*>& files,
+                             std::vector<std::string>& errors) {
+  std::vector<std::pair<fs::path, int>> batch;
+  for (PluginFile* f : files) batch.emplace_back(f->info_.file, f->fd_);
+  std::vector<Inspected> got = inspect(batch);
+  errors.assign(files.size(), "");
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!got[i].info) {
+      errors[i] = got[i].error.empty()
+                      ? fmt::format("{}: not a caldera plugin (its inspection said nothing)",
+                                    files[i]->info_.file.string())
+                      : got[i].error;
+      continue;
+    }
+    PluginInfo& info = *got[i].info;
+    info.file = files[i]->info_.file;
+    info.stamp = files[i]->info_.stamp;
+    info.sha256 = files[i]->info_.sha256;
+    files[i]->info_ = std::move(info);
+  }
+}
+
+std::shared_ptr<const PluginFile> PluginFile::read(const fs::path& file) {
+  std::shared_ptr<PluginFile> f = open_bytes(file);
+  std::vector<std::string> errors;
+  inspect_all({f.get()}, errors);
+  if (!errors[0].empty()) throw InputError(errors[0]);
+  return f;
+}
+
+void PluginFile::set_unload_on_release(bool unload) { g_unload_on_release.store(unload); }
+
+bool PluginFile::loaded_here() const { return code_ && code_->error.empty(); }
+
+const cal_plugin* PluginFile::descriptor() const {
+  std::call_once(once_, [this] {
+    auto c = std::make_unique<Code>();
+    try {
+      const PluginInfo got = open_code(memfd_path(fd_), info_.file, c->lib, c->desc);
+      if (got.name != info_.name || got.abi_version != info_.abi_version ||
+          !(got.implemented == info_.implemented))
+        c->error = fmt::format("it now declares '{}' ABI {}, not what it declared when inspected",
+                               got.name, version_str(got.abi_version));
+    } catch (const InputError& e) {
+      c->error = e.what();
+    }
+    code_ = std::move(c);
+  });
+  if (!code_->error.empty())
+    throw std::runtime_error(fmt::format("plugin {}: its code cannot be loaded here: {}",
+                                         info_.name, code_->error));
+  return &code_->desc;
 }
 
 std::string trust_problem(const fs::path& p) {
@@ -515,9 +642,17 @@ std::string trust_problem(const fs::path& p) {
   return check(p, st);
 }
 
+
 PluginCatalog PluginCatalog::scan(const std::vector<fs::path>& dirs, const PluginCatalog* previous) {
   PluginCatalog cat;
-  std::map<std::string, fs::path> owner;  // plugin name -> file that declares it
+  // Every candidate file in order: a file lent by `previous`, a failure, or one to inspect.
+  struct Entry {
+    fs::path file;
+    std::shared_ptr<const PluginFile> lent;
+    std::shared_ptr<PluginFile> fresh;
+    std::string error;
+  };
+  std::vector<Entry> entries;
   std::set<fs::path> scanned;
   for (const fs::path& dir : dirs) {
     std::error_code ec;
@@ -542,44 +677,73 @@ PluginCatalog PluginCatalog::scan(const std::vector<fs::path>& dirs, const Plugi
     if (ec)
       throw InputError(fmt::format("{}: cannot list the plugin folder: {}", dir.string(),
                                    ec.message()));
-    // Sorted, so the load order and every message are the same on every run.
+    // Sorted, so the order and every message are the same on every run.
     std::sort(files.begin(), files.end());
 
     for (const fs::path& file : files) {
-      std::shared_ptr<const PluginLibrary> lib;
+      Entry e;
+      e.file = file;
+      if (std::string why = trust_problem(file); !why.empty()) {
+        e.error = fmt::format("{}: refused: {}", file.string(), why);
+        entries.push_back(std::move(e));
+        continue;
+      }
       if (previous) {
         std::optional<FileStamp> now = stat_file(file);
         for (const auto& old : previous->plugins_)
-          if (now && old->info().file == file && old->info().stamp == *now) lib = old;
+          if (now && old->info().file == file && old->info().stamp == *now) e.lent = old;
       }
-      if (std::string why = trust_problem(file); !why.empty()) {
-        cat.failures_.push_back(Failure{file, fmt::format("{}: refused: {}", file.string(), why)});
-        continue;
-      }
-      if (!lib) {
+      if (!e.lent) {
         try {
-          lib = PluginLibrary::load(file);
-        } catch (const InputError& e) {
-          cat.failures_.push_back(Failure{file, e.what()});
-          continue;
+          e.fresh = PluginFile::open_bytes(file);
+        } catch (const InputError& err) {
+          e.error = err.what();
         }
       }
-      auto [it, fresh] = owner.emplace(lib->info().name, file);
-      if (!fresh)
-        throw InputError(fmt::format("plugin '{}' is provided by two files, {} and {}: remove "
-                                     "one of them",
-                                     lib->info().name, it->second.string(), file.string()));
-      cat.plugins_.push_back(std::move(lib));
+      entries.push_back(std::move(e));
     }
+  }
+
+  // What the new files declare, learnt in a child.
+  std::vector<PluginFile*> fresh;
+  std::vector<Entry*> of_fresh;
+  for (Entry& e : entries)
+    if (e.fresh) {
+      fresh.push_back(e.fresh.get());
+      of_fresh.push_back(&e);
+    }
+  if (!fresh.empty()) {
+    std::vector<std::string> errors;
+    PluginFile::inspect_all(fresh, errors);
+    for (size_t i = 0; i < errors.size(); ++i)
+      if (!errors[i].empty()) {
+        of_fresh[i]->error = errors[i];
+        of_fresh[i]->fresh.reset();
+      }
+  }
+
+  std::map<std::string, fs::path> owner;  // plugin name -> file that declares it
+  for (Entry& e : entries) {
+    if (!e.error.empty()) {
+      cat.failures_.push_back(Failure{e.file, e.error});
+      continue;
+    }
+    std::shared_ptr<const PluginFile> f = e.lent ? e.lent : e.fresh;
+    auto [it, first] = owner.emplace(f->info().name, e.file);
+    if (!first)
+      throw InputError(fmt::format("plugin '{}' is provided by two files, {} and {}: remove "
+                                   "one of them",
+                                   f->info().name, it->second.string(), e.file.string()));
+    cat.plugins_.push_back(std::move(f));
   }
   std::sort(cat.plugins_.begin(), cat.plugins_.end(),
             [](const auto& a, const auto& b) { return a->info().name < b->info().name; });
   return cat;
 }
 
-std::shared_ptr<const PluginLibrary> PluginCatalog::find(const std::string& name) const {
+std::shared_ptr<const PluginFile> PluginCatalog::find(const std::string& name) const {
   auto it = std::lower_bound(plugins_.begin(), plugins_.end(), name,
-                             [](const auto& lib, const std::string& n) { return lib->info().name < n; });
+                             [](const auto& f, const std::string& n) { return f->info().name < n; });
   if (it != plugins_.end() && (*it)->info().name == name) return *it;
   return nullptr;
 }

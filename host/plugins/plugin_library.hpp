@@ -1,18 +1,25 @@
-// One loaded plugin shared object, and discovery of the plugins in a set of folders.
+// Plugin files as the host holds them, and discovery of the plugins in a set of folders.
 //
-// Each .so is loaded from a private copy (a unique path in a private temp folder): dlopen
-// hands back the already loaded library for a path or inode it has seen, so loading the
-// file itself would never pick up a replaced build. The copy is made only once the file
-// has stopped changing (see settle in PluginCatalog::scan).
+// The host that runs the scheduler never runs plugin code (docs/ISOLATION.md). It reads
+// each .so file once, keeps its bytes in a sealed memfd (so every later load is of exactly
+// the bytes that were checked, whatever happens to the file), and learns what the plugin
+// declares (name, version, points, options) by loading it in a throwaway child that
+// reports the descriptor as plain data. The code itself is loaded from the memfd by the
+// process that runs a session (PluginCode::descriptor), which is a session worker.
+//
+// dlopen hands back the library it already has for a path or inode it has seen; each memfd
+// is a new inode, so a replaced build is always loaded afresh.
 #pragma once
 
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "caldera/plugin.h"
 #include "host/config/points.hpp"
+#include "host/session/policy.hpp"
 
 namespace caldera {
 
@@ -28,45 +35,51 @@ struct PluginInfo {
   std::string version;
   std::string description;
   uint32_t abi_version = 0;
-  std::filesystem::path file;  // the file in the plugin dir (not the private copy)
+  std::filesystem::path file;  // the file in the plugin dir
   FileStamp stamp;
   std::string sha256;          // of the file's bytes, for status output
   PointSet implemented = PointSet::none();  // points with at least one non-NULL slot
-  std::vector<cal_option> options;          // the plugin's table (strings in the .so)
+  uint64_t capabilities = 0;                // CAL_CAP_*
+  bool checks_args = false;                 // the descriptor sets check_args
+  std::vector<cal_option> options;          // the plugin's table; strings in option_text
+  std::shared_ptr<const std::vector<std::string>> option_text;
 };
 
-class PluginLibrary {
+// One plugin file: its bytes (a sealed memfd) and what its descriptor declares. Its code
+// is loaded into a process only by descriptor(), on first use there.
+class PluginFile final : public PluginCode {
  public:
-  // Loads `file` (from a private copy), calls its entry with the host table, and checks the
-  // descriptor: ABI major equal, minor not newer than the host's, struct size, name
-  // present, every reserved word inside struct_size zero, open and close set, options well
-  // formed. Keeps a copy of the descriptor with only the slots the plugin's minor defines
-  // (descriptor()). Throws InputError naming the file, both versions and
-  // what to rebuild on a mismatch; "not a caldera plugin" when the entry symbol is missing
-  // or the file is not a loadable shared object.
-  static std::shared_ptr<PluginLibrary> load(const std::filesystem::path& file);
-  ~PluginLibrary();
+  // Reads one file and inspects it in a child (as PluginCatalog::scan does for each file of
+  // a folder). Throws InputError with the reason the file is not a usable plugin.
+  static std::shared_ptr<const PluginFile> read(const std::filesystem::path& file);
+  ~PluginFile() override;
+  const PluginInfo& info() const { return info_; }
+
+  // Loads the code from the memfd into this process on the first call (thread-safe): calls
+  // its entry with the host table and checks the descriptor again (the same checks as the
+  // inspection, and the same name and ABI it declared there). Throws std::runtime_error
+  // naming the plugin and file when that fails.
+  const cal_plugin* descriptor() const override;
+  // Whether this process has loaded the code (descriptor() succeeded here).
+  bool loaded_here() const;
 
   // Whether a library is unloaded (dlclose) when the last reference to it goes (the
   // default), or kept mapped until the process exits: the config's
-  // [scheduler] unload_retired_plugins. Read when a library is released.
+  // [scheduler] unload_retired_plugins. Read when a file object is released.
   static void set_unload_on_release(bool unload);
-  // Removes the private copies made by another process (a forked child that loaded
-  // plugins and exited or died without unloading them). Copies are named "<pid>-...".
-  static void remove_private_copies_of(long pid);
-
-  const PluginInfo& info() const { return info_; }
-  // The host's copy of the plugin's descriptor: the bytes its ABI minor defines and its
-  // struct_size covers (struct_size is set to that), the rest zero; pointers in it point
-  // into the library.
-  const cal_plugin* descriptor() const { return &desc_; }
 
  private:
-  PluginLibrary() = default;
-  struct Impl;
-  std::unique_ptr<Impl> impl_;  // holds the boost::dll::shared_library and the copy's path
+  friend class PluginCatalog;
+  PluginFile() = default;
+  // Reads a file's bytes into a sealed memfd (its info: file, stamp and sha256 only).
+  static std::shared_ptr<PluginFile> open_bytes(const std::filesystem::path& file);
+  // Inspects the files in children and fills their info; errors[i] is file i's failure.
+  static void inspect_all(const std::vector<PluginFile*>& files, std::vector<std::string>& errors);
+  struct Code;
+  int fd_ = -1;  // the sealed memfd
   PluginInfo info_;
-  cal_plugin desc_{};
+  mutable std::unique_ptr<Code> code_;  // set once, under Code's once_flag
+  mutable std::once_flag once_;
 };
 
 // Why the scheduler must not run the code at `p` (a plugin file or folder): it, or what a
@@ -74,10 +87,12 @@ class PluginLibrary {
 // its group or others (sshd's StrictModes). "" when it may.
 std::string trust_problem(const std::filesystem::path& p);
 
-// The plugins found in the plugin dirs: every *.so, loaded and checked. A folder that
-// fails trust_problem is an error; a file that fails it is a failure like a broken file. Files that fail to
-// load are kept as errors (file and reason), so that "plugin X not found" can say which
-// broken files might have been it, and `caldera plugins list` can show them.
+// The plugins found in the plugin dirs: every *.so, read, checked (trust, ELF headers) and
+// inspected in a child (plugin_library.cpp: inspect). A folder that fails trust_problem is
+// an error; a file that fails it, or does not inspect (not a caldera plugin, another ABI, a
+// crash or hang in its constructors or entry point), is kept as a failure (file and
+// reason), so that "plugin X not found" can say which broken files might have been it, and
+// `caldera plugins list` can show them. No plugin code runs in the calling process.
 class PluginCatalog {
  public:
   struct Failure {
@@ -86,18 +101,19 @@ class PluginCatalog {
   };
 
   // Scans dirs in order (a missing dir is an error). Two files declaring one plugin name
-  // is an error naming both files. `previous`, when given, lends libraries whose file is
-  // unchanged (same FileStamp), so a rescan loads only what changed.
+  // is an error naming both files. `previous`, when given, lends the files it holds that
+  // are unchanged on disk (same FileStamp), so a rescan reads and inspects only what
+  // changed.
   static PluginCatalog scan(const std::vector<std::filesystem::path>& dirs,
                             const PluginCatalog* previous = nullptr);
 
   // nullptr when no plugin of that name was found.
-  std::shared_ptr<const PluginLibrary> find(const std::string& name) const;
-  const std::vector<std::shared_ptr<const PluginLibrary>>& plugins() const { return plugins_; }
+  std::shared_ptr<const PluginFile> find(const std::string& name) const;
+  const std::vector<std::shared_ptr<const PluginFile>>& plugins() const { return plugins_; }
   const std::vector<Failure>& failures() const { return failures_; }
 
  private:
-  std::vector<std::shared_ptr<const PluginLibrary>> plugins_;  // sorted by name
+  std::vector<std::shared_ptr<const PluginFile>> plugins_;  // sorted by name
   std::vector<Failure> failures_;
 };
 

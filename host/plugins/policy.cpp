@@ -8,12 +8,15 @@
 #include "host/plugins/policy.hpp"
 
 #include <algorithm>
+#include <sstream>
 #include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "actions/action.hpp"
+#include "host/util/child_run.hpp"
+#include "host/util/fd_io.hpp"
 #include "host/util/spelling.hpp"
 
 namespace caldera {
@@ -80,6 +83,70 @@ std::string not_found(const SchedulerConfig& config, const PluginCatalog& catalo
   return msg;
 }
 
+// A plugin whose descriptor sets check_args: where it sits and how to name it.
+struct ArgsCheck {
+  size_t tier, index;
+  std::string object;  // "file:line:col: tiers[0].plugins[1] (name)"
+};
+
+// The plugins' own argument checks (cal_plugin.check_args) are plugin code: they run in a
+// child (host/util/child_run.hpp), which loads the plugins that have one and reports each
+// answer; the first refusal, or a crash or hang, is an InputError naming the plugin.
+void check_args_in_child(const Policy& policy, const std::vector<ArgsCheck>& checks) {
+  if (checks.empty()) return;
+  ChildRun run = run_in_child(
+      [&](int fd) {
+        for (size_t i = 0; i < checks.size(); ++i) {
+          const ConfiguredPlugin& cp = policy.tiers[checks[i].tier][checks[i].index];
+          if (!write_all(fd, fmt::format("check {}\n", i))) return 1;
+          std::string answer;
+          try {
+            const cal_plugin* d = cp.code->descriptor();
+            cal_status st{};
+            st.struct_size = sizeof st;
+            if (d->check_args && d->check_args(reinterpret_cast<const cal_args*>(cp.args.get()),
+                                               &st) != CAL_SUCCESS) {
+              st.reason[sizeof st.reason - 1] = '\0';
+              std::string why = st.reason[0] ? st.reason : "arguments refused";
+              for (char& c : why)
+                if (c == '\n') c = ' ';
+              answer = fmt::format("refused {}\n", why);
+            } else {
+              answer = "ok\n";
+            }
+          } catch (const std::exception& e) {
+            std::string why = e.what();
+            for (char& c : why)
+              if (c == '\n') c = ' ';
+            answer = fmt::format("refused {}\n", why);
+          }
+          if (!write_all(fd, answer)) return 1;
+        }
+        return 0;
+      },
+      10.0 + 1.0 * static_cast<double>(checks.size()));
+  std::istringstream in(run.output);
+  size_t on = 0;
+  bool answered = false;
+  for (std::string line; std::getline(in, line);) {
+    if (in.eof()) break;
+    if (line.rfind("check ", 0) == 0) {
+      on = std::strtoull(line.c_str() + 6, nullptr, 10);
+      answered = false;
+      if (on >= checks.size()) break;
+    } else if (line.rfind("refused ", 0) == 0) {
+      throw InputError(fmt::format("{}: {}", checks[on].object, line.substr(8)));
+    } else if (line == "ok") {
+      answered = true;
+    }
+  }
+  if (run.how == ChildRun::How::Exited && run.code == 0 && answered && on + 1 == checks.size())
+    return;
+  throw InputError(fmt::format("{}: checking its arguments {}", checks[on].object,
+                               run.how == ChildRun::How::Signaled ? "crashed with " + run.ending()
+                                                                  : run.ending()));
+}
+
 }  // namespace
 
 std::shared_ptr<const Policy> build_policy(const SchedulerConfig& config,
@@ -129,20 +196,20 @@ std::shared_ptr<const Policy> build_policy(const SchedulerConfig& config,
           std::make_shared<const Args>(Args::validate("actions." + a, find_action(a)->options, {}));
 
   // Tiers: every plugin found, its points and arguments resolved.
+  std::vector<ArgsCheck> args_checks;
   for (size_t ti = 0; ti < config.tiers.size(); ++ti) {
     std::vector<ConfiguredPlugin> tier;
     for (size_t pi = 0; pi < config.tiers[ti].plugins.size(); ++pi) {
       const PluginConfig& pc = config.tiers[ti].plugins[pi];
       std::string object = fmt::format("tiers[{}].plugins[{}]", ti, pi);
-      std::shared_ptr<const PluginLibrary> lib = catalog.find(pc.name);
-      if (!lib) throw InputError(not_found(config, catalog, object, pc));
-      const PluginInfo& info = lib->info();
+      std::shared_ptr<const PluginFile> file = catalog.find(pc.name);
+      if (!file) throw InputError(not_found(config, catalog, object, pc));
+      const PluginInfo& info = file->info();
 
       ConfiguredPlugin cp;
-      cp.keepalive = lib;
+      cp.code = file;
       cp.implemented = info.implemented;
       cp.file_id = info.file.string() + "\n" + info.sha256;
-      cp.desc = lib->descriptor();
       cp.name = pc.name;
       cp.hierarchy = pc.hierarchy;
       cp.points = PointSet::none();
@@ -183,19 +250,15 @@ std::shared_ptr<const Policy> build_policy(const SchedulerConfig& config,
       Args args =
           Args::validate(fmt::format("{} ({})", object, pc.name), info.options, pc.arguments);
       args.set_hierarchy(pc.hierarchy);
-      if (cp.desc->check_args) {
-        cal_status st{};
-        st.struct_size = sizeof st;
-        if (cp.desc->check_args(reinterpret_cast<const cal_args*>(&args), &st) != CAL_SUCCESS)
-          throw InputError(fmt::format("{}{} ({}): {}", where(pc.src), object, pc.name,
-                                       st.reason[0] ? st.reason : "arguments refused"));
-      }
+      if (info.checks_args)
+        args_checks.push_back({ti, tier.size(), fmt::format("{}{} ({})", where(pc.src), object, pc.name)});
       cp.args = std::make_shared<const Args>(std::move(args));
       tier.push_back(std::move(cp));
     }
     policy->tiers.push_back(std::move(tier));
   }
 
+  check_args_in_child(*policy, args_checks);
   policy->config = config;
   policy->config_hash = config_text_hash;
   return policy;

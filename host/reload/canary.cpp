@@ -118,7 +118,6 @@ void ChildProcess::kill_and_forget() {
   int st = 0;
   while (::waitpid(static_cast<pid_t>(pid_), &st, 0) < 0 && errno == EINTR) {
   }
-  PluginLibrary::remove_private_copies_of(pid_);
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   pid_ = 0;
@@ -244,9 +243,6 @@ void ChildProcess::finish(ChildOutcome::How how, int code) {
   o.pid = pid_;
   ::close(fd_);
   fd_ = -1;
-  // The child's private copies of the plugins it loaded: it exits without unloading them
-  // when it dies, and never unloads the ones it kept.
-  PluginLibrary::remove_private_copies_of(pid_);
   pid_ = 0;
   auto done = std::move(done_);
   done_ = nullptr;

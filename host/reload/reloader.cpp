@@ -21,6 +21,8 @@
 #include <spdlog/spdlog.h>
 
 #include "host/toml/reader.hpp"
+#include "host/util/child_run.hpp"
+#include "host/util/fd_io.hpp"
 #include "host/util/sha256.hpp"
 
 namespace caldera {
@@ -35,6 +37,9 @@ double wall_now() {
 }
 
 std::string short_hash(const std::string& h) { return h.substr(0, 12); }
+
+// How long parsing a config (at most 1 MiB) may take in its trial child.
+constexpr double kParseSeconds = 10;
 
 // The config's bytes, read as every input file is (a regular file, within the config's
 // size limit: host/toml/reader.hpp), twice: a file being written in place (an editor that
@@ -198,13 +203,39 @@ Reloader::Reloader(uv_loop_t* loop, Options options) : loop_(loop), opt_(std::mo
   catalog_ = std::make_unique<PluginCatalog>(PluginCatalog::scan(cfg.plugin_dirs));
   active_ = build_policy(cfg, *catalog_, hash);
   active_files_ = plugin_files(cfg.plugin_dirs);
-  PluginLibrary::set_unload_on_release(cfg.unload_retired_plugins);
+  PluginFile::set_unload_on_release(cfg.unload_retired_plugins);
   stats_.active_since = wall_now();
 }
 
 Reloader::~Reloader() { close(); }
 
 SchedulerConfig Reloader::parse(const std::string& text) const {
+  // The parsers (TOML++, yaml-cpp) read bytes an operator or a ConfigMap hands over. A
+  // parser bug that crashes, aborts or loops on some input must not take the scheduler
+  // with it: the bytes are parsed in a child first, and parsed here only once the child
+  // got through them (the parsers are deterministic: the same bytes take the same path).
+  ChildRun trial = run_in_child(
+      [&](int fd) {
+        spdlog::set_level(spdlog::level::off);  // the parent says what there is to say
+        try {
+          (void)load_config_text(text, opt_.config_file, opt_.default_plugin_dirs);
+        } catch (const InputError& e) {
+          (void)write_all(fd, e.what());
+          return 2;
+        }
+        return 0;
+      },
+      kParseSeconds, input::kMaxConfigBytes);
+  if (trial.how == ChildRun::How::Exited && trial.code == 2) throw InputError(trial.output);
+  if (trial.how != ChildRun::How::Exited || trial.code != 0)
+    throw InputError(fmt::format(
+        "{}: parsing the config {} ({} bytes, sha256 {}); the running config stays",
+        opt_.config_file.string(),
+        trial.how == ChildRun::How::Signaled ? "crashed the parser with " + trial.ending()
+        : trial.how == ChildRun::How::TimedOut
+            ? fmt::format("took more than {:g}s", kParseSeconds)
+            : "failed: the parsing process " + trial.ending(),
+        text.size(), short_hash(sha256_hex(text))));
   SchedulerConfig cfg = load_config_text(text, opt_.config_file, opt_.default_plugin_dirs);
   if (!opt_.override_plugin_dirs.empty()) cfg.plugin_dirs = opt_.override_plugin_dirs;
   return cfg;
@@ -406,7 +437,7 @@ void Reloader::publish(Candidate& c, std::shared_ptr<const Policy> policy,
   ReloadRecord& rec = c.rec;
   rec.changes = describe_changes(*active_, *catalog_, *policy, *catalog);
   // The new setting governs the libraries retired from here on, this swap's included.
-  PluginLibrary::set_unload_on_release(policy->config.unload_retired_plugins);
+  PluginFile::set_unload_on_release(policy->config.unload_retired_plugins);
   retired_.push_back(active_);
   active_ = std::move(policy);
   catalog_ = std::move(catalog);  // the old catalog goes: unshared libraries are released

@@ -43,10 +43,11 @@ enum class SessionStage : int32_t {
 // The slot values of a crumb beyond the point table's slots (host/config/points.hpp).
 inline constexpr int32_t kCrumbOpen = 1000;   // a plugin's open()
 inline constexpr int32_t kCrumbClose = 1001;  // a plugin's close()
+inline constexpr int32_t kCrumbLoad = 1002;   // loading a plugin's code (constructors, entry)
 
 struct alignas(64) Crumb {
   std::atomic<int32_t> plugin{-1};  // index of the plugin in the policy (tiers in order), -1: none
-  std::atomic<int32_t> slot{-1};    // Slot (points.hpp), kCrumbOpen / kCrumbClose, -1: none
+  std::atomic<int32_t> slot{-1};    // Slot (points.hpp), kCrumbOpen / kCrumbClose / kCrumbLoad, -1: none
   std::atomic<int32_t> node{-1};    // NodeInfo::index of the node being looked at, -1: none
   std::atomic<int32_t> run{0};      // for a call over a run of nodes: how many from `node`
 };

@@ -35,7 +35,8 @@ class PluginChains {
   // Appends an instance of `plugin` in tier `tier` to the chain of every slot it takes
   // part in: an ALWAYS slot when the descriptor sets it; another slot when it is set and
   // the plugin's points (enabled and implemented) have the slot's point.
-  void add(const ConfiguredPlugin& plugin, void* self, uint32_t tier, int32_t index);
+  void add(const ConfiguredPlugin& plugin, const cal_plugin* desc, void* self, uint32_t tier,
+           int32_t index);
   const std::vector<PluginCall>& operator[](Slot s) const {
     return chains_[static_cast<size_t>(s)];
   }

@@ -45,10 +45,10 @@ bool valid_code(cal_code code) { return code >= CAL_SUCCESS && code <= CAL_SKIP;
 
 namespace {
 template <Slot S>
-void add_call(std::vector<PluginCall>& chain, const ConfiguredPlugin& plugin, void* self,
-              uint32_t tier, int32_t index) {
+void add_call(std::vector<PluginCall>& chain, const ConfiguredPlugin& plugin,
+              const cal_plugin* desc, void* self, uint32_t tier, int32_t index) {
   using Info = SlotInfo<S>;
-  typename Info::Fn fn = Info::get(plugin.desc);
+  typename Info::Fn fn = Info::get(desc);
   if (!fn) return;
   if constexpr (!Info::always)
     if (!plugin.points.has(Info::point)) return;
@@ -56,17 +56,17 @@ void add_call(std::vector<PluginCall>& chain, const ConfiguredPlugin& plugin, vo
 }
 }  // namespace
 
-void PluginChains::add(const ConfiguredPlugin& plugin, void* self, uint32_t tier,
-                       int32_t index) {
+void PluginChains::add(const ConfiguredPlugin& plugin, const cal_plugin* desc, void* self,
+                       uint32_t tier, int32_t index) {
   [&]<size_t... I>(std::index_sequence<I...>) {
-    (add_call<static_cast<Slot>(I)>(chains_[I], plugin, self, tier, index), ...);
+    (add_call<static_cast<Slot>(I)>(chains_[I], plugin, desc, self, tier, index), ...);
   }(std::make_index_sequence<kSlotCount>{});
 }
 
 void Session::flatten_chains() {
   for (size_t ti = 0; ti < tiers_.size(); ++ti)
     for (const auto& in : tiers_[ti])
-      chains_.add(*in.plugin, in.self, static_cast<uint32_t>(ti), in.index);
+      chains_.add(*in.plugin, in.desc, in.self, static_cast<uint32_t>(ti), in.index);
   flatten_node_chains();
 }
 

@@ -31,7 +31,7 @@ void Session::flatten_node_chains() {
   bool parallel_predicates = true, parallel_scores = true;
   for (const auto& tier : tiers_)
     for (const auto& in : tier) {
-      const cal_plugin* d = in.plugin->desc;
+      const cal_plugin* d = in.desc;
       const bool parallel = (d->capabilities & CAL_CAP_NODE_PARALLEL) != 0;
       NodeCall call{in.self,  &in.plugin->name, in.index, nullptr,
                     nullptr,  nullptr,          nullptr,  nullptr};

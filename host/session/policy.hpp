@@ -1,11 +1,12 @@
-// What a session runs with: a Policy is a config whose every plugin is resolved to a loaded
-// descriptor and whose arguments are validated. It is immutable once built, shared by the
+// What a session runs with: a Policy is a config whose every plugin is resolved to a plugin
+// file and whose arguments are validated. It is immutable once built, shared by the
 // sessions that use it, and freed when the last one lets go.
 //
-// The session layer only needs each plugin's descriptor, name, points and arguments; how a
-// descriptor was found and loaded (host/plugins/plugin_library.hpp, a layer above) stays
-// out of sight behind `keepalive`, which owns the loaded library so that its code outlives
-// every session using it. Policies are built by host/plugins/policy.hpp.
+// The session layer only needs each plugin's code, name, points and arguments; how a file
+// was found and inspected (host/plugins/plugin_library.hpp, a layer above) stays out of sight
+// behind PluginCode. The code is loaded into a process only when a session there first opens
+// the plugin: in a session worker, never in the supervisor (docs/ISOLATION.md). Policies are
+// built by host/plugins/policy.hpp.
 #pragma once
 
 #include <map>
@@ -20,10 +21,21 @@
 
 namespace caldera {
 
+// A plugin's code as a session reaches it.
+class PluginCode {
+ public:
+  virtual ~PluginCode() = default;
+  // The plugin's descriptor, its code loaded into this process on the first call (later
+  // calls, from any thread, return the same). The pointer stays valid while this object
+  // lives. Throws std::runtime_error naming the plugin when the code cannot be loaded here.
+  virtual const cal_plugin* descriptor() const = 0;
+  // Code already in memory: a descriptor the caller keeps alive (tests, built-ins).
+  static std::shared_ptr<const PluginCode> resident(const cal_plugin* d);
+};
+
 // One plugin as a tier of the policy uses it.
 struct ConfiguredPlugin {
-  std::shared_ptr<const void> keepalive;  // the loaded library (keeps desc's code mapped)
-  const cal_plugin* desc = nullptr;       // points into that library
+  std::shared_ptr<const PluginCode> code;  // loaded where the session opens it
   std::string name;
   // Which file's bytes this is ("<path>\n<sha256>"): plugin states saved through the ABI
   // go back only to the same bytes of the same file.
@@ -31,7 +43,7 @@ struct ConfiguredPlugin {
   PointSet implemented = PointSet::none();  // points with at least one non-NULL slot
   PointSet points = PointSet::all();        // enabled in the config AND implemented
   bool hierarchy = false;
-  std::shared_ptr<const Args> args;  // validated against desc's option table
+  std::shared_ptr<const Args> args;  // validated against the plugin's option table
 };
 
 struct Policy {

@@ -29,6 +29,25 @@ const Args& empty_args() {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
+// PluginCode::resident
+// ---------------------------------------------------------------------------------------
+
+namespace {
+class ResidentCode final : public PluginCode {
+ public:
+  explicit ResidentCode(const cal_plugin* d) : d_(d) {}
+  const cal_plugin* descriptor() const override { return d_; }
+
+ private:
+  const cal_plugin* d_;
+};
+}  // namespace
+
+std::shared_ptr<const PluginCode> PluginCode::resident(const cal_plugin* d) {
+  return std::make_shared<ResidentCode>(d);
+}
+
+// ---------------------------------------------------------------------------------------
 // open
 // ---------------------------------------------------------------------------------------
 
@@ -53,10 +72,17 @@ std::unique_ptr<Session> Session::open(const Cache& cache, std::shared_ptr<const
       cal_status st{};
       st.struct_size = sizeof st;
       s->calling_ = &cp;
+      const cal_plugin* desc;
+      {
+        // The code's first use in this process loads it: its constructors and entry point
+        // are the plugin's as much as open() is.
+        CrumbScope in_plugin(crumb, at, kCrumbLoad);
+        desc = cp.code->descriptor();
+      }
       void* self;
       {
         CrumbScope in_plugin(crumb, at, kCrumbOpen);
-        self = cp.desc->open(to_handle(s.get()), reinterpret_cast<const cal_args*>(cp.args.get()),
+        self = desc->open(to_handle(s.get()), reinterpret_cast<const cal_args*>(cp.args.get()),
                              &code, &st);
       }
       s->calling_ = nullptr;
@@ -66,7 +92,7 @@ std::unique_ptr<Session> Session::open(const Cache& cache, std::shared_ptr<const
                       st.reason[0] ? st.reason : "no reason given");
         continue;
       }
-      instances.push_back(Instance{&cp, self, at});
+      instances.push_back(Instance{&cp, desc, self, at});
     }
     s->tiers_.push_back(std::move(instances));
   }
@@ -83,9 +109,9 @@ Session::~Session() {
     for (auto& tier : tiers_)
       for (auto& in : tier) {
         calling_ = in.plugin;
-        if (in.plugin->desc->close) {
+        if (in.desc->close) {
           CrumbScope in_plugin(crumb, in.index, kCrumbClose);
-          in.plugin->desc->close(in.self);
+          in.desc->close(in.self);
         }
         calling_ = nullptr;
       }
@@ -143,9 +169,9 @@ SessionResult Session::close() {
   for (auto& tier : tiers_)
     for (auto& in : tier) {
       calling_ = in.plugin;
-      if (in.plugin->desc->close) {
+      if (in.desc->close) {
         CrumbScope in_plugin(crumb, in.index, kCrumbClose);
-        in.plugin->desc->close(in.self);
+        in.desc->close(in.self);
       }
       calling_ = nullptr;
     }

@@ -180,6 +180,7 @@ class Session {
   // For the ABI layer: the plugin instances' states, the session handle.
   struct Instance {
     const ConfiguredPlugin* plugin = nullptr;
+    const cal_plugin* desc = nullptr;  // plugin->code, loaded in this process
     void* self = nullptr;
     int32_t index = -1;  // the plugin's place in the policy, tiers in order (breadcrumbs)
   };

@@ -178,6 +178,7 @@ void blame(const CrumbBoard& b, const Policy& policy, SessionFault& f) {
     if (f.plugin.empty()) f.plugin = fmt::format("#{}", plugin);
     if (slot == kCrumbOpen) f.point = "open";
     else if (slot == kCrumbClose) f.point = "close";
+    else if (slot == kCrumbLoad) f.point = "load";
     else if (slot >= 0 && slot < static_cast<int32_t>(kSlotCount)) {
       const Point p = slot_point(static_cast<Slot>(slot));
       f.point = p == Point::Count ? std::string(slot_name(static_cast<Slot>(slot)))

@@ -20,6 +20,11 @@
  *   VARIANT_BAD_OPTIONS   a family with a default: refused
  *   VARIANT_BAD_DEFAULT   an INT option whose default is "ten": refused
  *   VARIANT_SMALL         struct_size smaller than ABI 1.0's: refused
+ *   VARIANT_CTOR_CRASH    a constructor that dies of SIGSEGV when the library is loaded:
+ *                         refused with the signal, and only the inspecting child dies
+ *   VARIANT_ENTRY_EXIT    an entry point that calls exit(0): refused, the same way
+ *   VARIANT_CHECK_CRASH   a check_args that dies of SIGSEGV: the policy naming it is
+ *                         refused with the signal (the check runs in a child)
  * With none of them it is a plain plugin of one slot (job_order), named VARIANT_NAME,
  * version VARIANT_VERSION: tests/plugins/dup builds it as a second "testc". */
 #include "test_plugin.h"
@@ -86,6 +91,21 @@ static cal_code hyper_node_order(void *self, const cal_job *j, const cal_hyperno
 }
 #endif
 
+#if defined(VARIANT_CTOR_CRASH)
+#include <signal.h>
+__attribute__((constructor)) static void crash_on_load(void) { raise(SIGSEGV); }
+#elif defined(VARIANT_ENTRY_EXIT)
+#include <stdlib.h>
+#elif defined(VARIANT_CHECK_CRASH)
+#include <signal.h>
+static cal_code check_crash(const cal_args *args, cal_status *st) {
+  (void)args;
+  (void)st;
+  raise(SIGSEGV);
+  return CAL_SUCCESS;
+}
+#endif
+
 static cal_plugin desc;
 
 CALDERA_PLUGIN_ENTRY(h, abi) {
@@ -136,6 +156,10 @@ CALDERA_PLUGIN_ENTRY(h, abi) {
   desc.option_count = 1;
 #elif defined(VARIANT_SMALL)
   desc.struct_size = 16;
+#elif defined(VARIANT_ENTRY_EXIT)
+  exit(0);
+#elif defined(VARIANT_CHECK_CRASH)
+  desc.check_args = check_crash;
 #endif
   return &desc;
 }

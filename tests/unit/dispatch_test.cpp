@@ -87,15 +87,15 @@ TEST(PointTableTest, ChainsHoldThePluginsTakingPartInTierOrder) {
   d.job_enqueued = any_job_event;
   d.job_valid = [](void*, const cal_job*, cal_status*) { return CAL_SUCCESS; };
   ConfiguredPlugin on, off;
-  on.desc = off.desc = &d;
+  on.code = off.code = PluginCode::resident(&d);
   on.name = "on";
   off.name = "off";
   on.points = implemented_points(&d);
   off.points = PointSet::none();  // every point disabled
   PluginChains chains;
   int a = 0, b = 0;
-  chains.add(off, &a, 0, 0);
-  chains.add(on, &b, 1, 1);
+  chains.add(off, &d, &a, 0, 0);
+  chains.add(on, &d, &b, 1, 1);
   ASSERT_EQ(chains[Slot::predicate].size(), 1u);
   EXPECT_EQ(*chains[Slot::predicate][0].name, "on");
   EXPECT_EQ(chains[Slot::predicate][0].self, &b);
@@ -314,12 +314,12 @@ TEST(DispatchRuleTest, CombinePicksTheRuleOfTheSlotsRow) {
   d.abi_version = CAL_ABI_VERSION;
   d.job_pipelined = vote_fn;
   ConfiguredPlugin cp;
-  cp.desc = &d;
+  cp.code = PluginCode::resident(&d);
   cp.name = "v";
   cp.points = implemented_points(&d);
   PluginChains chains;
-  chains.add(cp, &permit, 0, 0);
-  chains.add(cp, &reject, 1, 1);
+  chains.add(cp, &d, &permit, 0, 0);
+  chains.add(cp, &d, &reject, 1, 1);
   // Vote: tier 0's permit decides before tier 1's reject is asked.
   EXPECT_TRUE(combine<Slot::job_pipelined>(chains, static_cast<const cal_job*>(nullptr)));
 }

@@ -49,7 +49,7 @@ class PluginLoading : public ::testing::Test {
   }
   std::string load_error(const fs::path& file) {
     try {
-      PluginLibrary::load(file);
+      PluginFile::read(file);
     } catch (const InputError& e) {
       return e.what();
     }
@@ -67,7 +67,7 @@ PointSet points(std::initializer_list<Point> ps) {
 }
 
 TEST_F(PluginLoading, CPluginDescriptorIsRead) {
-  auto lib = PluginLibrary::load(plugin("testc"));
+  auto lib = PluginFile::read(plugin("testc"));
   const PluginInfo& i = lib->info();
   EXPECT_EQ(i.name, "testc");
   EXPECT_EQ(i.version, "1.2.3");
@@ -137,8 +137,8 @@ TEST_F(PluginLoading, WritableByOthersIsRefused) {
 }
 
 TEST_F(PluginLoading, CAndCppPluginsSideBySide) {
-  auto c = PluginLibrary::load(plugin("testc"));
-  auto cpp = PluginLibrary::load(plugin("testcpp"));
+  auto c = PluginFile::read(plugin("testc"));
+  auto cpp = PluginFile::read(plugin("testcpp"));
   EXPECT_EQ(c->info().name, "testc");
   EXPECT_EQ(cpp->info().name, "testcpp");
   EXPECT_EQ(cpp->info().version, "0.9.0");
@@ -152,19 +152,19 @@ TEST_F(PluginLoading, CAndCppPluginsSideBySide) {
   EXPECT_NE(c->descriptor(), static_cast<const cal_plugin*>(cpp->descriptor()));
 }
 
-// Each load is a library of its own (private copy), so a replaced file loads anew while
-// the old library stays valid for whoever still holds it.
+// Each read is a library of its own (its own sealed memfd), so a replaced file loads anew
+// while the old library stays valid for whoever still holds it.
 TEST_F(PluginLoading, ReplacedFileLoadsAsANewLibrary) {
   fs::path f = put("testc", "p", "x.so");
-  auto first = PluginLibrary::load(f);
-  auto again = PluginLibrary::load(f);
+  auto first = PluginFile::read(f);
+  auto again = PluginFile::read(f);
   EXPECT_NE(first->descriptor(), again->descriptor());
 
   // Replace the file with another build (different version) at the same path.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   fs::remove(f);
   fs::copy_file(kTestPlugins / "dup" / "dup_testc.so", f);
-  auto replaced = PluginLibrary::load(f);
+  auto replaced = PluginFile::read(f);
   EXPECT_EQ(replaced->info().version, "9.9.9");
   EXPECT_NE(replaced->info().stamp, first->info().stamp);
   EXPECT_NE(replaced->info().sha256, first->info().sha256);
@@ -173,40 +173,54 @@ TEST_F(PluginLoading, ReplacedFileLoadsAsANewLibrary) {
   EXPECT_EQ(first->info().version, "1.2.3");
 }
 
-// The private copy lives while the library is loaded and is removed with it.
-TEST_F(PluginLoading, PrivateCopyIsRemovedAtUnload) {
-  const std::string unique = "copy-check-" + std::to_string(::getpid()) + ".so";
-  fs::path f = put("testc", "p", unique);
-  auto copies = [&] {
-    int n = 0;
-    for (const auto& d : fs::directory_iterator(fs::temp_directory_path())) {
-      if (d.path().filename().string().rfind("caldera-plugins-", 0) != 0) continue;
-      std::error_code ec;
-      for (const auto& e : fs::directory_iterator(d.path(), ec))
-        if (e.path().filename().string().size() > unique.size() &&
-            e.path().filename().string().substr(e.path().filename().string().size() -
-                                                unique.size()) == unique)
-          ++n;
-    }
-    return n;
-  };
-  {
-    auto lib = PluginLibrary::load(f);
-    EXPECT_EQ(copies(), 1);
-  }
-  EXPECT_EQ(copies(), 0);
+// Mappings of plugin code in this process (the memfds' names in /proc/self/maps).
+size_t plugin_code_mapped() {
+  std::ifstream maps("/proc/self/maps");
+  size_t n = 0;
+  for (std::string line; std::getline(maps, line);)
+    if (contains(line, "memfd:caldera-plugin:")) ++n;
+  return n;
+}
+
+// Reading and scanning run no plugin code in the calling process: the inspection is done
+// in a child, so a constructor that crashes or an entry point that exits fails that file
+// alone, with what happened; the code is mapped here only once descriptor() asks for it.
+TEST_F(PluginLoading, InspectionRunsNoPluginCodeHere) {
+  put("testc");
+  put("ctor_crash");
+  put("entry_exit");
+  const size_t before = plugin_code_mapped();
+  PluginCatalog cat = PluginCatalog::scan({dir_ / "p"});
+  ASSERT_EQ(cat.plugins().size(), 1u);
+  ASSERT_EQ(cat.failures().size(), 2u);
+  EXPECT_EQ(cat.failures()[0].error,
+            (dir_ / "p" / "ctor_crash.so").string() +
+                ": not a caldera plugin (loading it crashed with SIGSEGV, in its constructors or "
+                "entry point)");
+  EXPECT_EQ(cat.failures()[1].error,
+            (dir_ / "p" / "entry_exit.so").string() +
+                ": not a caldera plugin (loading it ended the process: exited with status 0, in "
+                "its constructors or entry point)");
+  const auto testc = cat.find("testc");
+  EXPECT_EQ(testc->info().version, "1.2.3");
+  EXPECT_FALSE(testc->loaded_here());
+  EXPECT_EQ(plugin_code_mapped(), before);
+  ASSERT_NE(testc->descriptor(), nullptr);
+  EXPECT_TRUE(testc->loaded_here());
+  EXPECT_GT(plugin_code_mapped(), before);
+  EXPECT_STREQ(testc->descriptor()->name, "testc");
 }
 
 TEST_F(PluginLoading, OneZeroDescriptorsLoad) {
   // A descriptor as the 1.0 header built it: stamped 1.0, sizeof(cal_plugin) (384 bytes at
   // 1.0 too). The host keeps the bytes 1.0 defines.
-  auto lib = PluginLibrary::load(plugin("v1_0"));
+  auto lib = PluginFile::read(plugin("v1_0"));
   EXPECT_EQ(lib->info().name, "v1_0");
   EXPECT_EQ(lib->info().abi_version, 1u << 16);
   EXPECT_EQ(lib->descriptor()->struct_size, CAL_PLUGIN_V1_0_SIZE);
   EXPECT_EQ(lib->info().implemented, points({Point::JobOrder}));
   // One that ends at its last 1.0 slot, the smallest descriptor accepted.
-  auto short_lib = PluginLibrary::load(plugin("v1_0_short"));
+  auto short_lib = PluginFile::read(plugin("v1_0_short"));
   EXPECT_EQ(short_lib->descriptor()->struct_size, CAL_PLUGIN_V1_0_SIZE);
   EXPECT_EQ(short_lib->info().implemented, points({Point::JobOrder}));
 }
@@ -214,7 +228,7 @@ TEST_F(PluginLoading, OneZeroDescriptorsLoad) {
 // A plugin stamped 1.0 whose descriptor also sets the 1.1 slots (its struct_size reaches
 // them): the host ignores them, as a 1.0 host did. The same descriptor stamped 1.1 has them.
 TEST_F(PluginLoading, OneOneSlotsOfAOneZeroPluginAreIgnored) {
-  auto old_lib = PluginLibrary::load(plugin("v1_0_sets_1_1"));
+  auto old_lib = PluginFile::read(plugin("v1_0_sets_1_1"));
   EXPECT_EQ(old_lib->info().implemented,
             points({Point::JobOrder, Point::Predicate, Point::NodeOrder}));
   const cal_plugin* d = old_lib->descriptor();
@@ -225,7 +239,7 @@ TEST_F(PluginLoading, OneOneSlotsOfAOneZeroPluginAreIgnored) {
   EXPECT_EQ(d->hyper_node_order, nullptr);
   EXPECT_FALSE(CAL_PLUGIN_HAS(d, predicate_many));
 
-  auto new_lib = PluginLibrary::load(plugin("v1_1_sets_1_1"));
+  auto new_lib = PluginFile::read(plugin("v1_1_sets_1_1"));
   EXPECT_EQ(new_lib->info().implemented, points({Point::JobOrder, Point::Predicate,
                                                  Point::NodeOrder, Point::HyperNodeOrder}));
   EXPECT_NE(new_lib->descriptor()->predicate_many, nullptr);
@@ -279,8 +293,8 @@ TEST_F(PluginLoading, TruncatedFiles) {
   std::string e = load_error(f);
   EXPECT_EQ(e.rfind(f.string() + prefix + "segment ", 0), 0u) << e;
   EXPECT_TRUE(contains(e, ", the file has 1000)")) << e;
-  // The message names the user's file, never the private copy.
-  EXPECT_FALSE(contains(e, "caldera-plugins-")) << e;
+  // The message names the user's file, never the memfd.
+  EXPECT_FALSE(contains(e, "/proc/self/fd")) << e;
 
   fs::path g = put("testc", "p", "tail.so");
   fs::resize_file(g, fs::file_size(g) - 64);  // only the section headers cut
@@ -309,7 +323,7 @@ TEST_F(PluginLoading, UnresolvedSymbolFailsAtLoad) {
                         ": not a caldera plugin (cannot load it as a shared object: ", 0),
             0u) << e;
   EXPECT_TRUE(contains(e, "undefined symbol: caldera_test_missing_symbol")) << e;
-  EXPECT_FALSE(contains(e, "caldera-plugins-")) << e;
+  EXPECT_FALSE(contains(e, "/proc/self/fd")) << e;
 }
 
 TEST_F(PluginLoading, MissingFileOrFolder) {
@@ -364,12 +378,13 @@ TEST_F(PluginLoading, CatalogOfTheTestPluginFolder) {
   PluginCatalog cat = PluginCatalog::scan({kTestPlugins});
   std::vector<std::string> names;
   for (const auto& l : cat.plugins()) names.push_back(l->info().name);
-  EXPECT_EQ(names, (std::vector<std::string>{"reserved_past", "testc", "testcpp",
+  EXPECT_EQ(names, (std::vector<std::string>{"check_crash", "reserved_past", "testc", "testcpp",
                                               "testcpp_undeclared", "v1_0", "v1_0_sets_1_1",
                                               "v1_0_short", "v1_1_sets_1_1"}));
   std::vector<std::string> failed;
   for (const auto& f : cat.failures()) failed.push_back(f.file.filename().string());
-  EXPECT_EQ(failed, (std::vector<std::string>{"bad_default.so", "bad_options.so", "newer_minor.so",
+  EXPECT_EQ(failed, (std::vector<std::string>{"bad_default.so", "bad_options.so", "ctor_crash.so",
+                                              "entry_exit.so", "newer_minor.so",
                                               "no_entry.so", "no_name.so", "no_open.so",
                                               "null_entry.so", "other_major.so", "reserved.so",
                                               "small_desc.so", "unresolved.so"}));
@@ -442,6 +457,21 @@ class PolicyTest : public PluginLoading {
   std::string file() const { return (dir_ / "caldera.toml").string(); }
 };
 
+// A plugin's own argument check (check_args) is plugin code too: it runs in a child, and a
+// crash there refuses the policy with the plugin named.
+TEST_F(PolicyTest, ArgumentCheckRunsInAChild) {
+  put("check_crash");
+  SchedulerConfig c = config("[[tiers]]\n[[tiers.plugins]]\nname = \"check_crash\"\n");
+  try {
+    build_policy(c, PluginCatalog::scan(c.plugin_dirs), "h");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(contains(e.what(), "tiers[0].plugins[0] (check_crash): checking its arguments "
+                                   "crashed with SIGSEGV"))
+        << e.what();
+  }
+}
+
 TEST_F(PolicyTest, ResolvesPluginsPointsAndArguments) {
   SchedulerConfig c = config(R"(
 [[tiers]]
@@ -463,8 +493,7 @@ hierarchy = true
   ASSERT_EQ(policy->tiers[0].size(), 1u);
   const ConfiguredPlugin& tc = policy->tiers[0][0];
   EXPECT_EQ(tc.name, "testc");
-  EXPECT_EQ(tc.desc, cat.find("testc")->descriptor());
-  EXPECT_EQ(tc.desc, cat.find("testc")->descriptor());
+  EXPECT_EQ(tc.code, cat.find("testc"));
   // Enabled AND implemented: best_node is enabled but not implemented (a warning only, as
   // the plugin takes part in job_order).
   EXPECT_EQ(tc.points, points({Point::JobOrder}));

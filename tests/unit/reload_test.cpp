@@ -292,22 +292,33 @@ TEST_F(Watcher, SymlinkSwapOfTheConfigFolder) {
 // Keeping retired libraries mapped
 // ---------------------------------------------------------------------------------------
 
+// The distinct memfds of plugin file `name` mapped in this process (the inode tells two
+// loads of the same file apart).
 size_t mapped_copies_of(const std::string& name) {
   std::ifstream maps("/proc/self/maps");
-  std::set<std::string> files;
+  std::set<std::string> inodes;
   for (std::string line; std::getline(maps, line);)
-    if (contains(line, "caldera-plugins-") && contains(line, "-" + name))
-      files.insert(line.substr(line.find('/')));
-  return files.size();
+    if (contains(line, "memfd:caldera-plugin:" + name)) {
+      std::istringstream in(line);
+      std::string range, perms, offset, dev, inode;
+      in >> range >> perms >> offset >> dev >> inode;
+      inodes.insert(inode);
+    }
+  return inodes.size();
 }
 
 TEST(UnloadOnRelease, FalseKeepsTheCodeMapped) {
   size_t before = mapped_copies_of("testc.so");
-  PluginLibrary::load(kTestPlugins / "testc.so").reset();
+  {
+    auto f = PluginFile::read(kTestPlugins / "testc.so");
+    EXPECT_EQ(mapped_copies_of("testc.so"), before) << "inspected, not loaded here";
+    ASSERT_NE(f->descriptor(), nullptr);
+    EXPECT_EQ(mapped_copies_of("testc.so"), before + 1) << "loaded here by descriptor()";
+  }
   EXPECT_EQ(mapped_copies_of("testc.so"), before) << "unloaded by default";
-  PluginLibrary::set_unload_on_release(false);
-  PluginLibrary::load(kTestPlugins / "testc.so").reset();
-  PluginLibrary::set_unload_on_release(true);
+  PluginFile::set_unload_on_release(false);
+  PluginFile::read(kTestPlugins / "testc.so")->descriptor();
+  PluginFile::set_unload_on_release(true);
   EXPECT_EQ(mapped_copies_of("testc.so"), before + 1) << "kept mapped";
 }
 

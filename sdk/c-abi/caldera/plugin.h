@@ -114,11 +114,13 @@
  *     plugin without the flag is never called from two threads at once. The host's read
  *     functions are safe to call from those threads; the writing ones
  *     (job_set_pending_reason, task_set_annotation) only from the scheduling thread. The
- *     entry point and check_args run on the thread that loads plugins or configs.
+ *     entry point and check_args run on the thread that loads plugins or configs, in a
+ *     child process of the scheduler (never in the scheduler's own process).
  *
  * (5) Calls that come in pairs, and their order.
- *     - entry point: may be called more than once per file (each load of a private copy);
- *       it returns the same descriptor each time.
+ *     - entry point: may be called more than once per file, in more than one process (the
+ *       host reads what a file declares in a child, and each session worker loads it
+ *       again); it returns the same descriptor each time.
  *     - open / close: close() is called exactly once for every open() that left *code at
  *       CAL_SUCCESS, at the end of the session, with the state open() returned; never for
  *       an open() that failed. Every other slot runs between the two, with that state.

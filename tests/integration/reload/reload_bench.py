@@ -6,9 +6,10 @@
    (last_reload.noticed_at / finished_at, first_session_at), over --latency-rounds changes,
    with the breakdown: inotify delivery, settling, canary + load, waiting for the next tick.
 2. Memory: the scheduler's RSS (VmRSS of /proc/PID/status) at start, then after 10, 100 and
-   --reloads reloads that alternate two builds of nodeprefer.so (each accepted: a fresh
-   private copy is loaded, the previous one unloaded), plus the number of plugin copies
-   mapped at the end.
+   --reloads reloads that alternate two builds of nodeprefer.so (each accepted: the new
+   file is held as a sealed memfd, the one two reloads back released), plus the plugin
+   files held and the plugin code mapped in the scheduler at the end (none: sessions load
+   plugins in their workers).
 
   reload_bench.py --caldera BIN --builtin-plugins DIR --test-plugins DIR --abi-plugins DIR
                   --data DIR [--reloads 1000] [--latency-rounds 20] [--period 100ms]
@@ -33,11 +34,6 @@ def rss_kib(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
-
-
-def mapped_objects(pid):
-    with open(f"/proc/{pid}/maps") as f:
-        return {line.split()[-1] for line in f if line.rstrip().endswith(".so")}
 
 
 def wait_accepted(s, attempts_before, timeout=30):
@@ -142,14 +138,21 @@ def main():
     elapsed = time.time() - t_start
     time.sleep(0.5)
     st = s.status()
-    maps = mapped_objects(pid)
-    copies = [m for m in maps if "caldera-plugins-" in m]
+    with open(f"/proc/{pid}/maps") as f:
+        copies = [line for line in f if "memfd:caldera-plugin:" in line]
+    held = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("/memfd:caldera-plugin:"):
+                held.append(fd)
+        except OSError:
+            pass
     print(f"\nRSS over {args.reloads} accepted reloads alternating two nodeprefer builds "
           f"({elapsed:.1f} s, {elapsed / args.reloads * 1000:.1f} ms per reload):")
     for label, _, kib in rss:
         print(f"  {label:>12}: {kib / 1024:8.1f} MiB")
-    print(f"  plugin copies mapped at the end: {len(copies)} "
-          f"({', '.join(sorted(os.path.basename(c) for c in copies))})")
+    print(f"  plugin files held at the end: {len(held)}; plugin code mapped in the scheduler: "
+          f"{len(copies)}")
     print(f"  reloads: {st['reloads']['attempts']} attempts, {st['reloads']['accepted']} accepted,"
           f" {st['reloads']['refused']} refused, {st['reloads']['unchanged']} unchanged; "
           f"{st['sessions']['count']} sessions")

@@ -116,7 +116,7 @@ class Scheduler:
         self.plugins = os.path.join(self.tmp, "conf", "plugins")
         self.conf = os.path.join(self.tmp, "conf")
         os.makedirs(self.plugins)
-        self.copies = os.path.join(self.tmp, "copies")  # TMPDIR of the scheduler
+        self.copies = os.path.join(self.tmp, "tmp")  # TMPDIR of the scheduler
         os.makedirs(self.copies)
         self.config = os.path.join(self.conf, "caldera.toml")
         self.status_path = os.path.join(self.tmp, "status.json")
@@ -240,14 +240,28 @@ class Scheduler:
               f"expected the binds after the change on {node}, got {binds[:count]}")
         print(f"  ok: next {count} binds on {node}: {', '.join(j for j, _ in binds[:count])}")
 
-    def private_copies(self):
-        return sorted(os.path.basename(p)
-                      for p in glob.glob(os.path.join(self.copies, "caldera-plugins-*", "*")))
+    def held_files(self, name):
+        """The plugin files (sealed memfds) the scheduler holds, by fd, for plugin file name."""
+        fd_dir = f"/proc/{self.proc.pid}/fd"
+        held = []
+        for fd in os.listdir(fd_dir):
+            try:
+                target = os.readlink(os.path.join(fd_dir, fd))
+            except OSError:
+                continue
+            if target.startswith("/memfd:caldera-plugin:" + name):
+                held.append(int(fd))
+        return sorted(held)
 
-    def mapped_copies(self):
+    def mapped_plugin_code(self):
+        """Plugin code mapped in the scheduler's own process: must stay empty."""
         with open(f"/proc/{self.proc.pid}/maps") as f:
-            return sorted({line.split()[-1] for line in f
-                           if "caldera-plugins-" in line and line.split()[-1].startswith("/")})
+            return sorted({line.split(None, 5)[-1].strip() for line in f
+                           if "memfd:caldera-plugin:" in line})
+
+    def no_plugin_code_here(self):
+        mapped = self.mapped_plugin_code()
+        check(not mapped, f"plugin code mapped in the scheduler's process: {mapped}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -337,19 +351,20 @@ def test_plugin_files(s):
     s.write_config()
     m = s.expect_reload(m, "accepted", "tiers")
     s.expect_binds(m, "n1")
-    copies_before = [c for c in s.private_copies() if c.endswith("nodeprefer.so")]
-    check(len(copies_before) == 1, f"one private copy of nodeprefer, got {copies_before}")
+    held_before = s.held_files("nodeprefer.so")
+    check(len(held_before) == 1, f"one nodeprefer file held, got fds {held_before}")
+    s.no_plugin_code_here()
 
     print("nodeprefer.so replaced (rename) by the descending build: n4")
     m = s.mark()
     s.put_plugin(s.build("nodeprefer_desc"), "nodeprefer.so")
     m = s.expect_reload(m, "accepted", "plugins replaced: nodeprefer")
     s.expect_binds(m, "n4")
-    copies = [c for c in s.private_copies() if c.endswith("nodeprefer.so")]
-    check(len(copies) == 2 and copies_before[0] in copies,
-          f"the set before is kept as the fallback (docs/ISOLATION.md): before {copies_before}, "
-          f"now {copies}")
-    print(f"  ok: the set before stays loaded as the fallback: {copies}")
+    held = s.held_files("nodeprefer.so")
+    check(len(held) == 2 and held_before[0] in held,
+          f"the set before is kept as the fallback (docs/ISOLATION.md): before {held_before}, "
+          f"now {held}")
+    print(f"  ok: the set before stays held as the fallback: fds {held}")
 
     print("nodeprefer.so overwritten in place (same inode) by the ascending build: n1")
     m = s.mark()
@@ -358,12 +373,11 @@ def test_plugin_files(s):
     check(os.stat(os.path.join(s.plugins, "nodeprefer.so")).st_ino == ino, "same inode")
     m = s.expect_reload(m, "accepted", "plugins replaced: nodeprefer")
     s.expect_binds(m, "n1")
-    copies = [c for c in s.private_copies() if c.endswith("nodeprefer.so")]
-    check(len(copies) == 2 and copies_before[0] not in copies,
-          f"the set two reloads back is unloaded and removed: {copies_before[0]}, now {copies}")
-    mapped = [c for c in s.mapped_copies() if c.endswith("nodeprefer.so")]
-    check(len(mapped) == 2, f"the running and the fallback nodeprefer are mapped: {mapped}")
-    print(f"  ok: retired library unloaded; mapped now: {[os.path.basename(x) for x in mapped]}")
+    held = s.held_files("nodeprefer.so")
+    check(len(held) == 2 and held_before[0] not in held,
+          f"the set two reloads back is released: {held_before[0]}, now {held}")
+    s.no_plugin_code_here()
+    print(f"  ok: retired file released; held now: fds {held}; no plugin code mapped here")
 
     print("a second plugin folder in the config, then nodeprefer moved there and replaced")
     extra = os.path.join(s.conf, "plugins2")
@@ -381,19 +395,16 @@ def test_plugin_files(s):
     m = s.expect_reload(m, "accepted", "plugins replaced: nodeprefer")
     s.expect_binds(m, "n4")
 
-    print("unload_retired_plugins = false keeps retired libraries mapped")
+    print("unload_retired_plugins = false: still no plugin code in the scheduler's process")
     m = s.mark()
     s.write_config(dirs=("plugins", "plugins2"), extra_scheduler="unload_retired_plugins = false")
     m = s.expect_reload(m, "accepted", "unload_retired_plugins true -> false")
-    mapped_before = [c for c in s.mapped_copies() if c.endswith("nodeprefer.so")]
     m = s.mark()
     s.put_plugin(s.build("nodeprefer_asc"), "nodeprefer.so", folder=extra)
     m = s.expect_reload(m, "accepted", "plugins replaced: nodeprefer")
     s.expect_binds(m, "n1")
-    mapped = [c for c in s.mapped_copies() if c.endswith("nodeprefer.so")]
-    check(len(mapped) == len(mapped_before) + 1 and set(mapped_before) <= set(mapped),
-          f"retired nodeprefer kept mapped: before {mapped_before}, now {mapped}")
-    print(f"  ok: {len(mapped)} nodeprefer libraries mapped")
+    s.no_plugin_code_here()
+    print("  ok: sessions ran the new build; none of its code was mapped in the scheduler")
     st = s.status()
     shas = {p["name"]: p["sha256"] for p in st["plugins"]}
     with open(s.build("nodeprefer_asc"), "rb") as f:
@@ -515,9 +526,8 @@ def test_canary(s):
     children = subprocess.run(["ps", "-o", "pid=", "--ppid", str(s.proc.pid)],
                               capture_output=True, text=True).stdout.split()
     check(not children, f"canary children still alive: {children}")
-    strays = [c for c in s.private_copies() if not c.startswith(f"{s.proc.pid}-")]
-    check(not strays, f"private copies left by canary children: {strays}")
-    print("  ok: no canary process or private copy left behind")
+    s.no_plugin_code_here()
+    print("  ok: no canary process left behind, no plugin code mapped in the scheduler")
     s.alive()
 
 
@@ -622,6 +632,7 @@ def fault_test(kind):
         check(f"plugin {build}, point {point}" in text, f"expected plugin {build}, point {point} in: {text}")
         check(what in text, f"expected {what!r} in: {text}")
         s.alive()
+        s.no_plugin_code_here()
         st = s.wait(lambda: (lambda v: v if v["supervisor"]["quarantine"] else None)(s.status()),
                     5, "the quarantine in the status")
         q = st["supervisor"]["quarantine"][0]
