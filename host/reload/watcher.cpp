@@ -1,6 +1,8 @@
 // Watching the config and the plugin folders for the reloader. See watcher.hpp.
 #include "host/reload/watcher.hpp"
 
+#include <set>
+
 #include <sys/stat.h>
 
 #include <chrono>
@@ -18,6 +20,7 @@ struct ReloadWatcher::Watch {
   fs::path dir;
   bool config = false;   // the config file lives here (or one of its symlinks does)
   bool plugins = false;  // a plugin folder
+  std::set<std::string> targets;  // files here that a plugin folder's links point to
 };
 
 ReloadWatcher::ReloadWatcher(uv_loop_t* loop, fs::path config_file, double settle_seconds,
@@ -81,11 +84,27 @@ std::vector<fs::path> ReloadWatcher::watched() const {
 void ReloadWatcher::rewatch() {
   if (closed_) return;
   // What should be watched, and in which role.
-  std::map<fs::path, std::pair<bool, bool>> want;  // dir -> (config, plugins)
-  want[config_.parent_path()].first = true;
-  if (!config_id_.target.empty()) want[fs::path(config_id_.target).parent_path()].first = true;
-  for (const fs::path& d : plugin_dirs_)
-    want[fs::absolute(d).lexically_normal()].second = true;
+  struct Roles {
+    bool config = false, plugins = false;
+    std::set<std::string> targets;
+  };
+  std::map<fs::path, Roles> want;
+  want[config_.parent_path()].config = true;
+  if (!config_id_.target.empty()) want[fs::path(config_id_.target).parent_path()].config = true;
+  for (const fs::path& d : plugin_dirs_) {
+    want[fs::absolute(d).lexically_normal()].plugins = true;
+    // A plugin file that is a link: a new build written where it points (a deploy tool's
+    // "current" link, a shared build folder) is a change too, so its target's folder is
+    // watched for that name. Links added later are found when the next reload rewatches.
+    std::error_code ec;
+    for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) {
+      const fs::path& p = it->path();
+      std::error_code lec;
+      if (p.extension() != ".so" || !fs::is_symlink(p, lec)) continue;
+      const fs::path target = fs::canonical(p, lec);
+      if (!lec) want[target.parent_path()].targets.insert(target.filename().string());
+    }
+  }
 
   for (auto it = watches_.begin(); it != watches_.end();) {
     if (want.count(it->first)) {
@@ -102,15 +121,17 @@ void ReloadWatcher::rewatch() {
   for (const auto& [dir, roles] : want) {
     auto it = watches_.find(dir);
     if (it != watches_.end()) {
-      it->second->config = roles.first;
-      it->second->plugins = roles.second;
+      it->second->config = roles.config;
+      it->second->plugins = roles.plugins;
+      it->second->targets = roles.targets;
       continue;
     }
     auto* w = new Watch;
     w->owner = this;
     w->dir = dir;
-    w->config = roles.first;
-    w->plugins = roles.second;
+    w->config = roles.config;
+    w->plugins = roles.plugins;
+    w->targets = roles.targets;
     uv_fs_event_init(loop_, &w->handle);
     w->handle.data = w;
     int rc = uv_fs_event_start(&w->handle, on_fs_event, dir.c_str(), 0);
@@ -123,8 +144,9 @@ void ReloadWatcher::rewatch() {
                [](uv_handle_t* h) { delete static_cast<Watch*>(h->data); });
       continue;
     }
-    spdlog::debug("reload: watching {} ({}{}{})", dir.string(), roles.first ? "config" : "",
-                  roles.first && roles.second ? ", " : "", roles.second ? "plugins" : "");
+    spdlog::debug("reload: watching {} ({}{}{}{})", dir.string(), roles.config ? "config " : "",
+                  roles.plugins ? "plugins " : "", roles.targets.empty() ? "" : "link targets ",
+                  "");
     watches_[dir] = w;
   }
 }
@@ -144,6 +166,7 @@ void ReloadWatcher::on_event(Watch* w, const char* name, int events, int status)
   // Copy what is needed: rewatch() below may close this watch.
   const fs::path dir = w->dir;
   const bool plugins = w->plugins;
+  const bool target = w->targets.count(n) > 0;
   if (w->config) {
     ConfigIdentity id = identify();
     bool named = !n.empty() && n == config_.filename().string();
@@ -155,10 +178,10 @@ void ReloadWatcher::on_event(Watch* w, const char* name, int events, int status)
       if (moved) rewatch();
     }
   }
-  if (plugins) {
-    if (n.size() > 3 && n.compare(n.size() - 3, 3, ".so") == 0)
-      note("plugin " + (dir / n).string());
-  }
+  if (plugins && n.size() > 3 && n.compare(n.size() - 3, 3, ".so") == 0)
+    note("plugin " + (dir / n).string());
+  else if (target)
+    note("plugin " + (dir / n).string() + " (a link's target)");
 }
 
 void ReloadWatcher::note(const std::string& what) {

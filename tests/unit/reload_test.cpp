@@ -267,6 +267,29 @@ TEST_F(Watcher, ConfigRenamesPluginFilesAndSettling) {
   w.close();
 }
 
+// A plugin file that is a link: a new build written where it points is noticed, named by
+// the target's path.
+TEST_F(Watcher, PluginLinkTargetsAreWatched) {
+  Loop l;
+  fs::path cfg = write("conf/c.toml", "# 1\n");
+  fs::create_directories(dir_ / "plugins");
+  fs::path real = write("builds/v1/nodeprefer.so", "v1");
+  fs::create_symlink(real, dir_ / "plugins" / "nodeprefer.so");
+  std::vector<std::string> seen;
+  ReloadWatcher w(&l.loop, cfg, 0.05, [&](const std::string& what, double) {
+    seen.push_back(what);
+  });
+  w.watch_plugin_dirs({dir_ / "plugins"});
+  // Another file in the target's folder is not a change.
+  write("builds/v1/other.so", "x");
+  run_until(&l.loop, [] { return false; }, 0.2);
+  EXPECT_TRUE(seen.empty());
+  write("builds/v1/nodeprefer.so", "v2");
+  ASSERT_TRUE(run_until(&l.loop, [&] { return !seen.empty(); }, 3));
+  EXPECT_EQ(seen[0], "plugin " + fs::canonical(real).string() + " (a link's target)");
+  w.close();
+}
+
 TEST_F(Watcher, SymlinkSwapOfTheConfigFolder) {
   // A ConfigMap volume: c.toml -> ..data/c.toml, ..data -> ..v1; an update swaps ..data.
   Loop l;
