@@ -25,6 +25,7 @@
 #include "host/reload/reloader.hpp"
 #include "host/scheduler/run_session.hpp"
 #include "host/supervisor/decision_check.hpp"
+#include "host/reload/status.hpp"
 #include "host/supervisor/session_worker.hpp"
 #include "host/supervisor/supervisor.hpp"
 #include "host/scheduler/scheduler.hpp"
@@ -118,6 +119,22 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
   k8s::HttpClient http(loop.loop(), access);
   k8s::KubeCluster cluster(loop.loop(), http, ko);
   std::unique_ptr<Reloader> reloader;
+  Supervisor supervisor;
+  // The status file, when asked for (--status-file): as `caldera run` writes it, after
+  // every reload attempt and every session.
+  SessionCounters counters;
+  bool status_failed = false;
+  auto write_status = [&] {
+    if (o.status_file.empty() || !reloader) return;
+    std::string err;
+    if (write_status_file(o.status_file,
+                          status_json(*reloader, config_path, counters, &supervisor), &err)) {
+      status_failed = false;
+    } else if (!status_failed) {  // once per failure streak, not once per session
+      spdlog::warn("cannot write the status file {}", err);
+      status_failed = true;
+    }
+  };
   try {
     Reloader::Options ro;
     ro.config_file = config_path;
@@ -125,6 +142,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
     ro.override_plugin_dirs = c.plugin_dirs;
     ro.cache = [&]() -> const Cache& { return cluster.cache(); };
     ro.now = [] { return unix_now(); };
+    ro.after_attempt = write_status;
     reloader = std::make_unique<Reloader>(loop.loop(), std::move(ro));
   } catch (const InputError& e) {
     spdlog::error("{}", e.what());
@@ -154,7 +172,6 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
   // Sessions run in worker processes (host/supervisor/, docs/ISOLATION.md): the loop goes
   // on with watches, writes and the Lease while one runs.
   SessionWorker worker(loop.loop());
-  Supervisor supervisor;
   double session_started = 0;  // monotonic seconds; 0: none running
   std::string last_plan_why;
   auto mono = [] { return static_cast<double>(uv_hrtime()) / 1e9; };
@@ -199,11 +216,17 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
       run.timings = out.result.timings;
       log_session(sessions, run, cluster.cache());
       cluster.commit(run.result, run.now);
+      counters.last_binds = run.result.binds.size();
+      counters.binds += run.result.binds.size();
+      counters.evictions += run.result.evictions.size();
       out.result.result.plugin_states = std::move(run.result.plugin_states);
       absorb(runtime, out.result);  // only with results that are applied
       supervisor.completed(run.policy, unix_now());
     }
-    reloader->session_done(run.policy, unix_now());
+    counters.sessions = sessions;
+    counters.last_at = counters.last_clock = unix_now();
+    reloader->session_done(run.policy, counters.last_at);
+    write_status();
   };
 
   int code = loop.run(
@@ -226,9 +249,25 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
           }
           return 0.2;
         }
-        if (!leading) return std::min(period, 0.5);
         supervisor.set_on_fault(cfg.on_plugin_fault == "disable" ? Supervisor::OnFault::Disable
                                                                  : Supervisor::OnFault::Fallback);
+        if (!leading) {
+          // A replica that gave its Lease up because nothing could be scheduled looks again:
+          // a repaired plugin file (or a config without it) makes it fit to lead again.
+          if (!supervisor.healthy()) {
+            Supervisor::Plan again = supervisor.plan(configured);
+            for (const std::string& l : again.lifted) spdlog::info("quarantine lifted: {}", l);
+            if (supervisor.healthy())
+              spdlog::info("caldera: a plugin set may run again ({}); taking part in the "
+                           "election again",
+                           again.mode);
+            else if (!again.why.empty())
+              spdlog::error("no session: {}", again.why);
+            write_status();
+            return period;  // said once a period, as when leading
+          }
+          return std::min(period, 0.5);
+        }
         Supervisor::Plan plan = supervisor.plan(configured);
         for (const std::string& l : plan.lifted) spdlog::info("quarantine lifted: {}", l);
         if (!plan.why.empty()) {
@@ -237,7 +276,10 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
           else
             spdlog::warn("{}: {}", plan.mode, plan.why);
         }
-        if (!plan.policy) return period;
+        if (!plan.policy) {
+          write_status();  // the health it reports changed, or stays bad
+          return period;
+        }
         SessionRun run;
         run.policy = plan.policy;
         run.now = unix_now();

@@ -26,12 +26,13 @@ import (
 )
 
 type Env struct {
-	Work       string // scratch folder: certs, data, logs
-	EtcdBin    string
-	APIBin     string
-	CalderaBin string
-	Source     string // the repository (deploy/, tests/)
-	Config     string // caldera config for the tests
+	Work         string // scratch folder: certs, data, logs
+	EtcdBin      string
+	APIBin       string
+	CalderaBin   string
+	Source       string // the repository (deploy/, tests/)
+	Config       string // caldera config for the tests
+	FaultPlugins string // the faulty test plugins' build folder (-fault-plugins)
 
 	etcd     *exec.Cmd
 	etcdPort int

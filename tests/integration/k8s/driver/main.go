@@ -28,6 +28,7 @@ func main() {
 	flag.StringVar(&e.APIBin, "apiserver", "", "kube-apiserver binary")
 	flag.StringVar(&e.CalderaBin, "caldera", "", "caldera binary")
 	flag.StringVar(&e.Source, "source", "", "the repository root")
+	flag.StringVar(&e.FaultPlugins, "fault-plugins", "", "the build folder of the faulty test plugins (faulty_segv.so ...)")
 	only := flag.String("run", "", "run only the tests whose name contains this")
 	bench := flag.Bool("bench", false, "benchmark: initial sync of a large cluster and bind throughput")
 	nodes := flag.Int("bench-nodes", 10000, "benchmark nodes")
@@ -66,6 +67,7 @@ func main() {
 		{"topology-hard-job-in-one-hypernode", testTopology},
 		{"api-faults-survived", testFaults},
 		{"hostile-objects-reported", testHostile},
+		{"plugin-faults-contained", testPluginFaults},
 	}
 	passed, failed := 0, 0
 	for _, t := range tests {
