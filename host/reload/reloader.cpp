@@ -9,6 +9,8 @@
 // the side first.
 #include "host/reload/reloader.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -118,6 +120,34 @@ std::map<std::string, std::string> plugin_settings(const SchedulerConfig& c) {
 }
 
 }  // namespace
+
+std::map<std::string, FileStamp> plugin_files(const std::vector<fs::path>& dirs) {
+  // The same enumeration as PluginCatalog::scan: *.so regular files (links followed), a
+  // folder named twice scanned once.
+  std::map<std::string, FileStamp> out;
+  std::set<fs::path> scanned;
+  for (const fs::path& dir : dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    fs::path canon = fs::weakly_canonical(dir, ec);
+    if (!scanned.insert(ec ? dir : canon).second) continue;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const fs::path& p = it->path();
+      if (p.extension() != ".so") continue;
+      std::error_code fec;
+      if (!fs::is_regular_file(p, fec)) continue;
+      struct stat st;
+      if (::stat(p.c_str(), &st) != 0) continue;
+      FileStamp s;
+      s.device = static_cast<uint64_t>(st.st_dev);
+      s.inode = static_cast<uint64_t>(st.st_ino);
+      s.size = static_cast<uint64_t>(st.st_size);
+      s.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+      out[p.string()] = s;
+    }
+  }
+  return out;
+}
 
 // ---------------------------------------------------------------------------------------
 // What changed
@@ -242,7 +272,7 @@ SchedulerConfig Reloader::parse(const std::string& text) const {
 }
 
 void Reloader::start() {
-  child_ = std::make_unique<ChildProcess>(loop_);
+  trial_ = std::make_unique<SessionWorker>(loop_);
   watcher_ = std::make_unique<ReloadWatcher>(
       loop_, opt_.config_file, active_->config.reload_settle_seconds,
       [this](const std::string& what, double first_event_at) { trigger(what, first_event_at); });
@@ -253,7 +283,7 @@ void Reloader::close() {
   if (closed_) return;
   closed_ = true;
   if (watcher_) watcher_->close();
-  if (child_) child_->close();
+  if (trial_) trial_->close();
 }
 
 size_t Reloader::retired_alive() const {
@@ -347,62 +377,8 @@ void Reloader::attempt(const std::string& why, double noticed_at) {
     }
     c.suspects = join(s);
   }
-  spdlog::info("reload #{} ({}): trying config {} in a canary (timeout {}s)", rec.attempt,
-               rec.trigger, short_hash(rec.config_hash), c.config.canary_timeout_seconds);
-  candidate_ = std::move(c);
-  const SchedulerConfig* cfg = &candidate_->config;
-  const std::string hash = candidate_->rec.config_hash;
-  const Cache& cache = opt_.cache();
-  const double now = opt_.now();
-  const PluginCatalog* previous = catalog_.get();
-  child_->start(
-      [cfg, hash, previous, &cache, now](int fd) {
-        return canary_child(fd, *cfg, hash, *previous, cache, now, cfg->unload_retired_plugins);
-      },
-      cfg->canary_timeout_seconds, [this](ChildOutcome o) { on_trial(o); });
-}
-
-void Reloader::on_trial(const ChildOutcome& outcome) {
-  if (!candidate_) return;
-  Candidate c = std::move(*candidate_);
-  candidate_.reset();
-  ReloadRecord& rec = c.rec;
-  TrialReport rep = read_trial(outcome, c.config.canary_timeout_seconds);
-  rec.trial_seconds = rep.seconds;
-  if (rep.result != TrialReport::Result::Ok) {
-    std::string why = rep.error;
-    // A crash or a hang names no plugin by itself: say what this attempt brought in.
-    if ((rep.result == TrialReport::Result::Crashed || rep.result == TrialReport::Result::Hung ||
-         rep.result == TrialReport::Result::Failed) &&
-        !c.suspects.empty())
-      why += "; new since the running policy: " + c.suspects;
-    refuse(rec, why);
-    run_queued();
-    return;
-  }
-
-  // The host now loads the files itself. They must be the ones the child tried: same
-  // set, same identity (read_settled re-checks the identity around its read, so equal
-  // stamps mean equal bytes), and after loading, the same sha256.
-  std::map<std::string, FileStamp> files = plugin_files(c.config.plugin_dirs);
-  std::vector<std::string> moved;
-  for (const auto& [path, stamp] : files) {
-    auto it = rep.files.find(path);
-    if (it == rep.files.end() || !(it->second.stamp == stamp)) moved.push_back(path);
-  }
-  for (const auto& [path, tf] : rep.files)
-    if (!files.count(path)) moved.push_back(path);
-  if (!moved.empty()) {
-    refuse(rec, fmt::format("plugin files changed while the canary ran ({}); the new state is "
-                            "tried next",
-                            join(moved)));
-    if (!queued_) queued_noticed_ = wall_now();
-    queued_ = true;
-    if (queued_why_.empty()) queued_why_ = "plugin files changed during the canary";
-    run_queued();
-    return;
-  }
-
+  // Plugin files, the policy: built here (no plugin code runs in this process: files are
+  // inspected, and arguments checked, in children).
   std::unique_ptr<PluginCatalog> catalog;
   std::shared_ptr<const Policy> policy;
   try {
@@ -410,24 +386,51 @@ void Reloader::on_trial(const ChildOutcome& outcome) {
     policy = build_policy(c.config, *catalog, rec.config_hash);
   } catch (const InputError& e) {
     refuse(rec, e.what());
+    return;
+  }
+
+  // The trial: one session of the new policy on the live cache, in a session worker as
+  // every session runs (host/supervisor/), its decisions thrown away.
+  spdlog::info("reload #{} ({}): trying config {} in a trial session (timeout {}s)", rec.attempt,
+               rec.trigger, short_hash(rec.config_hash), c.config.canary_timeout_seconds);
+  c.policy = policy;
+  c.catalog = std::move(catalog);
+  c.files = std::move(files);
+  candidate_ = std::move(c);
+  WorkerLimits limits = WorkerLimits::of(candidate_->config);
+  limits.timeout_seconds = candidate_->config.canary_timeout_seconds;
+  limits.timeout_name = "canary_timeout";
+  trial_->start(opt_.cache(), std::move(policy), opt_.now(), trial_runtime_, limits,
+                [this](WorkerOutcome o) { on_trial(std::move(o)); });
+}
+
+void Reloader::on_trial(WorkerOutcome outcome) {
+  if (!candidate_) return;
+  Candidate c = std::move(*candidate_);
+  candidate_.reset();
+  ReloadRecord& rec = c.rec;
+  rec.trial_seconds = outcome.seconds;
+  if (!outcome.ok) {
+    std::string why = "the trial session failed: " + outcome.fault.text();
+    // A fault with no plugin named by the breadcrumbs: say what this attempt brought in.
+    if (outcome.fault.plugin.empty() && !c.suspects.empty())
+      why += "; new since the running policy: " + c.suspects;
+    refuse(rec, why);
     run_queued();
     return;
   }
-  for (const auto& lib : catalog->plugins()) {
-    auto it = rep.files.find(lib->info().file.string());
-    if (it == rep.files.end() || it->second.sha256 != lib->info().sha256) {
-      refuse(rec, fmt::format("{}: its content changed between the canary and loading; the "
-                              "new content is tried next",
-                              lib->info().file.string()));
-      queued_ = true;
-      if (queued_why_.empty()) queued_why_ = "plugin files changed during the canary";
-      run_queued();
-      return;
-    }
+  const WorkerResult& r = outcome.result;
+  if (r.errors_logged > 0) {
+    std::string first;
+    for (const auto& e : r.first_errors) first += (first.empty() ? "" : "; ") + e;
+    refuse(rec, fmt::format("the trial session logged {} plugin error(s): {}", r.errors_logged,
+                            first.empty() ? "(no text)" : first));
+    run_queued();
+    return;
   }
-  rec.trial = fmt::format("{} binds, {} pending in {:.0f} ms", rep.binds, rep.pending,
-                          rep.seconds * 1000);
-  publish(c, std::move(policy), std::move(catalog), std::move(files));
+  rec.trial = fmt::format("{} binds, {} pending in {:.0f} ms", r.result.binds.size(),
+                          r.result.pending.size(), outcome.seconds * 1000);
+  publish(c, c.policy, std::move(c.catalog), std::move(c.files));
   run_queued();
 }
 
@@ -462,7 +465,7 @@ void Reloader::finish(ReloadRecord& rec, const std::string& result) {
   double ms = (rec.finished_at - rec.started_at) * 1000;
   if (result == "accepted") {
     ++stats_.accepted;
-    spdlog::info("reload #{} ({}): accepted in {:.0f} ms: {} (canary session: {})",
+    spdlog::info("reload #{} ({}): accepted in {:.0f} ms: {} (trial session: {})",
                  rec.attempt, rec.trigger, ms, rec.changes, rec.trial);
   } else if (result == "unchanged") {
     ++stats_.unchanged;

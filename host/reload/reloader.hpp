@@ -2,18 +2,21 @@
 // restart, validated as a whole, tried in isolation, and published between two sessions.
 //
 // One attempt, from a trigger (a settled file change, or SIGHUP) to a decision:
-//   1. read the config's bytes, hash them and parse them (load_config_text). A syntax or
-//      shape error refuses the attempt here, with the parser's file:line:column message.
+//   1. read the config's bytes, hash them and parse them (load_config_text, after a trial
+//      parse in a child). A syntax or shape error refuses the attempt here, with the
+//      parser's file:line:column message.
 //   2. nothing changed (same config hash, same plugin folders, every .so with the same
 //      device/inode/size/mtime as when the running policy was built): logged, done.
-//   3. the canary (canary.hpp): a forked child loads the plugin folders (reusing the
-//      running libraries for unchanged files), builds the policy, runs one session on the
-//      current cache, and unloads what it loaded. Build errors, plugin errors, crashes and
-//      hangs refuse the attempt with the reason and the step it happened in.
-//   4. the host loads the same files itself (checking device/inode/size/mtime and sha256
-//      against what the child tried), builds the policy, and publishes it: the next session
-//      uses it. The loop is single-threaded and sessions run inside one timer callback, so
-//      publishing (swapping a shared_ptr in another callback) is always between sessions.
+//   3. the plugin folders are scanned (unchanged files lent by the running catalog, new
+//      ones read into sealed memfds and inspected in a child) and the policy is built.
+//   4. the trial: one session of the new policy on the current cache, in a session worker
+//      (host/supervisor/session_worker.hpp) as every session runs, its decisions dropped.
+//      A fault (named with plugin, point and node), a hang past canary_timeout, or an
+//      error logged by a plugin refuses the attempt; else the policy is published and the
+//      next session uses it. The loop is single-threaded and sessions start inside one
+//      timer callback, so publishing (swapping a shared_ptr in another callback) is always
+//      between sessions. The trial runs the exact bytes the policy holds, so nothing can
+//      change between the trial and the sessions.
 // Every attempt is logged (what triggered it, what changed, accepted or refused and why)
 // and recorded for the status file. Whatever fails leaves the running policy untouched.
 //
@@ -38,7 +41,8 @@
 #include "host/config/config.hpp"
 #include "host/plugins/plugin_library.hpp"
 #include "host/plugins/policy.hpp"
-#include "host/reload/canary.hpp"
+#include "host/session/runtime.hpp"
+#include "host/supervisor/session_worker.hpp"
 #include "host/reload/watcher.hpp"
 
 namespace caldera {
@@ -55,7 +59,7 @@ struct ReloadRecord {
   double started_at = 0;   // the attempt began (after settling)
   double finished_at = 0;
   double trial_seconds = 0;
-  std::string trial;       // accepted: what the canary session did ("3 binds, 0 pending")
+  std::string trial;       // accepted: what the trial session did ("3 binds, 0 pending")
 };
 
 struct ReloadStats {
@@ -72,8 +76,8 @@ class Reloader {
     std::filesystem::path config_file;
     std::vector<std::filesystem::path> default_plugin_dirs;  // when the config names none
     std::vector<std::filesystem::path> override_plugin_dirs;  // --plugin-dir: wins over the config
-    std::function<const Cache&()> cache;  // the live cache, for the canary
-    std::function<double()> now;          // the session clock, for the canary
+    std::function<const Cache&()> cache;  // the live cache, for the trial session
+    std::function<double()> now;          // the session clock, for the trial session
     std::function<void()> after_attempt;  // e.g. write the status file
   };
 
@@ -98,7 +102,7 @@ class Reloader {
   // Policies retired by reloads whose memory is still held (by a session in progress).
   size_t retired_alive() const;
   std::vector<std::filesystem::path> watched_dirs() const;
-  bool trial_running() const { return child_ && child_->running(); }
+  bool trial_running() const { return trial_ && trial_->running(); }
 
   // The run loop reports each session and the policy it used.
   void session_done(const std::shared_ptr<const Policy>& used, double wall_time);
@@ -108,14 +112,17 @@ class Reloader {
     ReloadRecord rec;
     SchedulerConfig config;
     // What is new relative to the running policy (plugins newly named, plugin files added
-    // or changed): the suspects when the trial crashes or hangs.
+    // or changed): the suspects when the trial fails with no plugin to blame.
     std::string suspects;
+    std::shared_ptr<const Policy> policy;    // built, on trial
+    std::unique_ptr<PluginCatalog> catalog;  // the files it was built from
+    std::map<std::string, FileStamp> files;  // their stamps (the "nothing changed" check)
   };
 
   // Parses the config text, applying the --plugin-dir override. Throws InputError.
   SchedulerConfig parse(const std::string& text) const;
   void attempt(const std::string& why, double noticed_at);
-  void on_trial(const ChildOutcome& outcome);
+  void on_trial(WorkerOutcome outcome);
   void publish(Candidate& c, std::shared_ptr<const Policy> policy,
                std::unique_ptr<PluginCatalog> catalog, std::map<std::string, FileStamp> files);
   void finish(ReloadRecord& rec, const std::string& result);
@@ -129,7 +136,8 @@ class Reloader {
   std::map<std::string, FileStamp> active_files_;  // the .so files the running set was built from
   std::vector<std::weak_ptr<const Policy>> retired_;
   std::unique_ptr<ReloadWatcher> watcher_;
-  std::unique_ptr<ChildProcess> child_;
+  std::unique_ptr<SessionWorker> trial_;
+  Runtime trial_runtime_;  // the trial's own: no plugin state, nothing absorbed
   std::optional<Candidate> candidate_;  // the attempt whose trial is running
   bool queued_ = false;                  // a trigger came in during a trial
   std::string queued_why_;
@@ -143,5 +151,9 @@ class Reloader {
 // "nothing" when they are the same.
 std::string describe_changes(const Policy& before, const PluginCatalog& before_catalog,
                              const Policy& after, const PluginCatalog& after_catalog);
+
+// The .so files of the plugin dirs (as PluginCatalog::scan enumerates them) with their
+// stamps; missing dirs are skipped (the scan reports them).
+std::map<std::string, FileStamp> plugin_files(const std::vector<std::filesystem::path>& dirs);
 
 }  // namespace caldera

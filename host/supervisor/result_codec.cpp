@@ -157,6 +157,8 @@ std::string encode_result(const WorkerResult& wr) {
   });
   w.f64(wr.timings.close_seconds);
   write_pairs(w, wr.said);
+  w.u64(wr.errors_logged);
+  w.list(wr.first_errors, [&](const std::string& e) { w.str(e); });
 
   std::string out;
   out.reserve(w.out().size() + 24);
@@ -227,6 +229,9 @@ WorkerResult decode_result(std::string_view bytes) {
   }
   wr.timings.close_seconds = rd.f64();
   wr.said = read_pairs(rd, "warnings said");
+  wr.errors_logged = rd.u64();
+  for (uint32_t i = 0, c = rd.count("error lines"); i < c; ++i)
+    wr.first_errors.push_back(rd.str("an error line"));
   if (!rd.done()) rd.fail(rd.offset() - base, "bytes left after the last field");
   return wr;
 }

@@ -27,6 +27,10 @@ struct WorkerResult {
   SessionResult result;
   SessionTimings timings;
   std::vector<std::pair<std::string, std::string>> said;
+  // Error lines the session logged (a plugin's CAL_ERROR, a failed open()): how many, and
+  // the first few. A reload trial with any is refused.
+  uint64_t errors_logged = 0;
+  std::vector<std::string> first_errors;
 };
 
 std::string encode_result(const WorkerResult& r);

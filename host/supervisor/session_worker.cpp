@@ -13,9 +13,11 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <new>
 
 #include <fmt/format.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
 #include "host/config/points.hpp"
@@ -30,6 +32,31 @@ namespace {
 
 // How a worker ends when it could not hand back a result on its own terms.
 constexpr int kExceptionExit = 87;  // an exception reached the worker's top
+
+// Counts the error lines logged in the worker and keeps the first few.
+class ErrorLines : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  uint64_t count() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return count_;
+  }
+  std::vector<std::string> first() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return first_;
+  }
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    if (msg.level < spdlog::level::err) return;
+    ++count_;
+    if (first_.size() < 5) first_.emplace_back(msg.payload.data(), msg.payload.size());
+  }
+  void flush_() override {}
+
+ private:
+  uint64_t count_ = 0;
+  std::vector<std::string> first_;
+};
 constexpr int kMemoryExit = 88;     // std::bad_alloc reached the worker's top
 constexpr int kWriteExit = 89;      // the result could not be written
 
@@ -122,6 +149,10 @@ uint64_t address_space_bytes() {
   Runtime& runtime = const_cast<Runtime&>(parent_runtime);
   runtime.forget_workers();
   WorkerResult wr;
+  // Error lines logged during the session are counted for the result (a reload trial with
+  // any is refused); they are still written where the log goes.
+  auto errors = std::make_shared<ErrorLines>();
+  spdlog::default_logger()->sinks().push_back(errors);
   try {
     wr.result = run_session(cache, policy, now, runtime, &wr.timings);
   } catch (const std::bad_alloc&) {
@@ -136,6 +167,8 @@ uint64_t address_space_bytes() {
   }
   crumb_stage(SessionStage::Encoding);
   for (const auto& [topic, text] : runtime.said()) wr.said.emplace_back(topic, text);
+  wr.errors_logged = errors->count();
+  wr.first_errors = errors->first();
   if (!write_all(fd, encode_result(wr))) ::_exit(kWriteExit);
   crumb_stage(SessionStage::Done);
   ::_exit(0);
@@ -468,7 +501,8 @@ void SessionWorker::finish() {
   const std::string note_text(board->note, ::strnlen(board->note, sizeof board->note));
   if (timed_out_) {
     f.kind = K::Timeout;
-    f.what = fmt::format("no result after {:g}s (session_timeout); killed", limits_.timeout_seconds);
+    f.what = fmt::format("no result after {:g}s ({}); killed", limits_.timeout_seconds,
+                         limits_.timeout_name);
   } else if (WIFSIGNALED(status_)) {
     f.kind = K::Signal;
     f.what = signal_name(WTERMSIG(status_));

@@ -35,6 +35,7 @@ namespace caldera {
 struct WorkerLimits {
   double timeout_seconds = 60;  // the watchdog: the worker is killed after this long
   uint64_t memory_bytes = 0;    // address space the session may add; 0: no limit
+  const char* timeout_name = "session_timeout";  // the setting a hang message names
 
   // What the config's [scheduler] session_timeout and session_memory_limit say.
   static WorkerLimits of(const SchedulerConfig& config) {

@@ -1,5 +1,4 @@
-// Tests of the reload pieces (host/reload/): the config keys it adds, the child process
-// runner of the canary (exit, crash, time limit, output), reading a trial's report, the
+// Tests of the reload pieces (host/reload/): the config keys it adds, the
 // file watcher (what counts as a change, settling), keeping retired libraries mapped, and
 // the Reloader end to end on a small cache (accepted, refused, unchanged). The
 // integration tests (tests/integration/reload/) drive the same through `caldera run`.
@@ -19,7 +18,6 @@
 
 #include "host/config/config.hpp"
 #include "host/plugins/plugin_library.hpp"
-#include "host/reload/canary.hpp"
 #include "host/reload/reloader.hpp"
 #include "host/reload/watcher.hpp"
 #include "tests/unit/test_support.hpp"
@@ -108,115 +106,6 @@ TEST_F(ReloadConfig, ErrorsNameFileLineAndKey) {
   EXPECT_TRUE(contains(e, "c.toml:2:26: scheduler.unload_retired_plugins: got a string; expected true or false")) << e;
   e = error("[scheduler]\ncanary_timeout = -1\n");
   EXPECT_TRUE(contains(e, "scheduler.canary_timeout: -1 is out of range; expected a positive duration")) << e;
-}
-
-// ---------------------------------------------------------------------------------------
-// ChildProcess and read_trial
-// ---------------------------------------------------------------------------------------
-
-ChildOutcome run_child(std::function<int(int)> body, double timeout) {
-  Loop l;
-  std::optional<ChildOutcome> out;
-  {
-    ChildProcess child(&l.loop);
-    child.start(std::move(body), timeout, [&](ChildOutcome o) { out = std::move(o); });
-    run_until(&l.loop, [&] { return out.has_value(); }, timeout + 10);
-    child.close();
-  }
-  return out.value_or(ChildOutcome{});
-}
-
-TEST(ChildProcess, ExitCodeAndOutput) {
-  ChildOutcome o = run_child(
-      [](int fd) {
-        const char msg[] = "stage done\n";
-        (void)!write(fd, msg, sizeof msg - 1);
-        return 7;
-      },
-      5);
-  EXPECT_EQ(o.how, ChildOutcome::How::Exited);
-  EXPECT_EQ(o.code, 7);
-  EXPECT_EQ(o.output, "stage done\n");
-}
-
-TEST(ChildProcess, CrashIsASignal) {
-  ChildOutcome o = run_child(
-      [](int) {
-        ::raise(SIGSEGV);
-        return 0;
-      },
-      5);
-  EXPECT_EQ(o.how, ChildOutcome::How::Signaled);
-  EXPECT_EQ(o.code, SIGSEGV);
-}
-
-TEST(ChildProcess, HangIsKilledAtTheLimit) {
-  auto t0 = std::chrono::steady_clock::now();
-  ChildOutcome o = run_child(
-      [](int) {
-        for (;;) pause();
-        return 0;
-      },
-      0.3);
-  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_EQ(o.how, ChildOutcome::How::TimedOut);
-  EXPECT_GE(took, 0.3);
-  EXPECT_LT(took, 3.0);
-}
-
-TEST(ChildProcess, LargeOutputDoesNotBlockTheChild) {
-  // More than a pipe holds (64 KiB): the parent reads while the child writes.
-  ChildOutcome o = run_child(
-      [](int fd) {
-        std::string chunk(4096, 'x');
-        for (int i = 0; i < 64; ++i) (void)!write(fd, chunk.data(), chunk.size());
-        return 0;
-      },
-      10);
-  EXPECT_EQ(o.how, ChildOutcome::How::Exited);
-  EXPECT_EQ(o.output.size(), 64u * 4096u);
-}
-
-TEST(ReadTrial, Outcomes) {
-  ChildOutcome o;
-  o.how = ChildOutcome::How::Exited;
-  o.code = 0;
-  o.output =
-      "stage loading plugins\nfile /p/a.so\t1\t2\t3\t4\tabc\nfile /p/b.so\t1\t5\t6\t7\t-\n"
-      "stage session\nsession 3\t1\nerrors 0\nstage done\n";
-  TrialReport r = read_trial(o, 5);
-  EXPECT_EQ(r.result, TrialReport::Result::Ok);
-  EXPECT_EQ(r.binds, 3u);
-  EXPECT_EQ(r.pending, 1u);
-  ASSERT_EQ(r.files.size(), 2u);
-  EXPECT_EQ(r.files["/p/a.so"].sha256, "abc");
-  EXPECT_EQ(r.files["/p/a.so"].stamp.inode, 2u);
-  EXPECT_EQ(r.files["/p/b.so"].sha256, "");
-
-  o.code = 2;
-  o.output = "stage building the policy\nbuild-error c.toml:3:1: unknown plugin 'x'\n";
-  r = read_trial(o, 5);
-  EXPECT_EQ(r.result, TrialReport::Result::BuildFailed);
-  EXPECT_EQ(r.error, "c.toml:3:1: unknown plugin 'x'");
-
-  o.code = 3;
-  o.output = "stage done\nerror plugin p: error: boom\nerrors 4\n";
-  r = read_trial(o, 5);
-  EXPECT_EQ(r.result, TrialReport::Result::PluginErrors);
-  EXPECT_TRUE(contains(r.error, "4 plugin error(s): plugin p: error: boom")) << r.error;
-
-  o.how = ChildOutcome::How::Signaled;
-  o.code = SIGABRT;
-  o.output = "stage running action allocate in the trial session\n";
-  r = read_trial(o, 5);
-  EXPECT_EQ(r.result, TrialReport::Result::Crashed);
-  EXPECT_TRUE(contains(r.error, "crashed with SIGABRT")) << r.error;
-  EXPECT_TRUE(contains(r.error, "while running action allocate")) << r.error;
-
-  o.how = ChildOutcome::How::TimedOut;
-  r = read_trial(o, 1.5);
-  EXPECT_EQ(r.result, TrialReport::Result::Hung);
-  EXPECT_TRUE(contains(r.error, "canary_timeout 1.5s")) << r.error;
 }
 
 // ---------------------------------------------------------------------------------------

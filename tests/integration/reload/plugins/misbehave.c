@@ -1,9 +1,9 @@
-/* misbehave: plugins that load cleanly but fail in the reload canary's trial session
+/* misbehave: plugins that load cleanly but fail in a reload's trial session
  * (tests/integration/). One source, one failure per build, all of them at open(), which
- * every session calls whatever the cluster holds, so the canary always reaches them:
- *   MISBEHAVE_ABORT  open() calls abort()               -> canary child dies of SIGABRT
- *   MISBEHAVE_SEGV   open() writes through NULL          -> canary child dies of SIGSEGV
- *   MISBEHAVE_HANG   open() sleeps forever               -> canary hits its time limit
+ * every session calls whatever the cluster holds, so the trial always reaches them:
+ *   MISBEHAVE_ABORT  open() calls abort()               -> the trial worker dies of SIGABRT
+ *   MISBEHAVE_SEGV   open() writes through NULL          -> the trial worker dies of SIGSEGV
+ *   MISBEHAVE_HANG   open() sleeps forever               -> the trial hits canary_timeout
  *   MISBEHAVE_ERROR  open() returns CAL_ERROR, a reason  -> an error-level plugin log line
  * The plugin name is the build's name (MISBEHAVE_NAME), so several can sit in one folder. */
 #include <stdlib.h>
@@ -17,7 +17,7 @@ static const cal_host_api *host;
 #if defined(MISBEHAVE_SEGV)
 /* The write through NULL is the point: under UndefinedBehaviorSanitizer (scripts/test
  * --sanitize) its null check would end the child with a report instead of the SIGSEGV
- * the canary must see, so that one check is off here. */
+ * the trial must see, so that one check is off here. */
 __attribute__((no_sanitize("null")))
 #endif
 static void *open_fn(cal_session *s, const cal_args *a, cal_code *code, cal_status *st) {
