@@ -137,7 +137,7 @@ int status(const fs::path& file) {
     std::cout << fmt::format(
         "reloads:   {} attempts: {} accepted, {} refused, {} unchanged{}\n",
         r.value("attempts", 0), r.value("accepted", 0), r.value("refused", 0),
-        r.value("unchanged", 0), r.value("trial_running", false) ? "; a canary is running" : "");
+        r.value("unchanged", 0), r.value("trial_running", false) ? "; a trial session is running" : "");
     std::string watched;
     for (const auto& d : r.value("watched_dirs", json::array()))
       watched += (watched.empty() ? "" : ", ") + d.get<std::string>();
