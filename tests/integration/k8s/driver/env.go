@@ -656,3 +656,17 @@ func tail(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// LeaseHolder is the holderIdentity of Lease ns/name; "" when unheld or unreadable.
+func (e *Env) LeaseHolder(ns, name string) string {
+	var l struct {
+		Spec struct {
+			HolderIdentity *string `json:"holderIdentity"`
+		} `json:"spec"`
+	}
+	if e.Get(fmt.Sprintf("/apis/coordination.k8s.io/v1/namespaces/%s/leases/%s", ns, name), &l) != nil ||
+		l.Spec.HolderIdentity == nil {
+		return ""
+	}
+	return *l.Spec.HolderIdentity
+}

@@ -185,18 +185,7 @@ func testPluginFaults(e *Env) error {
 	lease := []string{"--leader-elect", "--leader-elect-resource-namespace", "kube-system",
 		"--leader-elect-resource-name", "caldera-pfault", "--leader-elect-lease-duration", "4",
 		"--leader-elect-renew-deadline", "3", "--leader-elect-retry-period", "1", "--identity", "pfault-start"}
-	holder := func() string {
-		var l struct {
-			Spec struct {
-				HolderIdentity *string `json:"holderIdentity"`
-			} `json:"spec"`
-		}
-		if e.Get("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/caldera-pfault", &l) != nil ||
-			l.Spec.HolderIdentity == nil {
-			return ""
-		}
-		return *l.Spec.HolderIdentity
-	}
+	holder := func() string { return e.LeaseHolder("kube-system", "caldera-pfault") }
 	status = e.path("pfault-start-status.json")
 	s, err := e.startWithConfig("pfault-start", config("pfault-start", true, ""),
 		append(lease, "--status-file", status)...)

@@ -497,18 +497,7 @@ func testLeader(e *Env) error {
 		return err
 	}
 	defer b.Stop()
-	holder := func() string {
-		var l struct {
-			Spec struct {
-				HolderIdentity *string `json:"holderIdentity"`
-			} `json:"spec"`
-		}
-		if e.Get("/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/caldera-test", &l) != nil ||
-			l.Spec.HolderIdentity == nil {
-			return ""
-		}
-		return *l.Spec.HolderIdentity
-	}
+	holder := func() string { return e.LeaseHolder("kube-system", "caldera-test") }
 	if err := WaitFor(20*time.Second, "a lease holder", func() (bool, string) { return holder() != "", "" }); err != nil {
 		return err
 	}
