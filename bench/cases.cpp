@@ -182,6 +182,14 @@ void run_stages(const CaseDef& def, const Policies& policies, const Emit& emit) 
     return;
   }
   const SessionResult& ir = iso.result.result;
+  // Where the worker's time went, as it measured it: the rest of iso_seconds is the fork,
+  // the worker's start, encoding, the pipe and decoding.
+  const SessionTimings& it = iso.result.timings;
+  double iso_inside = it.open_seconds + it.close_seconds;
+  for (const auto& [name, s] : it.action_seconds) iso_inside += s;
+  emit({{"isolated_snapshot_seconds", it.open_seconds},
+        {"isolated_inside_seconds", iso_inside},
+        {"isolated_outside_seconds", iso_seconds - iso_inside}});
   emit({{"isolated_session_seconds", iso_seconds},
         {"isolation_overhead_seconds", iso_seconds - seconds},
         {"isolation_overhead_ratio", seconds > 0 ? iso_seconds / seconds - 1 : 0},
