@@ -20,8 +20,9 @@ import (
 //     (--status-file) and a PluginFault event on boom-0 name the plugin, the point and the
 //     node; Caldera is alive, quarantines the file and falls back to the set that ran
 //     before, which binds boom-0 and later pods. A repaired build (other bytes) at the
-//     same path lifts the quarantine and the configured set runs again. SIGTERM ends it
-//     within a second.
+//     same path lifts the quarantine and the configured set runs again. Then every other
+//     kind of fault (abort, exit, hang, memory, NaN score, status code, wild reason pointer,
+//     C++ exception), one plugin each, the same way. SIGTERM ends it within a second.
 //  3. Start-up: a replica whose config names faulty_segv from the start meets a pending
 //     boom pod in its first session. With no set that ever completed a session it
 //     schedules nothing, says why, reports unhealthy and releases its Lease; with
@@ -60,13 +61,14 @@ func testPluginFaults(e *Env) error {
 	if err != nil {
 		return err
 	}
-	// The test policy, with the plugin folders, the supervision settings, and optionally
-	// faulty_segv appended to the last tier.
-	config := func(name string, faulty bool, scheduler string) string {
+	// The test policy, with the plugin folders, the supervision settings, and the given
+	// faulty plugins appended to the last tier.
+	config := func(name string, scheduler string, faulty ...string) string {
 		text := strings.Replace(string(base), "[scheduler]\n", fmt.Sprintf(
-			"[scheduler]\nplugin_dirs = [%q, %q]\nsession_timeout = \"5s\"\n%s", builtin, dir, scheduler), 1)
-		if faulty {
-			text += "[[tiers.plugins]]\nname = \"faulty_segv\"\n"
+			"[scheduler]\nplugin_dirs = [%q, %q]\nsession_timeout = \"3s\"\n"+
+				"session_memory_limit = \"512Mi\"\n%s", builtin, dir, scheduler), 1)
+		for _, f := range faulty {
+			text += fmt.Sprintf("[[tiers.plugins]]\nname = %q\n", f)
 		}
 		p := e.path(name + ".toml")
 		os.WriteFile(p+".tmp", []byte(text), 0o644)
@@ -75,7 +77,7 @@ func testPluginFaults(e *Env) error {
 	}
 
 	// ---- 1. the running policy gains faulty_segv ----
-	cfg := config("pfault", false, "")
+	cfg := config("pfault", "")
 	status := e.path("pfault-status.json")
 	c, err := e.startWithConfig("pfault", cfg, "--status-file", status)
 	if err != nil {
@@ -91,7 +93,7 @@ func testPluginFaults(e *Env) error {
 	if _, err := waitBound(e, ns, "plain-0", 1, 20*time.Second); err != nil {
 		return err
 	}
-	config("pfault", true, "")
+	config("pfault", "", "faulty_segv")
 	if err := c.WaitLog("accepted", 20*time.Second); err != nil {
 		return err
 	}
@@ -169,6 +171,66 @@ func testPluginFaults(e *Env) error {
 	if st, err = readStatus(status); err != nil || st.Supervisor.Mode != "configured" {
 		return errorf("status after the repair: %+v %v", st.Supervisor, err)
 	}
+	// Every other kind of fault, one plugin each (faulty.c, faulty_throw.cpp): it joins the
+	// policy by a reload, a boom pod makes it fault, the log and an event on the pod name it
+	// and what happened, and the set before binds the pod.
+	kinds := []struct{ build, point, what string }{
+		{"faulty_abort", "predicate", "SIGABRT"},
+		{"faulty_exit", "predicate", "exit(0) called before the session ended"},
+		{"faulty_hang", "node_order", "no result after 3s (session_timeout); killed"},
+		{"faulty_alloc", "predicate", ""}, // SIGABRT, or the sanitizer's own exit, under the cap
+		{"faulty_nan", "node_order", "broke the ABI contract: score NaN"},
+		{"faulty_code", "predicate", "broke the ABI contract: returned status code 42"},
+		{"faulty_reason", "predicate", "SIGSEGV"},
+		{"faulty_throw", "predicate", "C++ exception escaped: license check failed"},
+	}
+	for i, k := range kinds {
+		if err := copyFile(filepath.Join(e.FaultPlugins, k.build+".so"), filepath.Join(dir, k.build+".so")); err != nil {
+			return err
+		}
+		before := len(c.Output())
+		config("pfault", "", "faulty_segv", k.build)
+		if err := WaitFor(20*time.Second, "the reload that adds "+k.build, func() (bool, string) {
+			out := c.Output()[before:]
+			return strings.Contains(out, "accepted") && strings.Contains(out, k.build+"]"), ""
+		}); err != nil {
+			return errorf("%v\n%s", err, tail(c.Output(), 10))
+		}
+		pod := fmt.Sprintf("boom-k%d", i)
+		if err := e.CreatePod(ns, pod, PodOpts{CPU: "100m"}); err != nil {
+			return err
+		}
+		want := fmt.Sprintf("dropped: plugin %s, point %s", k.build, k.point)
+		if err := WaitFor(30*time.Second, want, func() (bool, string) {
+			return strings.Contains(c.Output()[before:], want), ""
+		}); err != nil {
+			return errorf("%v\n%s", err, tail(c.Output(), 15))
+		}
+		line := grep(c.Output()[before:], want)
+		if !strings.Contains(line, k.what) || !strings.Contains(line, "task pfault/"+pod) {
+			return errorf("%s: want %q and the task in: %s", k.build, k.what, line)
+		}
+		if err := WaitFor(15*time.Second, "a PluginFault event on "+pod, func() (bool, string) {
+			evs, _ := e.Events(ns)
+			for _, ev := range evs {
+				if ev.Reason == "PluginFault" && ev.InvolvedObject.Name == pod &&
+					strings.Contains(ev.Message, "plugin "+k.build+", point "+k.point) {
+					return true, ""
+				}
+			}
+			return false, ""
+		}); err != nil {
+			return err
+		}
+		if _, err := waitBound(e, ns, pod, 1, 20*time.Second); err != nil {
+			return errorf("%s: %v\n%s", k.build, err, tail(c.Output(), 15))
+		}
+		if !c.Running() {
+			return errorf("caldera exited after %s:\n%s", k.build, tail(c.Output(), 20))
+		}
+		fmt.Printf("    %s: %s\n", k.build, line[strings.Index(line, "dropped: "):])
+	}
+
 	t0 := time.Now()
 	c.Stop()
 	if took := time.Since(t0); took > time.Second {
@@ -187,7 +249,7 @@ func testPluginFaults(e *Env) error {
 		"--leader-elect-renew-deadline", "3", "--leader-elect-retry-period", "1", "--identity", "pfault-start"}
 	holder := func() string { return e.LeaseHolder("kube-system", "caldera-pfault") }
 	status = e.path("pfault-start-status.json")
-	s, err := e.startWithConfig("pfault-start", config("pfault-start", true, ""),
+	s, err := e.startWithConfig("pfault-start", config("pfault-start", "", "faulty_segv"),
 		append(lease, "--status-file", status)...)
 	if err != nil {
 		return err
@@ -215,7 +277,7 @@ func testPluginFaults(e *Env) error {
 	}
 	s.Stop()
 
-	d, err := e.startWithConfig("pfault-disable", config("pfault-disable", true, "on_plugin_fault = \"disable\"\n"),
+	d, err := e.startWithConfig("pfault-disable", config("pfault-disable", "on_plugin_fault = \"disable\"\n", "faulty_segv"),
 		lease...)
 	if err != nil {
 		return err
