@@ -7,17 +7,22 @@ namespace caldera {
 
 void Session::update_job_status() {
   for (JobInfo* j : job_list_) {
-    // Volcano's jobStatus (framework/job_updater.go / session.go).
+    // Volcano's getPodGroupPhase (framework/session.go). Scheduled means Running, Bound,
+    // Failed or Succeeded, plus Releasing tasks that are on a node: tasks allocated or
+    // bound in this very session (Allocated, Binding) do not count yet, so a job placed
+    // now stays Inqueue until its pods are seen bound. All scheduled tasks completed
+    // (none at all with minMember 0 included) is Completed.
     bool unschedulable = j->unschedulable;
     JobPhase phase = j->phase;
     if (j->count(CAL_TASK_RUNNING) != 0 && unschedulable) {
       phase = JobPhase::Unknown;
     } else {
-      int32_t allocated = j->count(CAL_TASK_ALLOCATED) + j->count(CAL_TASK_BINDING) +
-                          j->count(CAL_TASK_BOUND) + j->count(CAL_TASK_RUNNING) +
-                          j->count(CAL_TASK_SUCCEEDED);
-      if (allocated >= j->min_available)
-        phase = JobPhase::Running;
+      const int32_t completed = j->count(CAL_TASK_SUCCEEDED) + j->count(CAL_TASK_FAILED);
+      int32_t scheduled = j->count(CAL_TASK_BOUND) + j->count(CAL_TASK_RUNNING) + completed;
+      for (const TaskInfo* t : j->tasks)
+        if (t->status == CAL_TASK_RELEASING && t->node) ++scheduled;
+      if (scheduled >= j->min_available)
+        phase = scheduled == completed ? JobPhase::Completed : JobPhase::Running;
       else if (j->phase != JobPhase::Inqueue)
         phase = JobPhase::Pending;
     }
