@@ -239,16 +239,38 @@ TEST(NodeOrderMath, MostAllocated) {
   EXPECT_EQ(no::most_requested_score(3000, 2000), 100);  // capped at capacity
 }
 
+// balancedResourceScore, the balance after the pod:
 // Fractions 0.5 and 0.75: std = |0.5-0.75|/2 = 0.125 -> 87.5 -> 87.
 // Fractions 0.5, 0.75, 0.25: mean 0.5, std = sqrt((0+0.0625+0.0625)/3) = 0.2041 -> 79.
 // Fractions capped at 1: cpu 2000/1000 -> 1, memory 0 -> std 0.5 -> 50.
-TEST(NodeOrderMath, BalancedAllocation) {
+TEST(NodeOrderMath, BalancedResourceScore) {
   const int64_t gi = 1024LL * 1024 * 1024;
-  EXPECT_EQ(no::balanced_allocation({{4000, 2000, 1}, {8 * gi, 6 * gi, 1}}), 87);
-  EXPECT_EQ(no::balanced_allocation({{4000, 2000, 1}, {8 * gi, 6 * gi, 1}, {4000, 1000, 1}}),
+  EXPECT_EQ(no::balanced_resource_score({{4000, 2000, 1}, {8 * gi, 6 * gi, 1}}), 87);
+  EXPECT_EQ(no::balanced_resource_score({{4000, 2000, 1}, {8 * gi, 6 * gi, 1}, {4000, 1000, 1}}),
             79);
-  EXPECT_EQ(no::balanced_allocation({{1000, 2000, 1}, {1000, 0, 1}}), 50);
-  EXPECT_EQ(no::balanced_allocation({{1000, 300, 1}}), 100);  // one resource: std 0
+  EXPECT_EQ(no::balanced_resource_score({{1000, 2000, 1}, {1000, 0, 1}}), 50);
+  EXPECT_EQ(no::balanced_resource_score({{1000, 300, 1}}), 100);  // one resource: std 0
+}
+
+// Kubernetes 1.36's BalancedAllocation scores the change the pod brings:
+// 50 + (50 + with - without) / 2.
+//   A node at cpu 1/4, memory 6/8 (fractions 0.25, 0.75: std 0.25 -> 75); a pod of cpu 1
+//   makes them 0.5, 0.75 (87): better by 12 -> 50 + (50 + 12) / 2 = 81.
+//   From 0.5, 0.75 (87), a pod of memory 1 Gi makes memory 0.875 (81): worse by 6 -> 72.
+//   No change (a pod of nothing): 50 + 50 / 2 = 75. Go's division truncates toward zero:
+//   with 0, without 100 -> 50 + (50 - 100) / 2 = 50 - 25 = 25.
+TEST(NodeOrderMath, BalancedAllocationRewardsTheImprovement) {
+  const int64_t gi = 1024LL * 1024 * 1024;
+  const no::Dim before[] = {{4000, 1000, 1}, {8 * gi, 6 * gi, 1}};
+  const no::Dim after_cpu[] = {{4000, 2000, 1}, {8 * gi, 6 * gi, 1}};
+  EXPECT_EQ(no::balanced_allocation(after_cpu, before, 2), 81);
+  const no::Dim half[] = {{4000, 2000, 1}, {8 * gi, 6 * gi, 1}};
+  const no::Dim more_mem[] = {{4000, 2000, 1}, {8 * gi, 7 * gi, 1}};
+  EXPECT_EQ(no::balanced_allocation(more_mem, half, 2), 72);
+  EXPECT_EQ(no::balanced_allocation(half, half, 2), 75);
+  const no::Dim skewed[] = {{1000, 2000, 1}, {1000, 0, 1}};   // std 0.5 -> 50
+  const no::Dim even[] = {{1000, 0, 1}, {1000, 0, 1}};        // std 0 -> 100
+  EXPECT_EQ(no::balanced_allocation(skewed, even, 2), 50 + (50 + 50 - 100) / 2);
 }
 
 // TaintToleration's NormalizeScore (reverse): counts 0, 1, 2 -> 100, 50, 0; all 0 -> 100.

@@ -156,13 +156,17 @@ class NodeOrder {
     // A pod that requests none of the balanced resources is not scored (Kubernetes'
     // isBestEffortPod check when Score runs without PreScore, as Volcano calls it).
     if (w_.balanced != 0 && (pod.cpu > 0 || pod.memory > 0 || pod.gpu > 0)) {
-      no::Dim dims[3] = {{alloc_cpu, no::whole(req[0]) + pod.cpu, 1},
-                         {alloc_mem, no::whole(req[1]) + pod.memory, 1}};
+      const int64_t on_cpu = no::whole(req[0]), on_mem = no::whole(req[1]);
+      no::Dim with[3] = {{alloc_cpu, on_cpu + pod.cpu, 1}, {alloc_mem, on_mem + pod.memory, 1}};
+      no::Dim without[3] = {{alloc_cpu, on_cpu, 1}, {alloc_mem, on_mem, 1}};
       size_t count = 2;
       // An extended resource the pod does not request is left out of the balance.
-      if (gpu_ >= 0 && pod.gpu > 0)
-        dims[count++] = {no::whole(alloc[gpu_]), no::whole(req[gpu_]) + pod.gpu, 1};
-      score += static_cast<double>(no::balanced_allocation(dims, count) * w_.balanced);
+      if (gpu_ >= 0 && pod.gpu > 0) {
+        const int64_t on_gpu = no::whole(req[gpu_]), alloc_gpu = no::whole(alloc[gpu_]);
+        with[count] = {alloc_gpu, on_gpu + pod.gpu, 1};
+        without[count++] = {alloc_gpu, on_gpu, 1};
+      }
+      score += static_cast<double>(no::balanced_allocation(with, without, count) * w_.balanced);
     }
     return score;
   }

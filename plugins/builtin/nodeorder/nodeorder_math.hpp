@@ -3,7 +3,7 @@
 // plugins; these are those plugins' formulas, in their integer arithmetic:
 //   k8s pkg/scheduler/framework/plugins/noderesources/least_allocated.go
 //   k8s .../noderesources/most_allocated.go
-//   k8s .../noderesources/balanced_allocation.go
+//   k8s .../noderesources/balanced_allocation.go (v1.36.1, as Volcano ed72c7c links it)
 //   k8s .../noderesources/resource_allocation.go (which amounts are compared)
 //   k8s .../tainttoleration/taint_toleration.go (Score, NormalizeScore)
 //   k8s .../helper/normalize_score.go (DefaultNormalizeScore)
@@ -83,10 +83,10 @@ inline int64_t most_allocated(const std::vector<Dim>& dims) {
   return most_allocated(dims.data(), dims.size());
 }
 
-// balancedResourceScorer: (1 - standard deviation of the requested fractions) * 100. With
+// balancedResourceScore: (1 - standard deviation of the requested fractions) * 100. With
 // two resources the deviation is |f1 - f2| / 2; with more, the population deviation; with
 // one or none, 0. Fractions are capped at 1. Weights do not enter.
-inline int64_t balanced_allocation(const Dim* dims, size_t n) {
+inline int64_t balanced_resource_score(const Dim* dims, size_t n) {
   auto fraction = [](const Dim& d) {
     double f = static_cast<double>(d.requested) / static_cast<double>(d.allocatable);
     return f > 1 ? 1.0 : f;
@@ -116,8 +116,19 @@ inline int64_t balanced_allocation(const Dim* dims, size_t n) {
   }
   return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
 }
-inline int64_t balanced_allocation(const std::vector<Dim>& dims) {
-  return balanced_allocation(dims.data(), dims.size());
+inline int64_t balanced_resource_score(const std::vector<Dim>& dims) {
+  return balanced_resource_score(dims.data(), dims.size());
+}
+
+// balancedResourceScorer as Kubernetes 1.36 has it (the version Volcano ed72c7c links):
+// the score rewards the change in balance the pod brings, not the balance after it:
+//   50 + (50 + score(with the pod) - score(without it)) / 2   (Go's truncating division)
+// `with_pod[i].requested` counts the pod in, `without_pod[i].requested` does not; the
+// allocatables are the same.
+inline int64_t balanced_allocation(const Dim* with_pod, const Dim* without_pod, size_t n) {
+  const int64_t with = balanced_resource_score(with_pod, n);
+  const int64_t without = balanced_resource_score(without_pod, n);
+  return kMaxNodeScore / 2 + (kMaxNodeScore / 2 + with - without) / 2;
 }
 
 // helper.DefaultNormalizeScore(MaxNodeScore, reverse, scores), in place.

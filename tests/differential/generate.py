@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Random small cluster states as scenario files (../../../shared/SCENARIOS.md), for the
+differential comparison with Volcano's oracle (compare.py).
+
+  generate.py --out DIR --seeds A..B [--family NAME ...]
+
+One file per seed and family: DIR/<family>-<seed>.toml. The same seed and family give the
+same file. Families are config variants (Volcano's default policy and the ones with preempt,
+reclaim, capacity); the state is drawn from the seed alone, so each family sees the same
+clusters.
+"""
+import argparse
+import os
+import random
+
+DEFAULT_TIERS = [
+    [("priority", {}), ("gang", {"disable": ["preemptable"]}), ("conformance", {})],
+    [("overcommit", {}), ("drf", {"disable": ["preemptable"]}), ("predicates", {}),
+     ("proportion", {}), ("nodeorder", {}), ("binpack", {})],
+]
+FAMILIES = {
+    "default": (["enqueue", "allocate", "backfill"], DEFAULT_TIERS),
+    "preempt": (["enqueue", "allocate", "preempt", "backfill"], DEFAULT_TIERS),
+    "reclaim": (["enqueue", "allocate", "reclaim", "backfill"], DEFAULT_TIERS),
+    "capacity": (["enqueue", "allocate", "reclaim", "backfill"],
+                 [[("priority", {}), ("gang", {}), ("conformance", {})],
+                  [("drf", {}), ("predicates", {}), ("capacity", {}), ("nodeorder", {})]]),
+}
+
+
+def toml_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, list):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{toml_value(k)} = {toml_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(v)
+
+
+def table(name, fields):
+    lines = [f"[[{name}]]"]
+    for k, v in fields.items():
+        lines.append(f"{k} = {toml_value(v)}")
+    return "\n".join(lines)
+
+
+def cpu_text(m):
+    return f"{m}m" if m % 1000 else str(m // 1000)
+
+
+def state(seed):
+    """Nodes, queues, priority classes, podgroups and pods drawn from the seed."""
+    r = random.Random(seed)
+    nodes = []
+    for i in range(r.randint(1, 6)):
+        nodes.append({"name": f"n{i + 1}", "cpu": r.choice([2000, 4000, 8000, 16000]),
+                      "mem": r.choice([4, 8, 16, 32]), "pods": r.choice([110, 110, 4])})
+    queues = [{"name": f"q{i + 1}", "weight": r.randint(1, 4)} for i in range(r.randint(1, 3))]
+    prios = [("low", 10), ("mid", 100), ("high", 1000)]
+    groups, pods = [], []
+    free = {n["name"]: [n["cpu"], n["mem"] * 1024, n["pods"]] for n in nodes}
+    t = 0
+    for g in range(r.randint(1, 6)):
+        name = f"j{g + 1}"
+        tasks = r.randint(1, 4)
+        min_member = r.randint(1, tasks)
+        running = r.random() < 0.35
+        pc = r.choice(prios + [None])
+        t += 1
+        group = {"name": name, "namespace": "ns", "queue": r.choice(queues)["name"],
+                 "min_member": min_member, "created": t,
+                 "phase": "Running" if running else r.choice(["Pending", "Inqueue"])}
+        if pc:
+            group["priority_class"] = pc[0]
+        groups.append(group)
+        cpu = r.choice([250, 500, 1000, 2000, 3000])
+        mem = r.choice([256, 512, 1024, 2048, 4096])
+        placed = 0
+        for k in range(tasks):
+            pod = {"name": f"{name}-{k}", "namespace": "ns", "podgroup": name,
+                   "requests": {"cpu": cpu_text(cpu), "memory": f"{mem}Mi"}, "created": t}
+            if pc:
+                pod["priority_class"] = pc[0]
+            if running:
+                fits = [n for n, f in free.items() if f[0] >= cpu and f[1] >= mem and f[2] >= 1]
+                if fits:
+                    n = r.choice(sorted(fits))
+                    free[n][0] -= cpu
+                    free[n][1] -= mem
+                    free[n][2] -= 1
+                    pod["node"] = n
+                    pod["phase"] = "Running"
+                    placed += 1
+            if r.random() < 0.15:
+                pod["annotations"] = {"volcano.sh/preemptable": r.choice(["true", "false"])}
+            pods.append(pod)
+        if running and placed < min_member:
+            group["phase"] = "Inqueue"  # what did not fit stays pending
+    return nodes, queues, prios, groups, pods
+
+
+def scenario(seed, family):
+    actions, tiers = FAMILIES[family]
+    nodes, queues, prios, groups, pods = state(seed)
+    out = [f'name = "differential {family} seed {seed}"', "", "[config]", "[config.scheduler]",
+           f"actions = {toml_value(actions)}"]
+    for tier in tiers:
+        out.append("[[config.tiers]]")
+        for name, extra in tier:
+            out.append("[[config.tiers.plugins]]")
+            out.append(f"name = {toml_value(name)}")
+            for k, v in extra.items():
+                out.append(f"{k} = {toml_value(v)}")
+    out.append("")
+    for name, value in prios:
+        out.append(table("priority_classes", {"name": name, "value": value}))
+    for q in queues:
+        out.append(table("queues", q))
+    for n in nodes:
+        out.append(table("nodes", {"name": n["name"], "allocatable": {
+            "cpu": cpu_text(n["cpu"]), "memory": f"{n['mem']}Gi", "pods": n["pods"]}}))
+    for g in groups:
+        out.append(table("podgroups", g))
+    for p in pods:
+        out.append(table("pods", p))
+    return "\n\n".join(x for x in "\n".join(out).split("\n\n")) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--seeds", default="1..100", help="A..B, both included")
+    ap.add_argument("--family", action="append", choices=sorted(FAMILIES))
+    a = ap.parse_args()
+    lo, hi = (int(x) for x in a.seeds.split(".."))
+    os.makedirs(a.out, exist_ok=True)
+    for family in a.family or sorted(FAMILIES):
+        for seed in range(lo, hi + 1):
+            with open(os.path.join(a.out, f"{family}-{seed}.toml"), "w") as f:
+                f.write(scenario(seed, family))
+
+
+if __name__ == "__main__":
+    main()
