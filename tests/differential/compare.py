@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs scenario files through Volcano's oracle and through Caldera and compares decisions.
 
-  compare.py --caldera BIN [--oracle BIN] [--pending] FILE...
+  compare.py --caldera BIN [--oracle BIN] [--pending] [--dir DIR] FILE...
 
 Decisions compared exactly: binds, evictions, pipelined tasks, PodGroup phases (and, with
 --pending, the pending tasks' messages). A file the oracle reports unsupported, or on which
@@ -74,8 +74,17 @@ def main():
     ap.add_argument("--oracle")
     ap.add_argument("--pending", action="store_true")
     ap.add_argument("--batch", type=int, default=200)
-    ap.add_argument("files", nargs="+")
+    ap.add_argument("--dir", action="append", default=[],
+                    help="also every *.toml of this folder (skip when it is absent)")
+    ap.add_argument("files", nargs="*")
     a = ap.parse_args()
+    for d in a.dir:
+        if not os.path.isdir(d):
+            print(f"SKIP: {d} is absent")
+            return 77
+        a.files += sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".toml"))
+    if not a.files:
+        ap.error("no scenario files")
     oracle = oracle_path(a.oracle)
     if not oracle or not os.path.exists(oracle):
         print(f"SKIP: Volcano's oracle is not available ({SHARED} absent or unpack failed)")

@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""The differential suite: random states (generate.py) through Volcano's oracle and Caldera
+(compare.py), decisions compared exactly.
+
+  run.py --caldera BIN [--seeds A..B] [--family NAME ...] [--keep DIR]
+
+`meson test differential` runs the families that agree fully today on a fixed seed range;
+a long run (`--seeds 1..2000`, every family) reports the rest. Exits 77 (skip) with the
+reason when ../shared/volcano is absent.
+"""
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--caldera", required=True)
+    ap.add_argument("--seeds", default="1..100")
+    ap.add_argument("--family", action="append")
+    ap.add_argument("--keep", help="write the files here and keep them")
+    a = ap.parse_args()
+    out = a.keep or tempfile.mkdtemp(prefix="caldera-differential-")
+    try:
+        gen = [sys.executable, os.path.join(HERE, "generate.py"), "--out", out, "--seeds", a.seeds]
+        for f in a.family or []:
+            gen += ["--family", f]
+        subprocess.run(gen, check=True)
+        files = sorted(glob.glob(os.path.join(out, "*.toml")))
+        print(f"{len(files)} files, seeds {a.seeds}, families {', '.join(a.family or ['all'])}",
+              flush=True)
+        return subprocess.run([sys.executable, os.path.join(HERE, "compare.py"), "--caldera",
+                               a.caldera] + files).returncode
+    finally:
+        if not a.keep:
+            shutil.rmtree(out, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
