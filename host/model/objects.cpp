@@ -15,7 +15,8 @@ const char* to_string(PodPhase p) {
 namespace {
 
 // Volcano reads the preemptable flag from the annotation first, then the label; anything
-// that does not parse as a bool reads as false (GetPodPreemptable).
+// that does not parse as a bool reads as false, and a pod with neither is preemptable
+// (GetPodPreemptable, pkg/scheduler/api/pod_info.go).
 bool parse_bool_or_false(const std::string& v) {
   return v == "true" || v == "True" || v == "TRUE" || v == "1" || v == "t" || v == "T";
 }
@@ -51,7 +52,9 @@ void digest_pod(PodSpec& p) {
   const std::string* role = annotation_or_label(p, "volcano.sh/task-spec");
   d.role = role ? *role : std::string();
   const std::string* preemptable = annotation_or_label(p, "volcano.sh/preemptable");
-  d.preemptable = preemptable && parse_bool_or_false(*preemptable);
+  // Absent: preemptable (Volcano's GetPodPreemptable returns true when neither the
+  // annotation nor the label is there).
+  d.preemptable = preemptable ? parse_bool_or_false(*preemptable) : true;
   d.name_index = name_index(p.name);
   d.ready = true;
 }

@@ -72,7 +72,7 @@ struct PodDigest {
   std::string key;        // "namespace/name"
   std::string job_key;    // "namespace/podgroup"; empty for a pod without a PodGroup
   std::string role;       // Volcano's task spec: volcano.sh/task-spec, annotation then label
-  bool preemptable = false;  // volcano.sh/preemptable, annotation then label; else false
+  bool preemptable = true;  // volcano.sh/preemptable, annotation then label; absent: true
   int64_t name_index = -1;   // the number after the last '-' of the name, -1 if none
 };
 

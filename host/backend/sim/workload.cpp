@@ -144,7 +144,9 @@ Workload load_workload(const std::filesystem::path& file) {
         pod.requests = req;
         pod.labels = labels;
         pod.labels["volcano.sh/task-spec"] = role;
-        if (preemptable) pod.labels["volcano.sh/preemptable"] = "true";
+        // Written either way: a pod without it is preemptable (Volcano's default), and
+        // the workload format's default is not.
+        pod.labels["volcano.sh/preemptable"] = preemptable ? "true" : "false";
         pod.node_selector = selector;
         pod.tolerations = tols;
         pod.priority_class = pg.priority_class;
