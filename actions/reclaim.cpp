@@ -9,9 +9,10 @@
 //   passes the preemption predicate (failures other than CAL_UNSCHEDULABLE rule a node
 //   out), the candidates are the node's Running, preemptable tasks of OTHER queues that are
 //   reclaimable, in victim order (eviction::victim_less); Session::reclaimable picks the
-//   victims; they are evicted lowest first until the task's InitResreq fits the node's
-//   future idle plus what was evicted; then the task is pipelined there and the next task
-//   is tried. The job's statement commits when the job is pipelined, else it is discarded.
+//   victims; they are evicted lowest first, each only while the task's InitResreq does not
+//   fit the node's future idle plus what was evicted yet, in a statement of the node's own;
+//   when it fits, the task is pipelined there, that statement joins the job's, and the
+//   next task is tried; when it does not, the node's evictions are undone. The job's statement commits when the job is pipelined, else it is discarded.
 //
 // Deterministic where Volcano is not: jobs are collected in the session's order (uid) and
 // nodes are tried in node-name order (Volcano: its parallel predicate's order).
@@ -166,24 +167,29 @@ void ReclaimAction::reclaim_for_task(Session& ssn, Statement& stmt, TaskInfo* ta
       continue;
     }
 
-    // What the node will have for the task: its future idle plus what is evicted for it
-    // (counted here so that no more is reclaimed than needed).
+    // What the node will have for the task: its future idle plus what is evicted for it.
+    // Volcano ed72c7c checks before each eviction, so a task that already fits in what
+    // the node is releasing evicts nobody, and no more is reclaimed than needed. The
+    // evictions go into a statement of this node's own: merged into the job's statement
+    // only when the task is pipelined here, discarded when it still does not fit, so
+    // victims on a node that ends up unused are never evicted.
     ResVec available = n->future_idle;
+    Statement node_stmt(ssn);
     PriorityQueue<TaskInfo*> victims_q = eviction::victims_queue(ssn, victims);
     while (!victims_q.empty()) {
+      if (fits(task->init_resreq, available)) break;
       TaskInfo* reclaimee = victims_q.pop();
       spdlog::debug("reclaim: task {} evicted for task {} on node {}", reclaimee->uid, task->uid,
                     n->name);
-      if (!eviction::try_evict(stmt, reclaimee, "reclaim")) continue;
+      if (!eviction::try_evict(node_stmt, reclaimee, "reclaim")) continue;
       available.add(reclaimee->resreq);
-      if (fits(task->init_resreq, available)) break;
     }
-    if (fits(task->init_resreq, available)) {
-      eviction::try_pipeline(stmt, task, n);
-      return;
+    if (!fits(task->init_resreq, available) || !eviction::try_pipeline(node_stmt, task, n)) {
+      node_stmt.discard();
+      continue;
     }
-    // As in Volcano the evictions on a node that still does not fit stay in the job's
-    // statement and commit with it when the job ends up pipelined.
+    stmt.merge(std::move(node_stmt));
+    return;
   }
 }
 
