@@ -266,11 +266,13 @@ bool PreemptAction::normal_preempt(Session& ssn, Statement& stmt, TaskInfo* pree
                                    const Filter& filter, const std::vector<NodeInfo*>& nodes) {
   if (!preemptor->job || !preemptor->job->queue) return false;
   const QueueInfo* queue = preemptor->job->queue;
-  // Preemption stops once the queue may take the preemptor and the node has room for it.
-  // While the queue is not allocatable, evicting tasks of the same queue (which is all
-  // phase 1 evicts) is what makes it so.
-  auto done = [&](const NodeInfo* node) {
-    return ssn.allocatable(queue, preemptor) && fits(preemptor->init_resreq, node->future_idle);
+  // Volcano's preemptorFitsOnNode: the queue may take the preemptor, the node's future idle
+  // holds it, and the predicates pass (a node that has the room in sum may still fail them,
+  // fragmented devices for one). While the queue is not allocatable, evicting tasks of the
+  // same queue (which is all phase 1 evicts) is what makes it so.
+  auto fits_on = [&](NodeInfo* node) {
+    return ssn.allocatable(queue, preemptor) && fits(preemptor->init_resreq, node->future_idle) &&
+           ssn.predicate(preemptor, node).ok();
   };
 
   for (NodeInfo* node : eviction::sort_nodes_by_score(ssn, preemptor, nodes)) {
@@ -284,20 +286,24 @@ bool PreemptAction::normal_preempt(Session& ssn, Statement& stmt, TaskInfo* pree
                     preemptor->uid, why);
       continue;
     }
+    // The evictions for this node go into a statement of its own (Volcano ed72c7c): merged
+    // into the caller's when the preemptor is pipelined here, undone when it still does
+    // not fit, so no victim is evicted on a node the preemptor does not take.
+    Statement node_stmt(ssn);
     PriorityQueue<TaskInfo*> victims_q = eviction::victims_queue(ssn, victims);
-    while (!victims_q.empty()) {
-      if (done(node)) break;
+    bool preemptor_fits = fits_on(node);
+    while (!victims_q.empty() && !preemptor_fits) {
       TaskInfo* victim = victims_q.pop();
       spdlog::debug("preempt: task {} evicted for task {} on node {}", victim->uid,
                     preemptor->uid, node->name);
-      eviction::try_evict(stmt, victim, "preempt");
+      eviction::try_evict(node_stmt, victim, "preempt");
+      preemptor_fits = fits_on(node);
     }
-    if (done(node)) {
-      eviction::try_pipeline(stmt, preemptor, node);
+    if (preemptor_fits && eviction::try_pipeline(node_stmt, preemptor, node)) {
+      stmt.merge(std::move(node_stmt));
       return true;
     }
-    // As in Volcano the evictions made on a node that still does not fit stay in the
-    // statement: they commit with it when the job ends up pipelined.
+    node_stmt.discard();
   }
   return false;
 }
