@@ -8,9 +8,8 @@
 //             queue (queue_order), job by job (job_order), task by task (task_order):
 //             each queue's jobs are exhausted before the next queue.
 //   place:    per task: a failed pre-predicate or no node passing the predicates records
-//             why and ENDS the whole action (Volcano's `break`: one unplaceable best-effort
-//             task stops backfill for this session). Otherwise the only node, or the best
-//             by node order / best_node, gets the task.
+//             why and backfill goes on with the next task (Volcano ed72c7c `continue`s).
+//             Otherwise the only node, or the best by node order / best_node, gets it.
 //   commit:   per task, as Volcano's Session.Allocate does: the task is allocated; when its
 //             job is then ready, every allocated task of the job is bound; else the task
 //             stays allocated in the session (no bind).
@@ -46,16 +45,16 @@ class BackfillAction : public Action {
         FitErrors fe(ssn.reasons());
         placement::fail_every_node(fe, ssn.nodes().size(), placement::status_reason(pre));
         ssn.set_pending_reason(task, fe.str());
-        spdlog::debug("backfill: pre-predicate failed for {}; backfill stops", task->uid);
-        break;
+        spdlog::debug("backfill: pre-predicate failed for {}", task->uid);
+        continue;
       }
 
       FitErrors fe(ssn.reasons());
       std::vector<NodeInfo*> nodes = helper.predicate_nodes(task, kBackfillFilter, &fe);
       if (nodes.empty()) {
         ssn.set_pending_reason(task, fe.str());
-        spdlog::debug("backfill: no node for {}; backfill stops", task->uid);
-        break;
+        spdlog::debug("backfill: no node for {}", task->uid);
+        continue;
       }
 
       NodeInfo* node = placement::select_node(ssn, task, nodes);
