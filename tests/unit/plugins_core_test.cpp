@@ -159,14 +159,12 @@ TEST(GangMath, PendingReasonWording) {
 
 TEST(ConformanceMath, CriticalPods) {
   using namespace caldera::conformance;
-  EXPECT_TRUE(is_critical("kube-system", "", 1, false));
-  EXPECT_TRUE(is_critical("c1", "system-cluster-critical", 0, false));
-  EXPECT_TRUE(is_critical("c1", "system-node-critical", 0, false));
-  EXPECT_TRUE(is_critical("c1", "", 2000000000, false));  // system-cluster-critical's value
-  EXPECT_TRUE(is_critical("c1", "", 2000001000, false));  // system-node-critical's value
-  EXPECT_TRUE(is_critical("c1", "", 1, true));
-  EXPECT_FALSE(is_critical("c1", "", 1000000000, false));  // highest user-definable value
-  EXPECT_FALSE(is_critical("kube-systemx", "high", 100, false));
+  EXPECT_TRUE(is_critical("kube-system", ""));
+  EXPECT_TRUE(is_critical("c1", "system-cluster-critical"));
+  EXPECT_TRUE(is_critical("c1", "system-node-critical"));
+  // Volcano tests the class name only: a high value under another class is no protection.
+  EXPECT_FALSE(is_critical("c1", ""));
+  EXPECT_FALSE(is_critical("kube-systemx", "high"));
   EXPECT_EQ(namespace_of("kube-system/coredns-1"), "kube-system");
   EXPECT_EQ(namespace_of("nameonly"), "");
 }

@@ -5,11 +5,8 @@
 // except pods in kube-system and pods of the system-cluster-critical /
 // system-node-critical priority classes. It always votes (Permit), so a tier in which
 // every candidate is critical ends with no victims.
-//
-// The ABI (1.0) exposes a task's priority value but not its priority class name, so the
-// class test is made on the value: Kubernetes allows values >= 2e9 only for the two
-// system classes (see conformance_math.hpp). Pods carrying the legacy
-// "scheduler.alpha.kubernetes.io/critical-pod" annotation are treated as critical too.
+// The class is read by name (the host table's task_priority_class), as Volcano reads
+// Pod.Spec.PriorityClassName.
 #include <cstdint>
 #include <vector>
 
@@ -25,8 +22,7 @@ using caldera::sdk::Task;
 
 bool evictable(const Task& t) {
   namespace cf = caldera::conformance;
-  return !cf::is_critical(cf::namespace_of(t.name()), /*priority_class=*/{}, t.priority(),
-                          t.annotation(cf::kCriticalPodAnnotation) != nullptr);
+  return !cf::is_critical(cf::namespace_of(t.name()), t.priority_class());
 }
 
 cal_vote evictable_fn(const std::vector<Task>& evictees, std::vector<uint8_t>& victims) {
