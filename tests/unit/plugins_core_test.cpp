@@ -226,6 +226,7 @@ struct Task {
   int32_t priority = 1;
   bool best_effort = false;
   std::string role;
+  std::string priority_class;
   std::map<std::string, std::string> annotations;
 };
 
@@ -345,6 +346,7 @@ const cal_host_api* host_table() {
     a.task_priority = [](const cal_task* t) { return T(t)->priority; };
     a.task_best_effort = [](const cal_task* t) { return T(t)->best_effort ? 1 : 0; };
     a.task_role = [](const cal_task* t) { return T(t)->role.c_str(); };
+    a.task_priority_class = [](const cal_task* t) { return T(t)->priority_class.c_str(); };
     a.task_annotation = [](const cal_task* t, const char* key) -> const char* {
       auto it = T(t)->annotations.find(key);
       return it == T(t)->annotations.end() ? nullptr : it->second.c_str();
@@ -606,16 +608,20 @@ TEST(ConformancePlugin, NeverEvictsCriticalPods) {
   auto* j = c.job("j", 1);
   auto* who = c.task(j, "who", CAL_TASK_PENDING, 1000, kGi);
   auto* plain = c.task(j, "plain", CAL_TASK_RUNNING, 1000, kGi);
-  auto* crit = c.task(j, "crit", CAL_TASK_RUNNING, 1000, kGi, 2000000000);
+  auto* crit = c.task(j, "crit", CAL_TASK_RUNNING, 1000, kGi);
+  crit->priority_class = "system-node-critical";
+  // Neither a system-critical priority value nor the legacy annotation protects a pod in
+  // Volcano: only the namespace and the class name do.
+  auto* high = c.task(j, "high", CAL_TASK_RUNNING, 1000, kGi, 2000000000);
   auto* annotated = c.task(j, "annotated", CAL_TASK_RUNNING, 1000, kGi);
   annotated->annotations["scheduler.alpha.kubernetes.io/critical-pod"] = "";
   auto* sys = c.task(j, "sys", CAL_TASK_RUNNING, 1000, kGi);
   sys->name = "kube-system/coredns";
   p.open(c);
   for (cal_victims_fn fn : {d->preemptable, d->reclaimable}) {
-    auto [vote, v] = p.victims(fn, who, {plain, crit, annotated, sys});
+    auto [vote, v] = p.victims(fn, who, {plain, crit, high, annotated, sys});
     EXPECT_EQ(vote, CAL_PERMIT);
-    EXPECT_EQ(v, (std::vector<std::string>{"c1/plain"}));
+    EXPECT_EQ(v, (std::vector<std::string>{"c1/plain", "c1/high", "c1/annotated"}));
   }
   // Only critical candidates: the plugin still votes, with no victims (ends the tier).
   auto [vote, v] = p.victims(d->preemptable, who, {crit, sys});

@@ -11,8 +11,9 @@
 //                           inqueue + minResources <= idle in the dimensions minResources
 //                           asks for, reject otherwise
 //   AddJobEnqueuedFn     -> job_enqueued: the job's minResources join inqueue
-// Arguments, as Volcano names them: `overcommit-factor` (default 1.2) and, per resource,
-// `overcommit-factor.<resource>` (e.g. overcommit-factor.cpu). A factor below 1 (or not a
+// Arguments, as Volcano names them: `overcommit-factor` (default 1.2), for every resource;
+// `overcommit-factor.<resource>` (from later Volcano releases) is accepted and ignored,
+// said when the config loads. A factor below 1 (or not a
 // finite number) is refused when the config is loaded (check_args), with the argument's
 // name; Volcano's validate() would log it and use 1.2. A host without the check_args slot
 // still gets Volcano's fallback at session open. The pure arithmetic is in
@@ -55,19 +56,20 @@ class Overcommit {
       "minResources <= total * factor - used (>= 1)"};
   static constexpr sdk::Family<sdk::Double> kResourceFactor{
       "overcommit-factor.*",
-      "the factor of one resource, e.g. overcommit-factor.cpu = 1.0, "
-      "overcommit-factor.nvidia.com/gpu = 1.0 (>= 1); others use overcommit-factor"};
+      "accepted and IGNORED (said when the config loads): Volcano ed72c7c's overcommit "
+      "scales every resource by overcommit-factor; per-resource factors came later"};
   static constexpr auto kOptions = sdk::options(kFactor, kResourceFactor);
 
-  // Every factor given must be a finite number >= 1 (see the header comment).
+  // The factor must be a finite number >= 1 (see the header comment). Per-resource
+  // factors are said to be ignored.
   static sdk::Status check_args(const sdk::Args& a) {
     std::string problem = om::factor_problem(kFactor.name, a.get(kFactor));
     if (!problem.empty()) return sdk::Status::error(problem);
-    for (const std::string& resource : a.members(kResourceFactor)) {
-      problem = om::factor_problem(kResourceFactor.key(resource),
-                                   a.get(kResourceFactor, resource).value_or(0));
-      if (!problem.empty()) return sdk::Status::error(problem);
-    }
+    for (const std::string& resource : a.members(kResourceFactor))
+      sdk::log(CAL_LOG_WARN, kName,
+               "argument " + kResourceFactor.key(resource) +
+                   " is ignored: Volcano's overcommit (ed72c7c) scales every resource by " +
+                   std::string(om::kFactorKey));
     return sdk::Status::ok();
   }
 
@@ -118,25 +120,10 @@ class Overcommit {
            j.status_count(CAL_TASK_BOUND) + j.status_count(CAL_TASK_RUNNING);
   }
 
-  // parse() and validate(): the general factor for every dimension, then the per-resource
-  // ones on top; each invalid one (only possible when the host skipped check_args) falls
-  // back to Volcano's default 1.2.
-  void read_factors(const sdk::Args& a) {
-    const double general = checked(kFactor.name, a.get(kFactor));
-    factors_.fill(general);
-    for (const std::string& resource : a.members(kResourceFactor)) {
-      const std::string name = kResourceFactor.key(resource);
-      const double f = checked(name, a.get(kResourceFactor, resource).value_or(0));
-      const int32_t id = ssn_.resource_id(resource.c_str());
-      if (id < 0) {
-        // No object of this session uses the resource: there is nothing to scale.
-        sdk::log(CAL_LOG_DEBUG, kName,
-                 "argument " + name + ": no node or pod uses resource '" + resource + "'");
-        continue;
-      }
-      factors_[static_cast<size_t>(id)] = f;
-    }
-  }
+  // parse() and validate(): one factor for every dimension, as Volcano ed72c7c has it; an
+  // invalid one (only possible when the host skipped check_args) falls back to Volcano's
+  // default 1.2.
+  void read_factors(const sdk::Args& a) { factors_.fill(checked(kFactor.name, a.get(kFactor))); }
 
   static double checked(const std::string& key, double f) {
     if (om::valid_factor(f)) return f;
