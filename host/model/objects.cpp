@@ -27,12 +27,18 @@ const std::string* annotation_or_label(const PodSpec& p, std::string_view key) {
   return nullptr;
 }
 
-// The number after the last '-' of a pod name (SCENARIOS.md: task order fallback), or -1.
+// The pod's index as Volcano's GetPodIndexUnderTask and strconv.Atoi read it: the name
+// split at '-' must have three parts or more, and the last one must be a number (an
+// optional '+' sign allowed); else -1 (SCENARIOS.md: task order fallback).
 int64_t name_index(const std::string& name) {
-  auto dash = name.rfind('-');
-  if (dash == std::string::npos || dash + 1 >= name.size()) return -1;
+  size_t dashes = 0;
+  for (char c : name) dashes += c == '-';
+  if (dashes < 2) return -1;
+  size_t i = name.rfind('-') + 1;
+  if (i < name.size() && name[i] == '+') ++i;
+  if (i >= name.size()) return -1;
   int64_t v = 0;
-  for (size_t i = dash + 1; i < name.size(); ++i) {
+  for (; i < name.size(); ++i) {
     char c = name[i];
     if (c < '0' || c > '9') return -1;
     v = v * 10 + (c - '0');

@@ -83,8 +83,8 @@ bool Session::has_point(Point p) const {
 
 bool Session::job_order_less(const JobInfo* l, const JobInfo* r) const {
   if (int c = combine<Slot::job_order>(chains_, to_handle(l), to_handle(r))) return c < 0;
+  // Volcano's JobOrderFn fallback: creation time, then the job id (namespace/name).
   if (l->created != r->created) return l->created < r->created;
-  if (l->name != r->name) return l->name < r->name;
   return l->uid < r->uid;
 }
 

@@ -19,8 +19,12 @@ const char* to_string(TaskStatus s) {
   return "Unknown";
 }
 
+// Volcano's CompareTask (pkg/controllers/job/helpers): the pod indexes are compared only
+// when both names have one (name_index >= 0: three or more '-'-separated parts, the last a
+// number) and they differ; else creation time, then UID.
 bool task_fallback_less(const TaskInfo* l, const TaskInfo* r) {
-  if (l->name_index != r->name_index) return l->name_index < r->name_index;
+  if (l->name_index >= 0 && r->name_index >= 0 && l->name_index != r->name_index)
+    return l->name_index < r->name_index;
   if (l->created != r->created) return l->created < r->created;
   return l->uid < r->uid;
 }

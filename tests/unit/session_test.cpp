@@ -37,9 +37,9 @@ Cache small_cluster() {
   c.upsert_node(node("n2", 2000, 4e9));
   testing::add_queue(c, "q1");
   testing::add_podgroup(c, "c1", "pg1", "q1", 2, JobPhase::Inqueue);
-  c.upsert_pod(pod("run-1", "pg1", 1000, PodPhase::Running, "n1"));
-  c.upsert_pod(pod("p-2", "pg1", 1000, PodPhase::Pending));
-  c.upsert_pod(pod("p-10", "pg1", 1000, PodPhase::Pending));
+  c.upsert_pod(pod("pg1-run-0", "pg1", 1000, PodPhase::Running, "n1"));
+  c.upsert_pod(pod("pg1-p-2", "pg1", 1000, PodPhase::Pending));
+  c.upsert_pod(pod("pg1-p-10", "pg1", 1000, PodPhase::Pending));
   return c;
 }
 
@@ -61,10 +61,11 @@ TEST(SessionTest, SnapshotAccountsRunningTasksOnTheirNodes) {
   EXPECT_EQ(j->count(CAL_TASK_PENDING), 2);
   EXPECT_DOUBLE_EQ(j->allocated[0], 1000);
   EXPECT_DOUBLE_EQ(j->total_request[0], 3000);
-  // Fallback task order: the number after the last '-' (2 before 10), not the name.
+  // Fallback task order: the number after the last '-' (2 before 10), not the name, as
+  // Volcano's CompareTask reads it from a name of three '-'-separated parts or more.
   ASSERT_EQ(j->tasks.size(), 3u);
   EXPECT_TRUE(s->task_order_less(j->tasks[1], j->tasks[2]));
-  EXPECT_EQ(j->tasks[1]->name, "p-2");
+  EXPECT_EQ(j->tasks[1]->name, "pg1-p-2");
 }
 
 TEST(SessionTest, StatementDiscardRestoresEveryCount) {
@@ -104,10 +105,10 @@ TEST(SessionTest, CommitBindsAndTasksBoundNowAreNotYetScheduled) {
   st.commit();
   SessionResult r = s->close();
   ASSERT_EQ(r.binds.size(), 1u);
-  EXPECT_EQ(r.binds[0].first, "c1/p-2");
+  EXPECT_EQ(r.binds[0].first, "c1/pg1-p-2");
   EXPECT_EQ(r.binds[0].second, "n2");
   EXPECT_EQ(r.podgroup_phases.at("c1/pg1"), JobPhase::Inqueue);
-  ASSERT_EQ(r.pending.count("c1/p-10"), 1u);
+  ASSERT_EQ(r.pending.count("c1/pg1-p-10"), 1u);
 }
 
 TEST(SessionTest, PipelineUsesFutureIdleNotIdle) {
