@@ -300,7 +300,10 @@ void Session::build(const Cache& cache) {
     std::sort(j->roles.begin(), j->roles.end(),
               [](const RoleInfo& a, const RoleInfo& b) { return a.name < b.name; });
     j->role_status_count.assign(j->roles.size() * CAL_TASK_STATUS_COUNT, 0);
-    std::sort(j->tasks.begin(), j->tasks.end(), task_fallback_less);
+    // stable_sort: Volcano's task comparison is not transitive when names with and without
+    // an index mix, and std::sort's partition may read past the range under such a
+    // comparison; a merge sort stays in bounds and gives one deterministic order.
+    std::stable_sort(j->tasks.begin(), j->tasks.end(), task_fallback_less);
     for (TaskInfo* t : j->tasks) {
       for (size_t r = 0; r < j->roles.size(); ++r)
         if (j->roles[r].name == t->role) t->role_index = static_cast<int>(r);
