@@ -508,8 +508,9 @@ void SessionWorker::finish() {
     f.what = signal_name(WTERMSIG(status_));
     if (!note_text.empty()) f.what += ": " + note_text;
     if (limits_.memory_bytes > 0 && WTERMSIG(status_) == SIGABRT && note_text.empty())
-      f.what += fmt::format(" (a failed allocation under session_memory_limit, {} MiB, ends "
-                            "this way in most plugins)",
+      // Said as a possibility: an abort() of any other cause looks the same from here.
+      f.what += fmt::format(" (perhaps session_memory_limit, {} MiB: a failed allocation "
+                            "ends this way in most plugins)",
                             limits_.memory_bytes >> 20);
   } else if (WIFEXITED(status_)) {
     const int code = WEXITSTATUS(status_);
