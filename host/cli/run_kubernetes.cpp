@@ -251,23 +251,10 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
         }
         supervisor.set_on_fault(cfg.on_plugin_fault == "disable" ? Supervisor::OnFault::Disable
                                                                  : Supervisor::OnFault::Fallback);
-        if (!leading) {
-          // A replica that gave its Lease up because nothing could be scheduled looks again:
-          // a repaired plugin file (or a config without it) makes it fit to lead again.
-          if (!supervisor.healthy()) {
-            Supervisor::Plan again = supervisor.plan(configured);
-            for (const std::string& l : again.lifted) spdlog::info("quarantine lifted: {}", l);
-            if (supervisor.healthy())
-              spdlog::info("caldera: a plugin set may run again ({}); taking part in the "
-                           "election again",
-                           again.mode);
-            else if (!again.why.empty())
-              spdlog::error("no session: {}", again.why);
-            write_status();
-            return period;  // said once a period, as when leading
-          }
-          return std::min(period, 0.5);
-        }
+        // A standby has nothing to plan, unless it gave its Lease up because nothing could
+        // be scheduled: it plans each period too, so that a repaired plugin file (or a
+        // config without it) makes it fit to lead again, and says why until then.
+        if (!leading && supervisor.healthy()) return std::min(period, 0.5);
         Supervisor::Plan plan = supervisor.plan(configured);
         for (const std::string& l : plan.lifted) spdlog::info("quarantine lifted: {}", l);
         if (!plan.why.empty()) {
@@ -275,6 +262,14 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
             spdlog::error("no session: {}", plan.why);
           else
             spdlog::warn("{}: {}", plan.mode, plan.why);
+        }
+        if (!leading) {
+          if (supervisor.healthy())
+            spdlog::info("caldera: a plugin set may run again ({}); taking part in the election "
+                         "again",
+                         plan.mode);
+          write_status();
+          return period;
         }
         if (!plan.policy) {
           write_status();  // the health it reports changed, or stays bad

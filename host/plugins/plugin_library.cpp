@@ -57,14 +57,6 @@ FileStamp stamp_of(const struct stat& st) {
   return s;
 }
 
-std::optional<FileStamp> stat_file(const fs::path& file, std::string* err = nullptr) {
-  struct stat st;
-  if (::stat(file.c_str(), &st) != 0) {
-    if (err) *err = std::strerror(errno);
-    return std::nullopt;
-  }
-  return stamp_of(st);
-}
 
 // Reads the whole file, making sure it did not change while being read (a build that is
 // still writing it): the stamp before and after must agree. Retries a few times.
@@ -72,7 +64,7 @@ std::string read_settled(const fs::path& file, FileStamp& stamp) {
   for (int attempt = 0; attempt < 5; ++attempt) {
     if (attempt) std::this_thread::sleep_for(std::chrono::milliseconds(50 * attempt));
     std::string err;
-    std::optional<FileStamp> before = stat_file(file, &err);
+    std::optional<FileStamp> before = file_stamp(file, &err);
     if (!before) throw InputError(fmt::format("{}: cannot read: {}", file.string(), err));
     std::error_code ec;
     if (!fs::is_regular_file(file, ec))
@@ -81,7 +73,7 @@ std::string read_settled(const fs::path& file, FileStamp& stamp) {
     if (!in) throw InputError(fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
     std::ostringstream ss;
     ss << in.rdbuf();
-    std::optional<FileStamp> after = stat_file(file);
+    std::optional<FileStamp> after = file_stamp(file);
     std::string bytes = ss.str();
     if (after && *after == *before && bytes.size() == before->size) {
       stamp = *after;
@@ -610,6 +602,43 @@ const cal_plugin* PluginFile::descriptor() const {
   return &code_->desc;
 }
 
+std::optional<FileStamp> file_stamp(const fs::path& file, std::string* err) {
+  struct stat st;
+  if (::stat(file.c_str(), &st) != 0) {
+    if (err) *err = std::strerror(errno);
+    return std::nullopt;
+  }
+  return stamp_of(st);
+}
+
+std::vector<fs::path> plugin_files_in(const fs::path& dir, std::error_code& ec) {
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (p.extension() != ".so") continue;
+    std::error_code fec;
+    if (!fs::is_regular_file(p, fec)) continue;  // follows links; skips folders
+    files.push_back(p);
+  }
+  // Sorted, so the order and every message are the same on every run.
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::map<std::string, FileStamp> plugin_files(const std::vector<fs::path>& dirs) {
+  std::map<std::string, FileStamp> out;
+  std::set<fs::path> scanned;
+  for (const fs::path& dir : dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    fs::path canon = fs::weakly_canonical(dir, ec);
+    if (!scanned.insert(ec ? dir : canon).second) continue;
+    for (const fs::path& f : plugin_files_in(dir, ec))
+      if (std::optional<FileStamp> st = file_stamp(f)) out[f.string()] = *st;
+  }
+  return out;
+}
+
 std::string trust_problem(const fs::path& p) {
   // sshd's StrictModes, for code the scheduler will run: the file (or folder), and what a
   // link points to, must belong to root or to this user and be writable by its owner only.
@@ -666,19 +695,10 @@ PluginCatalog PluginCatalog::scan(const std::vector<fs::path>& dirs, const Plugi
     fs::path canon = fs::weakly_canonical(dir, ec);
     if (!scanned.insert(ec ? dir : canon).second) continue;
 
-    std::vector<fs::path> files;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      const fs::path& p = it->path();
-      if (p.extension() != ".so") continue;
-      std::error_code fec;
-      if (!fs::is_regular_file(p, fec)) continue;  // follows links; skips folders
-      files.push_back(p);
-    }
+    const std::vector<fs::path> files = plugin_files_in(dir, ec);
     if (ec)
       throw InputError(fmt::format("{}: cannot list the plugin folder: {}", dir.string(),
                                    ec.message()));
-    // Sorted, so the order and every message are the same on every run.
-    std::sort(files.begin(), files.end());
 
     for (const fs::path& file : files) {
       Entry e;
@@ -689,7 +709,7 @@ PluginCatalog PluginCatalog::scan(const std::vector<fs::path>& dirs, const Plugi
         continue;
       }
       if (previous) {
-        std::optional<FileStamp> now = stat_file(file);
+        std::optional<FileStamp> now = file_stamp(file);
         for (const auto& old : previous->plugins_)
           if (now && old->info().file == file && old->info().stamp == *now) e.lent = old;
       }

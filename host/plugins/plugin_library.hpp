@@ -12,6 +12,8 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -81,6 +83,20 @@ class PluginFile final : public PluginCode {
   mutable std::unique_ptr<Code> code_;  // set once, under Code's once_flag
   mutable std::once_flag once_;
 };
+
+// A file's identity now (links followed); nullopt, with strerror in `err`, when it cannot
+// be read.
+std::optional<FileStamp> file_stamp(const std::filesystem::path& file, std::string* err = nullptr);
+
+// The candidate plugin files of one folder: its *.so regular files (links followed),
+// sorted. `ec` is set when the folder cannot be listed.
+std::vector<std::filesystem::path> plugin_files_in(const std::filesystem::path& dir,
+                                                   std::error_code& ec);
+
+// The *.so files of the plugin dirs with their stamps, as PluginCatalog::scan enumerates
+// them (a folder named twice listed once); a missing folder is skipped (the scan says so).
+// The reloader compares these to tell "nothing changed".
+std::map<std::string, FileStamp> plugin_files(const std::vector<std::filesystem::path>& dirs);
 
 // Why the scheduler must not run the code at `p` (a plugin file or folder): it, or what a
 // link at `p` points to, belongs to another user than root or this one, or is writable by

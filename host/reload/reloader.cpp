@@ -9,8 +9,6 @@
 // the side first.
 #include "host/reload/reloader.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -120,34 +118,6 @@ std::map<std::string, std::string> plugin_settings(const SchedulerConfig& c) {
 }
 
 }  // namespace
-
-std::map<std::string, FileStamp> plugin_files(const std::vector<fs::path>& dirs) {
-  // The same enumeration as PluginCatalog::scan: *.so regular files (links followed), a
-  // folder named twice scanned once.
-  std::map<std::string, FileStamp> out;
-  std::set<fs::path> scanned;
-  for (const fs::path& dir : dirs) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) continue;
-    fs::path canon = fs::weakly_canonical(dir, ec);
-    if (!scanned.insert(ec ? dir : canon).second) continue;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      const fs::path& p = it->path();
-      if (p.extension() != ".so") continue;
-      std::error_code fec;
-      if (!fs::is_regular_file(p, fec)) continue;
-      struct stat st;
-      if (::stat(p.c_str(), &st) != 0) continue;
-      FileStamp s;
-      s.device = static_cast<uint64_t>(st.st_dev);
-      s.inode = static_cast<uint64_t>(st.st_ino);
-      s.size = static_cast<uint64_t>(st.st_size);
-      s.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-      out[p.string()] = s;
-    }
-  }
-  return out;
-}
 
 // ---------------------------------------------------------------------------------------
 // What changed

@@ -152,8 +152,4 @@ class Reloader {
 std::string describe_changes(const Policy& before, const PluginCatalog& before_catalog,
                              const Policy& after, const PluginCatalog& after_catalog);
 
-// The .so files of the plugin dirs (as PluginCatalog::scan enumerates them) with their
-// stamps; missing dirs are skipped (the scan reports them).
-std::map<std::string, FileStamp> plugin_files(const std::vector<std::filesystem::path>& dirs);
-
 }  // namespace caldera

@@ -1,12 +1,9 @@
 // Watching the config and the plugin folders for the reloader. See watcher.hpp.
 #include "host/reload/watcher.hpp"
 
-#include <set>
-
-#include <sys/stat.h>
-
 #include <chrono>
 #include <cmath>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -60,13 +57,10 @@ ReloadWatcher::ConfigIdentity ReloadWatcher::identify() const {
   fs::path target = fs::canonical(config_, ec);
   if (ec) return id;  // missing (mid-swap) or a dangling link: "does not exist"
   id.target = target.string();
-  struct stat st;
-  if (::stat(target.c_str(), &st) != 0) return id;
+  const std::optional<FileStamp> stamp = file_stamp(target);
+  if (!stamp) return id;
   id.exists = true;
-  id.stamp.device = static_cast<uint64_t>(st.st_dev);
-  id.stamp.inode = static_cast<uint64_t>(st.st_ino);
-  id.stamp.size = static_cast<uint64_t>(st.st_size);
-  id.stamp.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  id.stamp = *stamp;
   return id;
 }
 

@@ -23,6 +23,7 @@
 #include "host/config/points.hpp"
 #include "host/scheduler/run_session.hpp"
 #include "host/session/breadcrumb.hpp"
+#include "host/util/child_run.hpp"
 #include "host/util/fd_io.hpp"
 #include "host/util/worker_pool.hpp"
 
@@ -175,11 +176,6 @@ uint64_t address_space_bytes() {
 }
 
 // ---- the supervisor's side --------------------------------------------------------------
-
-std::string signal_name(int sig) {
-  const char* abbrev = ::sigabbrev_np(sig);
-  return abbrev ? fmt::format("SIG{}", abbrev) : fmt::format("signal {}", sig);
-}
 
 // The plugin, point and node a board names for the fault.
 void blame(const CrumbBoard& b, const Policy& policy, SessionFault& f) {
