@@ -3,14 +3,14 @@
 // SelectCandidate / pickOneNodeForPreemption).
 //
 // Starving jobs take resources from lower-priority work of their own queue:
-//   1. For every queue, its starving jobs in job order; for each job a Statement; the
-//      job's pending tasks in task order preempt running tasks of OTHER jobs of the same
-//      queue until the job is no longer starving. The statement commits when the job is
-//      pipelined, else it is discarded and the job gives up its turn. A job that placed a
-//      task goes back into the queue's heap.
-//   2. Then, for every starving job, its pending tasks preempt tasks of the SAME job (lower
-//      task order first); each preemptor commits on its own; the first failure ends the
-//      job's turn.
+//   For every queue with starving jobs, in queue order:
+//   1. its starving jobs in job order, one turn each: a Statement; the job's pending tasks
+//      in task order preempt running tasks of OTHER jobs of the same queue until the job is
+//      no longer starving. The statement commits when the job is pipelined, else it is
+//      discarded.
+//   2. Then, for each of the queue's starving jobs, its pending tasks preempt tasks of the
+//      SAME job (lower task order first); each preemptor commits on its own; the first
+//      failure is undone and ends the job's turn.
 // For one preemptor: preemptionPolicy Never skips it; pre-predicate; nodes whose
 // predicate fails with anything but CAL_UNSCHEDULABLE are left out; on each remaining node
 // (by score) the filtered tasks go through Session::preemptable, and victims are evicted,
@@ -18,7 +18,6 @@
 // future idle; then it is pipelined there.
 //
 // Where Volcano is nondeterministic Caldera fixes an order, documented here:
-//   - queues are visited in queue order (Volcano walks a Go map);
 //   - jobs of phase 2 in the session's job order by uid (Volcano: map order);
 //   - nodes with equal scores, and the predicate's node list, by node name;
 //   - topology-aware preemption starts its dry run at the first node (Volcano: a random
@@ -26,10 +25,8 @@
 //     does not change decisions); ties between candidates go to the first found.
 // Not modelled: scheduling gates, nominated nodes, the allocate action's cache of
 // unresolvable nodes (the preemption predicate rules out the same nodes again).
-// Network topology (HyperNodes) plays no part here, as in Volcano v1.12, whose preempt
-// action has no HyperNode path: a preemptor of a job with a hard network topology may
-// evict, and be pipelined, outside the HyperNodes that could hold its job. Nothing is
-// bound by it; the allocate action of a later session places the job by its topology.
+// A job with a network topology does not preempt (Volcano ed72c7c: "jobs containing
+// networkTopology do not support preemption", issue volcano#4374).
 //
 // A preemptor may be pipelined without victims: Volcano v1.12's util.ValidateVictims
 // accepts none ("Victims should not be judged to be empty here") when the node's future
@@ -53,6 +50,7 @@
 #include "actions/eviction.hpp"
 #include "actions/predicate_helper.hpp"
 #include "actions/priority_queue.hpp"
+#include "host/session/hypernodes.hpp"
 #include "host/session/runtime.hpp"
 #include "host/session/statement.hpp"
 
@@ -157,9 +155,9 @@ void PreemptAction::execute(Session& ssn) {
 
   std::map<const QueueInfo*, PriorityQueue<JobInfo*>> preemptors_map;
   std::map<const JobInfo*, PriorityQueue<TaskInfo*>> preemptor_tasks;
-  std::vector<JobInfo*> under_request;
-  std::vector<QueueInfo*> queues;
-  std::set<const QueueInfo*> seen;
+  std::map<const QueueInfo*, std::vector<JobInfo*>> under_request;
+  PriorityQueue<QueueInfo*> queues(
+      [&ssn](QueueInfo* const& l, QueueInfo* const& r) { return ssn.queue_order_less(l, r); });
 
   for (JobInfo* job : ssn.jobs()) {
     if (job->is_pending()) continue;
@@ -167,27 +165,26 @@ void PreemptAction::execute(Session& ssn) {
       spdlog::debug("preempt: job {} skipped: {}", job->uid, vr.reason);
       continue;
     }
-    if (!job->queue) continue;
-    if (seen.insert(job->queue).second) queues.push_back(job->queue);
-    if (ssn.job_starving(job)) {
-      preemptors_map.try_emplace(job->queue, job_less).first->second.push(job);
-      under_request.push_back(job);
-      preemptor_tasks.insert_or_assign(job, task_queue(job));
+    if (!job->queue || !ssn.job_starving(job)) continue;
+    if (network_topology_of(job)) {
+      spdlog::debug("preempt: job {} skipped: jobs with a network topology do not preempt",
+                    job->uid);
+      continue;
     }
+    auto [it, first] = preemptors_map.try_emplace(job->queue, job_less);
+    if (first) queues.push(job->queue);
+    it->second.push(job);
+    under_request[job->queue].push_back(job);
+    preemptor_tasks.insert_or_assign(job, task_queue(job));
   }
-  std::sort(queues.begin(), queues.end(),
-            [&ssn](const QueueInfo* l, const QueueInfo* r) { return ssn.queue_order_less(l, r); });
 
-  for (QueueInfo* queue : queues) {
-    // Phase 1: preemption between jobs of the queue.
-    for (;;) {
-      auto pit = preemptors_map.find(queue);
-      if (pit == preemptors_map.end() || pit->second.empty()) break;
-      PriorityQueue<JobInfo*>& preemptors = pit->second;
+  while (!queues.empty()) {
+    QueueInfo* queue = queues.pop();
+    // Phase 1: preemption between jobs of the queue. Each job gets one turn.
+    PriorityQueue<JobInfo*>& preemptors = preemptors_map.at(queue);
+    while (!preemptors.empty()) {
       JobInfo* preemptor_job = preemptors.pop();
-
       Statement stmt(ssn);
-      bool assigned = false;
       for (;;) {
         if (!ssn.job_starving(preemptor_job)) break;
         PriorityQueue<TaskInfo*>& tasks = preemptor_tasks.at(preemptor_job);
@@ -204,27 +201,21 @@ void PreemptAction::execute(Session& ssn) {
           if (!t->job) return false;
           return t->job->queue == preemptor_job->queue && t->job != preemptor->job;
         };
-        // As in Volcano, only the last preemptor's outcome decides whether the job gets
-        // another turn.
-        assigned = preempt(ssn, stmt, preemptor, other_jobs_of_queue);
+        preempt(ssn, stmt, preemptor, other_jobs_of_queue);
       }
-
       if (ssn.job_pipelined(preemptor_job)) {
         stmt.commit();
       } else {
         spdlog::debug("preempt: job {} is not pipelined, discarding its preemption",
                       preemptor_job->uid);
         stmt.discard();
-        continue;
       }
-      if (assigned) preemptors.push(preemptor_job);
     }
 
-    // Phase 2: preemption between tasks of one job. Volcano runs it inside the queue loop
-    // over every starving job, whatever its queue, and leaves the job's task heap as phase
-    // 2 left it: a queue visited later starts its phase 1 with the tasks phase 2 did not
-    // pop. Both quirks are kept.
-    for (JobInfo* job : under_request) {
+    // Phase 2: preemption between tasks of one job, for the queue's starving jobs, over
+    // the tasks pending now; each preemptor commits on its own, the first failure is
+    // undone and ends the job's turn.
+    for (JobInfo* job : under_request[queue]) {
       PriorityQueue<TaskInfo*> tasks = task_queue(job);
       while (!tasks.empty()) {
         TaskInfo* preemptor = tasks.pop();
@@ -235,11 +226,12 @@ void PreemptAction::execute(Session& ssn) {
           if (!t->preemptable) return false;
           return t->job == preemptor->job;
         };
-        const bool assigned = preempt(ssn, stmt, preemptor, same_job);
+        if (!preempt(ssn, stmt, preemptor, same_job)) {
+          stmt.discard();
+          break;
+        }
         stmt.commit();
-        if (!assigned) break;
       }
-      preemptor_tasks.insert_or_assign(job, std::move(tasks));
     }
   }
 }

@@ -32,6 +32,20 @@ def oracle_path(given):
     return os.path.join(out.stdout.strip().splitlines()[-1], "volcano-oracle")
 
 
+def toml_value_of(v):
+    """v (str, list of str, dict of str) as a one-line TOML value."""
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(toml_value_of(x) for x in v) + "]"
+    if isinstance(v, dict):
+        if not v:
+            return "{}"
+        return "{ " + ", ".join(f"{json.dumps(k)} = {toml_value_of(x)}"
+                                for k, x in sorted(v.items())) + " }"
+    raise TypeError(v)
+
+
 def run_json(cmd, files):
     """One JSON object per file, by file name."""
     out = {}

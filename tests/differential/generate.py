@@ -25,6 +25,10 @@ FAMILIES = {
     "capacity": (["enqueue", "allocate", "reclaim", "backfill"],
                  [[("priority", {}), ("gang", {}), ("conformance", {})],
                   [("drf", {}), ("predicates", {}), ("capacity", {}), ("nodeorder", {})]]),
+    "hierarchy": (["enqueue", "allocate", "reclaim", "backfill"],
+                  [[("priority", {}), ("gang", {}), ("conformance", {})],
+                   [("drf", {}), ("predicates", {}),
+                    ("capacity", {"hierarchy": True}), ("nodeorder", {})]]),
 }
 
 
@@ -54,16 +58,45 @@ def cpu_text(m):
 
 
 def state(seed):
-    """Nodes, queues, priority classes, podgroups and pods drawn from the seed."""
+    """Nodes, queues, priority classes, podgroups and pods drawn from the seed, over every key
+    both schedulers read: taints and tolerations, node selectors, unschedulable nodes, queue
+    capability / deserved / guarantee / reclaimable / priority / state, min_resources, roles
+    (task-spec labels and min_task_member), preemption policies, pod priorities, best-effort
+    pods, finished and releasing pods, and two sessions."""
     r = random.Random(seed)
     nodes = []
     for i in range(r.randint(1, 6)):
-        nodes.append({"name": f"n{i + 1}", "cpu": r.choice([2000, 4000, 8000, 16000]),
-                      "mem": r.choice([4, 8, 16, 32]), "pods": r.choice([110, 110, 4])})
-    queues = [{"name": f"q{i + 1}", "weight": r.randint(1, 4)} for i in range(r.randint(1, 3))]
+        n = {"name": f"n{i + 1}", "cpu": r.choice([2000, 4000, 8000, 16000]),
+             "mem": r.choice([4, 8, 16, 32]), "pods": r.choice([110, 110, 4]),
+             "labels": {"zone": r.choice(["a", "b"])}}
+        if r.random() < 0.15:
+            n["taints"] = [{"key": "dedicated", "value": "gpu",
+                            "effect": r.choice(["NoSchedule", "PreferNoSchedule"])}]
+        if r.random() < 0.05:
+            n["unschedulable"] = True
+        nodes.append(n)
+    queues = []
+    for i in range(r.randint(1, 3)):
+        q = {"name": f"q{i + 1}", "weight": r.randint(1, 4)}
+        if r.random() < 0.2:
+            q["capability"] = {"cpu": cpu_text(r.choice([2000, 4000, 8000])),
+                               "memory": f"{r.choice([4, 8, 16])}Gi"}
+        if r.random() < 0.5:
+            q["deserved"] = {"cpu": cpu_text(r.choice([1000, 2000, 4000])),
+                             "memory": f"{r.choice([2, 4, 8])}Gi"}
+        if r.random() < 0.1:
+            q["guarantee"] = {"cpu": cpu_text(r.choice([500, 1000])), "memory": "1Gi"}
+        if r.random() < 0.15:
+            q["reclaimable"] = False
+        if r.random() < 0.15:
+            q["priority"] = r.randint(1, 3)
+        if r.random() < 0.05:
+            q["state"] = "Closed"
+        queues.append(q)
     prios = [("low", 10), ("mid", 100), ("high", 1000)]
     groups, pods = [], []
     free = {n["name"]: [n["cpu"], n["mem"] * 1024, n["pods"]] for n in nodes}
+    tainted = any("taints" in n for n in nodes)
     t = 0
     for g in range(r.randint(1, 6)):
         name = f"j{g + 1}"
@@ -78,37 +111,91 @@ def state(seed):
         if pc:
             group["priority_class"] = pc[0]
         groups.append(group)
+        best_effort = r.random() < 0.08
         cpu = r.choice([250, 500, 1000, 2000, 3000])
         mem = r.choice([256, 512, 1024, 2048, 4096])
+        roles = tasks >= 2 and r.random() < 0.25
+        if roles:
+            group["min_task_member"] = {"master": 1, "worker": r.randint(0, tasks - 1)}
+        if r.random() < 0.2 and not best_effort:
+            k = r.randint(1, min_member)
+            group["min_resources"] = {"cpu": cpu_text(cpu * k), "memory": f"{mem * k}Mi"}
+        selector = {"zone": r.choice(["a", "b"])} if r.random() < 0.1 else None
+        tolerate = tainted and r.random() < 0.5
+        never = r.random() < 0.1
         placed = 0
         for k in range(tasks):
-            pod = {"name": f"{name}-{k}", "namespace": "ns", "podgroup": name,
-                   "requests": {"cpu": cpu_text(cpu), "memory": f"{mem}Mi"}, "created": t}
+            pod = {"name": f"{name}-{k}", "namespace": "ns", "podgroup": name, "created": t}
+            if not best_effort:
+                pod["requests"] = {"cpu": cpu_text(cpu), "memory": f"{mem}Mi"}
             if pc:
                 pod["priority_class"] = pc[0]
+            if r.random() < 0.05:
+                pod["priority"] = r.choice([5, 50, 500, 5000])
+            if roles:
+                pod["labels"] = {"volcano.sh/task-spec": "master" if k == 0 else "worker"}
+            if selector:
+                pod["node_selector"] = selector
+            if tolerate:
+                pod["tolerations"] = [{"key": "dedicated", "operator": "Equal", "value": "gpu",
+                                       "effect": "NoSchedule"}]
+            if never:
+                pod["preemption_policy"] = "Never"
             if running:
                 fits = [n for n, f in free.items() if f[0] >= cpu and f[1] >= mem and f[2] >= 1]
                 if fits:
                     n = r.choice(sorted(fits))
-                    free[n][0] -= cpu
-                    free[n][1] -= mem
-                    free[n][2] -= 1
                     pod["node"] = n
-                    pod["phase"] = "Running"
-                    placed += 1
+                    x = r.random()
+                    if x < 0.05:
+                        pod["phase"] = "Succeeded"
+                    else:
+                        pod["phase"] = "Running"
+                        if x > 0.95:
+                            pod["releasing"] = True
+                        free[n][0] -= cpu
+                        free[n][1] -= mem
+                        free[n][2] -= 1
+                        placed += 1
             if r.random() < 0.15:
                 pod["annotations"] = {"volcano.sh/preemptable": r.choice(["true", "false"])}
             pods.append(pod)
         if running and placed < min_member:
             group["phase"] = "Inqueue"  # what did not fit stays pending
-    return nodes, queues, prios, groups, pods
+    sessions = 2 if r.random() < 0.2 else 1
+    return sessions, nodes, queues, prios, groups, pods
+
+
+def hierarchy(queues, groups, seed):
+    """For the hierarchy family: the leaf queues under one or two parents of root, each
+    parent's capability, deserved and guarantee at least its children's."""
+    r = random.Random(seed * 7919)
+    parents = [{"name": f"p{i + 1}", "weight": r.randint(1, 4), "parent": "root"}
+               for i in range(r.randint(1, 2))]
+    for q in queues:
+        q["parent"] = r.choice(parents)["name"]
+    for p in parents:
+        kids = [q for q in queues if q["parent"] == p["name"]]
+        for key in ("capability", "deserved", "guarantee"):
+            if kids and all(key in q for q in kids):
+                p[key] = {"cpu": cpu_text(sum(cpu_milli(q[key]["cpu"]) for q in kids)),
+                          "memory": f"{sum(int(q[key]['memory'][:-2]) for q in kids)}Gi"}
+    return parents + queues
+
+
+def cpu_milli(text):
+    return int(text[:-1]) if text.endswith("m") else int(text) * 1000
 
 
 def scenario(seed, family):
     actions, tiers = FAMILIES[family]
-    nodes, queues, prios, groups, pods = state(seed)
-    out = [f'name = "differential {family} seed {seed}"', "", "[config]", "[config.scheduler]",
-           f"actions = {toml_value(actions)}"]
+    sessions, nodes, queues, prios, groups, pods = state(seed)
+    if family == "hierarchy":
+        queues = hierarchy(queues, groups, seed)
+    out = [f'name = "differential {family} seed {seed}"']
+    if sessions > 1:
+        out.append(f"sessions = {sessions}")
+    out += ["", "[config]", "[config.scheduler]", f"actions = {toml_value(actions)}"]
     for tier in tiers:
         out.append("[[config.tiers]]")
         for name, extra in tier:
@@ -122,8 +209,10 @@ def scenario(seed, family):
     for q in queues:
         out.append(table("queues", q))
     for n in nodes:
-        out.append(table("nodes", {"name": n["name"], "allocatable": {
-            "cpu": cpu_text(n["cpu"]), "memory": f"{n['mem']}Gi", "pods": n["pods"]}}))
+        fields = {"name": n["name"], "allocatable": {
+            "cpu": cpu_text(n["cpu"]), "memory": f"{n['mem']}Gi", "pods": n["pods"]}}
+        fields.update({k: n[k] for k in ("labels", "taints", "unschedulable") if k in n})
+        out.append(table("nodes", fields))
     for g in groups:
         out.append(table("podgroups", g))
     for p in pods:

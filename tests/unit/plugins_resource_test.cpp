@@ -316,20 +316,25 @@ TEST(BinpackMath, OverCapacityAndUnrequested) {
   const double alloc[] = {4000, 8 * kGi};
   const double used[] = {2000, 4 * kGi};
   std::vector<std::optional<int64_t>> w = {1, 1};
-  // cpu 3000 + 2000 > 4000 scores 0 but its weight still counts: (0 + 0.75) / 2 * 100.
+  // cpu 3000 + 2000 > 4000: the whole node scores 0 (Volcano's BinPackingScore returns at
+  // the first resource that would overflow), whatever memory would have scored.
   const double big[] = {3000, 2 * kGi};
-  EXPECT_DOUBLE_EQ(bp::score(big, alloc, used, w, 1), 37.5);
+  EXPECT_DOUBLE_EQ(bp::score(big, alloc, used, w, 1), 0);
+  const double big_mem_first[] = {1000, 5 * kGi};
+  EXPECT_DOUBLE_EQ(bp::score(big_mem_first, alloc, used, w, 1), 0);
   // No memory requested: only cpu counts, 0.75 * 100.
   const double cpu_only[] = {1000, 0};
   EXPECT_DOUBLE_EQ(bp::score(cpu_only, alloc, used, w, 1), 75);
   // Nothing requested: 0.
   const double none[] = {0, 0};
   EXPECT_DOUBLE_EQ(bp::score(none, alloc, used, w, 1), 0);
-  EXPECT_DOUBLE_EQ(bp::resource_score(1, 0, 0, 1), 0);  // node has none of it
-  EXPECT_DOUBLE_EQ(bp::resource_score(1, 4, 1, 0), 0);  // weight 0
+  EXPECT_DOUBLE_EQ(*bp::resource_score(1, 0, 0, 1), 0);  // node has none of it
+  EXPECT_DOUBLE_EQ(*bp::resource_score(1, 4, 1, 0), 0);  // weight 0
+  EXPECT_FALSE(bp::resource_score(4, 4, 1, 1).has_value());  // would not fit
 }
 
-// Volcano's binpack_test.go TestNode, both cases, with its expected scores. Resources:
+// Volcano's binpack_test.go TestNode (ed72c7c), both cases, with its expected scores: a
+// node where any scored resource would overflow scores 0. Resources:
 // cpu, memory, nvidia.com/gpu, example.com/foo. n1 2 cpu / 4Gi running p1 (1 cpu / 1Gi);
 // n2 4 cpu / 16Gi / 4 GPUs, empty; n3 2 cpu / 4Gi / 16 foo running p2 (1.5 cpu).
 TEST(BinpackMath, VolcanoGoldenScores) {
@@ -353,7 +358,7 @@ TEST(BinpackMath, VolcanoGoldenScores) {
   };
   EXPECT_NEAR(s(p1, n1, 10), 700, 1e-8);
   EXPECT_NEAR(s(p1, n2, 10), 137.5, 1e-8);
-  EXPECT_NEAR(s(p1, n3, 10), 150, 1e-8);
+  EXPECT_NEAR(s(p1, n3, 10), 0, 1e-8);  // n3 has 0.5 cpu left
   EXPECT_NEAR(s(p2, n1, 10), 0, 1e-8);
   EXPECT_NEAR(s(p2, n2, 10), 375, 1e-8);
   EXPECT_NEAR(s(p2, n3, 10), 0, 1e-8);
@@ -362,17 +367,17 @@ TEST(BinpackMath, VolcanoGoldenScores) {
   EXPECT_NEAR(s(p3, n3, 10), 0, 1e-8);
   EXPECT_NEAR(s(p4, n1, 10), 0, 1e-8);
   EXPECT_NEAR(s(p4, n2, 10), 173.076923076, 1e-8);
-  EXPECT_NEAR(s(p4, n3, 10), 346.153846153, 1e-8);
+  EXPECT_NEAR(s(p4, n3, 10), 0, 1e-8);  // 3 cpu asked, n3 has 2
 
   // binpack.weight 1, cpu 1, memory 1, gpu 23; foo not listed.
   w = {1, 1, 23, std::nullopt};
   EXPECT_NEAR(s(p1, n1, 1), 75, 1e-8);
   EXPECT_NEAR(s(p1, n2, 1), 15.625, 1e-8);
-  EXPECT_NEAR(s(p1, n3, 1), 12.5, 1e-8);
+  EXPECT_NEAR(s(p1, n3, 1), 0, 1e-8);
   EXPECT_NEAR(s(p2, n2, 1), 37.5, 1e-8);
   EXPECT_NEAR(s(p3, n2, 1), 50.5, 1e-8);
   EXPECT_NEAR(s(p4, n2, 1), 50, 1e-8);
-  EXPECT_NEAR(s(p4, n3, 1), 50, 1e-8);
+  EXPECT_NEAR(s(p4, n3, 1), 0, 1e-8);
 }
 
 // ---- predicates ---------------------------------------------------------------------

@@ -11,7 +11,8 @@
 //                                                       permit or reject)
 //   AddJobStarvingFns                 -> job_starving  (IsStarving)
 //   OnSessionClose                    -> the plugin's close: every job with tasks that is
-//                                        not IsReady() gets a job-level pending reason.
+//                                        not IsReady() gets a job-level pending reason,
+//                                        unless its terminating pods fill the gang.
 // The pure rules live in gang_math.hpp. Volcano's sub-job (SubGroupPolicy) checks are not
 // part of Caldera's PodGroup model and are left out.
 //
@@ -89,6 +90,34 @@ bool with_best_effort(const Job& j, JobCounts& c, Rule rule) {
   return rule(c);
 }
 
+// Volcano's shouldSkipUnschedulableForReleasing: a job short of ready tasks only because
+// some of its pods are terminating on their nodes (Releasing, with a node) still holds its
+// gang slots; with nothing pending or pipelined it is not called unschedulable.
+bool releasing_fills_gang(const Job& j) {
+  int32_t releasing = 0, scheduled = 0;
+  const size_t n = j.task_count();
+  for (size_t i = 0; i < n; ++i) {
+    const Task t = j.task(i);
+    switch (t.status()) {
+      case CAL_TASK_RELEASING:
+        if (t.node()) ++releasing;
+        break;
+      case CAL_TASK_PENDING:
+      case CAL_TASK_PIPELINED:
+        return false;
+      case CAL_TASK_RUNNING:
+      case CAL_TASK_BOUND:
+      case CAL_TASK_FAILED:
+      case CAL_TASK_SUCCEEDED:
+        ++scheduled;
+        break;
+      default:
+        break;
+    }
+  }
+  return releasing > 0 && scheduled + releasing >= j.min_available();
+}
+
 struct Gang {
   static constexpr const char* kName = "gang";
   static constexpr const char* kVersion = "1.0.0";
@@ -113,6 +142,7 @@ struct Gang {
         if (tasks == 0) continue;  // as Volcano: an empty job has nothing to explain
         JobCounts c = job_counts(j, /*with_roles=*/true);
         if (with_best_effort(j, c, caldera::gang::is_ready)) continue;
+        if (releasing_fills_gang(j)) continue;
         j.set_pending_reason(kName, caldera::gang::pending_reason(c, tasks));
       }
     } catch (const std::exception& e) {
