@@ -220,8 +220,16 @@ class AllocateRun {
         break;
       }
 
+      // A node an earlier preemption made room on for this pod is likely the only one that
+      // takes it, so it is tried alone first (Volcano: when it is among the nodes of this
+      // attempt and its future idle holds the task).
+      std::vector<NodeInfo*> nodes;
+      if (NodeInfo* nominated = nominated_node(task, all_nodes)) {
+        FitErrors nominated_fe(ssn_.reasons());
+        nodes = helper.predicate_nodes(task, {nominated}, kAllocateFilter, &nominated_fe);
+      }
       FitErrors fe(ssn_.reasons());
-      std::vector<NodeInfo*> nodes = helper.predicate_nodes(task, all_nodes, kAllocateFilter, &fe);
+      if (nodes.empty()) nodes = helper.predicate_nodes(task, all_nodes, kAllocateFilter, &fe);
       if (nodes.empty()) {
         record_fit_errors(job, task, fe, attempt);
         // The rest can still make the job ready only in some cases (see the function).
@@ -245,6 +253,14 @@ class AllocateRun {
       if (ssn_.job_ready(job) && !tasks.empty()) break;
     }
     return attempt;
+  }
+
+  NodeInfo* nominated_node(const TaskInfo* task, const std::vector<NodeInfo*>& all_nodes) const {
+    if (task->nominated_node.empty()) return nullptr;
+    for (NodeInfo* n : all_nodes)
+      if (n->name == task->nominated_node)
+        return placement::fits(task->init_resreq, n->future_idle) ? n : nullptr;
+    return nullptr;
   }
 
   // Volcano's prioritizeNodes: nodes whose idle fits the task come first; only when none

@@ -81,9 +81,9 @@ bool try_evict(Statement& stmt, TaskInfo* victim, const std::string& reason) {
   }
 }
 
-bool try_pipeline(Statement& stmt, TaskInfo* task, NodeInfo* node) {
+bool try_pipeline(Statement& stmt, TaskInfo* task, NodeInfo* node, bool eviction_occurred) {
   try {
-    stmt.pipeline(task, node);
+    stmt.pipeline(task, node, eviction_occurred);
     return true;
   } catch (const std::exception& e) {
     spdlog::error("failed to pipeline task {} on node {}: {}", task->uid, node->name, e.what());

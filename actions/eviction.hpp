@@ -45,6 +45,6 @@ std::vector<NodeInfo*> sort_nodes_by_score(const Session& ssn, const TaskInfo* t
 bool try_evict(Statement& stmt, TaskInfo* victim, const std::string& reason);
 // Statement::pipeline, likewise ("Ignore pipeline error, will be corrected in next
 // scheduling loop").
-bool try_pipeline(Statement& stmt, TaskInfo* task, NodeInfo* node);
+bool try_pipeline(Statement& stmt, TaskInfo* task, NodeInfo* node, bool eviction_occurred);
 
 }  // namespace caldera::eviction

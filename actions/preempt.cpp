@@ -107,6 +107,29 @@ Options read_options(const Session& ssn) {
   return o;
 }
 
+// The nominated-node part of Volcano's taskEligibleToPreempt: a pod an earlier preemption
+// made room for does not preempt again while its nominated node would take it (the
+// predicates pass there; resources are the action's business, not the predicates'), nor
+// when the node is gone or a plugin failed on it. Only a node its predicates rule out for
+// good (UnschedulableAndUnresolvable) sends it preempting anew. Returns why it may not
+// preempt, "" when it may. Not modelled: Volcano's further check for lower-priority pods
+// still terminating on the node after a preemption (the embedded cluster removes an
+// evicted pod at once).
+std::string nomination_bars(const Session& ssn, const TaskInfo* preemptor) {
+  if (preemptor->nominated_node.empty()) return {};
+  const NodeInfo* node = ssn.node(std::string(preemptor->nominated_node));
+  if (!node) return "its nominated node is not found in the session";
+  const PointStatus st = ssn.predicate(preemptor, node);
+  if (st.ok())
+    return fmt::format("its nominated node {} is already schedulable, which should not happen "
+                       "as preemption means no node is schedulable",
+                       node->name);
+  if (st.code == CAL_ERROR)
+    return fmt::format("the predicate on its nominated node {} failed: {}", node->name,
+                       st.reason);
+  return {};
+}
+
 std::vector<TaskInfo*> pending_tasks(const JobInfo* job) {
   std::vector<TaskInfo*> out;
   for (TaskInfo* t : job->tasks)
@@ -244,6 +267,10 @@ bool PreemptAction::preempt(Session& ssn, Statement& stmt, TaskInfo* preemptor,
                   preemptor->uid);
     return false;
   }
+  if (std::string why = nomination_bars(ssn, preemptor); !why.empty()) {
+    spdlog::debug("preempt: task {} is not eligible to preempt: {}", preemptor->uid, why);
+    return false;
+  }
   if (PointStatus st = ssn.pre_predicate(preemptor); !st.ok()) {
     spdlog::debug("preempt: pre-predicate for task {} failed: {}", preemptor->uid, st.reason);
     return false;
@@ -284,14 +311,16 @@ bool PreemptAction::normal_preempt(Session& ssn, Statement& stmt, TaskInfo* pree
     Statement node_stmt(ssn);
     PriorityQueue<TaskInfo*> victims_q = eviction::victims_queue(ssn, victims);
     bool preemptor_fits = fits_on(node);
+    bool eviction_occurred = false;  // Volcano: what was preempted is not empty
     while (!victims_q.empty() && !preemptor_fits) {
       TaskInfo* victim = victims_q.pop();
       spdlog::debug("preempt: task {} evicted for task {} on node {}", victim->uid,
                     preemptor->uid, node->name);
       eviction::try_evict(node_stmt, victim, "preempt");
+      eviction_occurred = eviction_occurred || !victim->resreq.is_empty();
       preemptor_fits = fits_on(node);
     }
-    if (preemptor_fits && eviction::try_pipeline(node_stmt, preemptor, node)) {
+    if (preemptor_fits && eviction::try_pipeline(node_stmt, preemptor, node, eviction_occurred)) {
       stmt.merge(std::move(node_stmt));
       return true;
     }
@@ -450,7 +479,7 @@ bool PreemptAction::topology_aware_preempt(Session& ssn, Statement& stmt, TaskIn
                   chosen.node->name);
     if (!eviction::try_evict(stmt, v, "preempt")) return false;
   }
-  eviction::try_pipeline(stmt, preemptor, chosen.node);
+  eviction::try_pipeline(stmt, preemptor, chosen.node, /*eviction_occurred=*/true);
   return true;
 }
 

@@ -176,6 +176,7 @@ void ReclaimAction::reclaim_for_task(Session& ssn, Statement& stmt, TaskInfo* ta
     ResVec available = n->future_idle;
     Statement node_stmt(ssn);
     PriorityQueue<TaskInfo*> victims_q = eviction::victims_queue(ssn, victims);
+    bool eviction_occurred = false;
     while (!victims_q.empty()) {
       if (fits(task->init_resreq, available)) break;
       TaskInfo* reclaimee = victims_q.pop();
@@ -183,8 +184,10 @@ void ReclaimAction::reclaim_for_task(Session& ssn, Statement& stmt, TaskInfo* ta
                     n->name);
       if (!eviction::try_evict(node_stmt, reclaimee, "reclaim")) continue;
       available.add(reclaimee->resreq);
+      eviction_occurred = true;
     }
-    if (!fits(task->init_resreq, available) || !eviction::try_pipeline(node_stmt, task, n)) {
+    if (!fits(task->init_resreq, available) ||
+        !eviction::try_pipeline(node_stmt, task, n, eviction_occurred)) {
       node_stmt.discard();
       continue;
     }

@@ -92,6 +92,11 @@ struct PodSpec {
   StringMap node_selector;
   std::vector<Toleration> tolerations;
   bool preempt_never = false;  // preemptionPolicy: Never
+  // status.nominatedNodeName: the node a preemption or reclaim made room on for this pod
+  // in an earlier session (Volcano writes it for a task left Pipelined where victims were
+  // evicted); empty when none. Only ever replaced by another node, never cleared, as
+  // Volcano's taskUnschedulable does.
+  std::string nominated_node;
   double created = 0;          // seconds on the scenario / simulated clock
   // False for a pod another scheduler placed (Kubernetes backend): it only counts towards
   // its node's used resources and belongs to no job (Volcano's cache adds such pods to

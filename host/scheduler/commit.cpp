@@ -37,6 +37,15 @@ CommitReport commit_decisions(const SessionResult& r, Cache& cache, Backend& bac
     backend.evict(observed);
     ++rep.evictions;
   }
+  // A pipelined pod whose room was made by evictions remembers the node (Volcano's
+  // taskUnschedulable writes status.nominatedNodeName; an empty one never clears it).
+  for (const auto& [key, node] : r.nominated) {
+    const PodSpec* pod = cache.pod(key);
+    if (!pod || !pod->node.empty() || pod->nominated_node == node) continue;
+    PodSpec next = *pod;
+    next.nominated_node = node;
+    cache.upsert_pod(std::move(next));
+  }
   for (const auto& [key, phase] : r.podgroup_phases) {
     const PodGroupSpec* pg = cache.podgroup(key);
     if (!pg || pg->phase == phase) continue;  // a pod without PodGroup has no record

@@ -37,8 +37,10 @@ void Session::update_job_status() {
     if (!job_reason.empty()) result_.job_pending[j->uid] = job_reason;
 
     for (TaskInfo* t : j->tasks) {
-      if (t->status == CAL_TASK_PIPELINED)
+      if (t->status == CAL_TASK_PIPELINED) {
         result_.pipelined.emplace_back(t->uid, t->node ? t->node->name : std::string());
+        if (t->eviction_occurred && t->node) result_.nominated.emplace_back(t->uid, t->node->name);
+      }
       if (t->status == CAL_TASK_ALLOCATED)
         result_.allocated.emplace_back(t->uid, t->node ? t->node->name : std::string());
       if (t->status != CAL_TASK_PENDING) continue;

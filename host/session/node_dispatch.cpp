@@ -60,6 +60,7 @@ void Session::flatten_node_chains() {
 }
 
 PointStatus Session::pre_predicate(const TaskInfo* t) const {
+  t->pre_predicated = true;
   return combine<Slot::pre_predicate>(chains_, to_handle(t));
 }
 

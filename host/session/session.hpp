@@ -49,6 +49,9 @@ struct SessionResult {
   std::vector<std::pair<std::string, std::string>> binds;  // task uid -> node
   std::vector<std::string> evictions;                      // task uids
   std::vector<std::pair<std::string, std::string>> pipelined;  // task uid -> node, at close
+  // The pipelined tasks whose pipelining evicted victims: their pods' nominated node
+  // (status.nominatedNodeName) from now on. Task uid -> node.
+  std::vector<std::pair<std::string, std::string>> nominated;
   // Tasks still Allocated at close, not bound: placed by a statement that was kept, not
   // committed (a job pipelined but not ready). Task uid -> node.
   std::vector<std::pair<std::string, std::string>> allocated;
@@ -198,7 +201,7 @@ class Session {
   // ---- changes: only through a Statement (statement.hpp) ------------------------------
   // Each updates job counts and node accounting and fires on_allocate / on_deallocate.
   void allocate_task(TaskInfo* t, NodeInfo* n);   // Pending -> Allocated
-  void pipeline_task(TaskInfo* t, NodeInfo* n);   // Pending -> Pipelined
+  void pipeline_task(TaskInfo* t, NodeInfo* n, bool eviction_occurred);  // Pending -> Pipelined
   void evict_task(TaskInfo* t);                   // on node -> Releasing
   void unallocate_task(TaskInfo* t);              // Allocated / Pipelined -> Pending
   void unevict_task(TaskInfo* t);                 // Releasing -> its status before

@@ -65,6 +65,10 @@ struct TaskInfo {
   bool preemptable = false;
   bool best_effort = false;
   bool preempt_never = false;
+  std::string_view nominated_node;  // the pod's status.nominatedNodeName, "" when none
+  // Its last pipelining evicted victims to make room (Volcano's TaskInfo.EvictionOccurred):
+  // left Pipelined at close, the node becomes the pod's nominated node.
+  bool eviction_occurred = false;
   std::string_view role;   // volcano.sh/task-spec
   double created = 0;
   int64_t name_index = -1;  // the number after the last '-' of the name, -1 if none
@@ -82,6 +86,10 @@ struct TaskInfo {
   TaskStatus status_before_evict = CAL_TASK_RUNNING;
   // Counted in its node's pod_requests (see NodeInfo).
   bool in_pod_view = false;
+  // Pre-predicate ran for it in this session (Volcano: its CycleState holds the
+  // PreFilter data). Only such a task's pod returns to the Kubernetes node view when its
+  // eviction is undone, see Session::unevict_task. Set from the const dispatch.
+  mutable bool pre_predicated = false;
 };
 
 struct RoleInfo {

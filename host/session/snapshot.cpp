@@ -282,6 +282,7 @@ void Session::build(const Cache& cache) {
     t->preemptable = d.preemptable;
     t->best_effort = t->init_resreq.is_empty();
     t->preempt_never = pod->preempt_never;
+    t->nominated_node = pod->nominated_node;
     t->role = d.role;
     t->created = pod->created;
     t->name_index = d.name_index;

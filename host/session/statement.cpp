@@ -14,8 +14,8 @@ void Statement::evict(TaskInfo* victim, const std::string& reason) {
   ops_.push_back({Kind::Evict, victim, victim->node, reason});
 }
 
-void Statement::pipeline(TaskInfo* t, NodeInfo* n) {
-  ssn_.pipeline_task(t, n);
+void Statement::pipeline(TaskInfo* t, NodeInfo* n, bool eviction_occurred) {
+  ssn_.pipeline_task(t, n, eviction_occurred);
   ops_.push_back({Kind::Pipeline, t, n, {}});
 }
 
@@ -89,7 +89,7 @@ void Statement::discard() {
         ssn_.unallocate_task(it->task);
         break;
       case Kind::Unpipeline:
-        ssn_.pipeline_task(it->task, it->node);
+        ssn_.pipeline_task(it->task, it->node, it->task->eviction_occurred);
         break;
       case Kind::Dispatch:
         break;  // stays Allocated, as an earlier statement left it

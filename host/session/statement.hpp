@@ -21,7 +21,9 @@ class Statement {
   ~Statement();  // an uncommitted statement is discarded
 
   void evict(TaskInfo* victim, const std::string& reason);
-  void pipeline(TaskInfo* t, NodeInfo* n);
+  // `eviction_occurred`: victims were evicted to make the room (Volcano's Pipeline
+  // argument); a task left pipelined so gets the node as its nominated node.
+  void pipeline(TaskInfo* t, NodeInfo* n, bool eviction_occurred = false);
   void allocate(TaskInfo* t, NodeInfo* n);
   // Undo one earlier allocate or pipeline of this statement (Volcano's UnAllocate /
   // unpipeline), fired in this order.

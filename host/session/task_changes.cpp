@@ -54,8 +54,9 @@ void Session::allocate_task(TaskInfo* t, NodeInfo* n) {
   fire_allocate(t);
 }
 
-void Session::pipeline_task(TaskInfo* t, NodeInfo* n) {
+void Session::pipeline_task(TaskInfo* t, NodeInfo* n, bool eviction_occurred) {
   t->job->update_task_status(t, CAL_TASK_PIPELINED);
+  t->eviction_occurred = eviction_occurred;
   n->add_task(t);
   count_pod(t, n, +1);
   sync_node(n);
@@ -91,7 +92,11 @@ void Session::unevict_task(TaskInfo* t) {
   if (NodeInfo* n = t->node) {
     n->remove_task(t);
     n->add_task(t);
-    count_pod(t, n, +1);
+    // Volcano's predicates plugin re-adds the pod in its AllocateFunc only after its
+    // Reserve plugins pass, and VolumeBinding's Reserve fails ("not found") for a pod
+    // whose PreFilter never ran in this session: a running pod whose eviction is undone
+    // stays out of the Kubernetes node view (its scores and filters) for the session.
+    if (t->pre_predicated) count_pod(t, n, +1);
     sync_node(n);
   }
   fire_allocate(t);

@@ -134,6 +134,7 @@ std::string encode_result(const WorkerResult& wr) {
   write_pairs(w, r.binds);
   w.list(r.evictions, [&](const std::string& s) { w.str(s); });
   write_pairs(w, r.pipelined);
+  write_pairs(w, r.nominated);
   write_pairs(w, r.allocated);
   w.list(r.podgroup_phases, [&](const auto& p) {
     w.str(p.first);
@@ -200,6 +201,7 @@ WorkerResult decode_result(std::string_view bytes) {
   for (uint32_t i = 0, c = rd.count("evictions"); i < c; ++i)
     r.evictions.push_back(rd.str("an eviction"));
   r.pipelined = read_pairs(rd, "pipelined tasks");
+  r.nominated = read_pairs(rd, "nominated nodes");
   r.allocated = read_pairs(rd, "allocated tasks");
   for (uint32_t i = 0, c = rd.count("PodGroup phases"); i < c; ++i) {
     std::string job = rd.str("a PodGroup");

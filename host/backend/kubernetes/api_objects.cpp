@@ -473,6 +473,7 @@ std::optional<PodSpec> pod_from_json(const json& obj, const std::vector<std::str
   bool ours = false;
   for (const auto& s : scheduler_names) ours = ours || s == scheduler;
 
+  p.nominated_node = str_field(*status, "nominatedNodeName", where, w);
   std::string phase = str_field(*status, "phase", where, w);
   if (phase == "Running" || phase == "Unknown")
     p.phase = PodPhase::Running;  // Unknown: the kubelet lost contact; it still holds the node

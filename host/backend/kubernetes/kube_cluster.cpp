@@ -294,6 +294,7 @@ void KubeCluster::upsert_pod(const json& obj) {
   bool replaced = !meta.uid.empty() && meta.uid != m.uid;  // deleted and created again
   meta.uid = m.uid;
   meta.scheduled_message = scheduled_message(obj);
+  meta.nominated_node = p->nominated_node;
 
   if (auto a = assumed_.find(key); a != assumed_.end()) {
     if (replaced) {
@@ -619,6 +620,7 @@ void KubeCluster::write_pending(const SessionResult& r) {
   // released, or allocated in a statement kept for a job that is pipelined but not ready --
   // say where they would go, as Volcano's RecordJobStatusEvent does for its Allocated and
   // Pipelined tasks (with JobInfo.TaskSchedulingReason's words and reasons).
+  std::map<std::string, std::string> nominated(r.nominated.begin(), r.nominated.end());
   auto placed = [&](const std::vector<std::pair<std::string, std::string>>& tasks, bool pipelined) {
     for (const auto& [key, node] : tasks) {
       if (budget == 0) return;
@@ -632,10 +634,14 @@ void KubeCluster::write_pending(const SessionResult& r) {
                                   "is satisfied",
                                   pod->ns, pod->name, node);
       PodMeta& meta = pod_meta_[key];
-      if (meta.scheduled_message == msg) continue;
+      auto nom = nominated.find(key);
+      const std::string nominate =
+          nom != nominated.end() && nom->second != meta.nominated_node ? nom->second : "";
+      if (meta.scheduled_message == msg && nominate.empty()) continue;
       --budget;
       writer_->pod_unschedulable(pod->ns, pod->name, meta.uid, msg,
-                                 pipelined ? "Unschedulable" : "Schedulable");
+                                 pipelined ? "Unschedulable" : "Schedulable", nominate);
+      if (!nominate.empty()) meta.nominated_node = nominate;
       meta.scheduled_message = msg;
     }
   };

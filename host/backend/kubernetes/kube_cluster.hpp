@@ -90,6 +90,7 @@ class KubeCluster : public Informer::Handler, public Backend {
   struct PodMeta {
     std::string uid;
     std::string scheduled_message;  // PodScheduled=False message as last seen or written
+    std::string nominated_node;     // status.nominatedNodeName as last seen or written
   };
   struct PodGroupMeta {
     std::string uid;

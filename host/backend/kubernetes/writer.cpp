@@ -117,12 +117,13 @@ void Writer::queue_status(const std::string& name, json status) {
 
 void Writer::pod_unschedulable(const std::string& ns, const std::string& name,
                                const std::string& uid, const std::string& message,
-                               const std::string& reason) {
+                               const std::string& reason, const std::string& nominated_node) {
   auto cond = std::make_shared<Op>();
   cond->kind = Op::PodCondition;
   cond->ns = ns;
   cond->name = name;
   cond->uid = uid;
+  cond->node = nominated_node;
   cond->message = truncate(message);
   cond->reason = reason;
   enqueue(cond);
@@ -255,6 +256,7 @@ void Writer::start(std::shared_ptr<Op> op) {
                    {"lastTransitionTime", format_time(unix_now())},
                    {"lastProbeTime", nullptr}};
       json b = {{"status", {{"conditions", json::array({cond})}}}};
+      if (!op->node.empty()) b["status"]["nominatedNodeName"] = op->node;
       if (!op->uid.empty()) b["metadata"] = {{"uid", op->uid}};
       req.body = b.dump();
       break;

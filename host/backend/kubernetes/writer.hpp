@@ -70,9 +70,11 @@ class Writer {
   // `status` is the status object to merge (phase, counts, conditions).
   void podgroup_status(const std::string& ns, const std::string& name, json status);
   void queue_status(const std::string& name, json status);
-  // PodScheduled=False with `reason` and `message`, and a FailedScheduling event.
+  // PodScheduled=False with `reason` and `message`, and a FailedScheduling event; with a
+  // `nominated_node`, status.nominatedNodeName too (Volcano's taskUnschedulable).
   void pod_unschedulable(const std::string& ns, const std::string& name, const std::string& uid,
-                         const std::string& message, const std::string& reason = "Unschedulable");
+                         const std::string& message, const std::string& reason = "Unschedulable",
+                         const std::string& nominated_node = {});
   // A Warning event about a PodGroup (Volcano's "Unschedulable" events).
   void podgroup_event(const std::string& ns, const std::string& name, const std::string& uid,
                       const std::string& reason, const std::string& message);
