@@ -55,12 +55,6 @@ std::vector<NodeInfo*> sort_nodes_by_score(const Session& ssn, const TaskInfo* t
   if (nodes.size() <= 1) return nodes;
   std::vector<double> scores(nodes.size(), 0.0);
   ssn.node_scores(task, nodes, scores);
-  if (spdlog::should_log(spdlog::level::debug)) {
-    std::string text;
-    for (size_t i = 0; i < nodes.size(); ++i)
-      text += fmt::format("{}{}: {}", i ? ", " : "", nodes[i]->name, scores[i]);
-    spdlog::debug("node scores for task {}: {}", task->uid, text);
-  }
   std::vector<size_t> idx(nodes.size());
   std::iota(idx.begin(), idx.end(), size_t{0});
   std::stable_sort(idx.begin(), idx.end(),

@@ -95,15 +95,12 @@ void check_unique(const Table& t, const Map& existing, const std::string& key, c
          fmt::format("a name no other {} has", noun));
 }
 
-// Volcano's NewResource turns "pods" into MaxTaskNum, which only the node's pod-count
-// predicate reads: in a queue's or PodGroup's list it counts for nothing, so it is dropped
-// rather than made a resource dimension of its own.
-std::optional<ResourceList> opt_resources(const Table& t, const char* key, bool keep_pods) {
+// A queue's or PodGroup's resource list; "pods" in it is a resource like any other (Volcano's
+// NewResource makes it a scalar besides MaxTaskNum).
+std::optional<ResourceList> opt_resources(const Table& t, const char* key) {
   std::optional<Value> v = t.get(key);
   if (!v) return std::nullopt;
-  ResourceList rl = input::resource_list(*v, resource_amount);
-  if (!keep_pods) rl.erase(kPods);
-  return rl;
+  return input::resource_list(*v, resource_amount);
 }
 
 const Choices<JobPhase> kJobPhases = {{"Pending", JobPhase::Pending},
@@ -144,9 +141,9 @@ void load_queues(const Table& root, Cache& cache) {
       q.weight = w->number();
       if (q.weight <= 0) w->fail(fmt::format("{} is out of range", w->written()), "a positive number");
     }
-    q.capability = opt_resources(t, "capability", false);
-    q.deserved = opt_resources(t, "deserved", false);
-    q.guarantee = opt_resources(t, "guarantee", false);
+    q.capability = opt_resources(t, "capability");
+    q.deserved = opt_resources(t, "deserved");
+    q.guarantee = opt_resources(t, "guarantee");
     q.reclaimable = t.opt_bool("reclaimable").value_or(true);
     q.priority = static_cast<int32_t>(t.opt_int("priority", kInt32Min, kInt32Max).value_or(0));
     q.state = t.opt_choice<QueueState>("state",
@@ -438,7 +435,7 @@ void load_podgroups(const Table& root, Cache& cache) {
       for (const Entry& e : m->table("a table of minimum pod counts by task role").entries())
         pg.min_task_member[e.key] = static_cast<int32_t>(e.value.integer(0, kInt32Max));
     }
-    pg.min_resources = opt_resources(t, "min_resources", false);
+    pg.min_resources = opt_resources(t, "min_resources");
     pg.phase = t.opt_choice("phase", kJobPhases, "phase").value_or(JobPhase::Pending);
     if (auto pcv = t.get("priority_class")) {
       pg.priority_class = pcv->string();

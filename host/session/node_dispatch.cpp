@@ -254,6 +254,12 @@ void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes
       continue;
     const double* row = &part[r * count];
     for (size_t i = 0; i < count; ++i) scores[i] += row[i];
+    if (spdlog::should_log(spdlog::level::debug)) {
+      std::string text;
+      for (size_t i = 0; i < count; ++i)
+        text += fmt::format("{}{} {}", i ? ", " : "", nodes[i]->name, row[i]);
+      spdlog::debug("scores of {} for task {}: {}", *c.name, t->uid, text);
+    }
   }
 }
 

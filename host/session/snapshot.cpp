@@ -36,8 +36,8 @@ bool terminated(TaskStatus s) { return s == CAL_TASK_SUCCEEDED || s == CAL_TASK_
 }  // namespace
 
 void Session::build(const Cache& cache) {
-  // Resource ids: cpu, memory, then every other name in use, sorted. "pods" is not a
-  // vector dimension (NodeInfo::max_pods / pods count it). A cluster uses a handful of
+  // Resource ids: cpu, memory, pods (kPodsId), then every other name in use, sorted. A
+  // node's pods are its max_pods, every task asks for one. A cluster uses a handful of
   // names, so the names seen are kept in a short list that a pod's few entries are looked
   // up in, cheaper than a tree insert per entry.
   std::vector<const std::string*> seen;
@@ -68,7 +68,7 @@ void Session::build(const Cache& cache) {
   std::vector<std::string> scalars;
   for (const std::string* s : seen) scalars.push_back(*s);
   std::sort(scalars.begin(), scalars.end());
-  resource_names_ = {kCpu, kMemory};
+  resource_names_ = {kCpu, kMemory, kPods};
   resource_names_.insert(resource_names_.end(), scalars.begin(), scalars.end());
   for (size_t i = 0; i < resource_names_.size(); ++i)
     resource_ids_[resource_names_[i]] = static_cast<int>(i);
@@ -78,11 +78,12 @@ void Session::build(const Cache& cache) {
   auto id_of = [&](const std::string& name) -> int {
     if (name == kCpu) return 0;
     if (name == kMemory) return 1;
+    if (name == kPods) return static_cast<int>(kPodsId);
     if (R > 16) {
       auto it = resource_ids_.find(name);
       return it == resource_ids_.end() ? -1 : it->second;
     }
-    for (size_t i = 2; i < R; ++i)
+    for (size_t i = kPodsId + 1; i < R; ++i)
       if (resource_names_[i] == name) return static_cast<int>(i);
     return -1;
   };
@@ -105,6 +106,7 @@ void Session::build(const Cache& cache) {
     auto n = std::make_unique<NodeInfo>();
     n->name = name;
     n->allocatable = vec(spec->allocatable);
+    n->allocatable[kPodsId] = spec->max_pods;
     n->idle = n->allocatable;
     n->used = ResVec(R);
     n->releasing = ResVec(R);
@@ -216,6 +218,7 @@ void Session::build(const Cache& cache) {
     NodeInfo* n = node(pod.node);
     if (!n) return;
     ResVec req = vec(pod.requests);
+    req[kPodsId] = 1;
     n->idle.sub(req);
     n->used.add(req);
     ++n->pods;
@@ -270,7 +273,9 @@ void Session::build(const Cache& cache) {
     t->status = status_of(*pod);
     t->cache_status = t->status;
     t->resreq = vec(pod->requests);
+    t->resreq[kPodsId] = 1;  // Volcano's GetPodResourceRequest: every pod asks for one
     t->init_resreq = pod->init_requests.empty() ? t->resreq : vec(pod->init_requests);
+    t->init_resreq[kPodsId] = 1;
     if (pod->priority) {
       t->priority = *pod->priority;
     } else if (auto it = pc_value.find(pod->priority_class);

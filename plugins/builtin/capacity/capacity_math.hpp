@@ -62,23 +62,25 @@ struct QueueAttr {
 
 inline bool le_tol(double l, double r) { return l < r || std::fabs(l - r) < kMinResource; }
 
-// Resource.IsEmpty: no dimension holds minResource or more.
+// Resource.IsEmpty: no dimension but pods holds minResource or more.
 inline bool is_empty(const ResVec& v) { return res::is_empty(v.data(), v.size()); }
 
 // Intersection(a, b) is not empty: some dimension holds at least minResource in both.
-inline bool intersects(const double* a, const double* b, size_t n) {
+// IntersectionWithIgnoredScalarResources leaves pods out (`without_pods`).
+inline bool intersects(const double* a, const double* b, size_t n, bool without_pods = false) {
   for (size_t i = 0; i < n; ++i)
-    if (a[i] >= kMinResource && b[i] >= kMinResource) return true;
+    if (a[i] >= kMinResource && b[i] >= kMinResource && !(without_pods && i == kPodsId))
+      return true;
   return false;
 }
 
-// LessEqualWithDimensionAndResourcesName(r, rr, req): r > rr (strictly, no tolerance) in a
+// LessEqualWithDimensionAndResourcesName(r, rr, req): r > rr (strictly, no tolerance) in a (pods left out)
 // dimension req asks for (> 0) makes it fail. Returns the failing dimensions; empty = fits.
 inline std::vector<size_t> exceeded_in_dims(const double* r, const double* rr, const double* req,
                                             size_t n) {
   std::vector<size_t> out;
   for (size_t i = 0; i < n; ++i)
-    if (req[i] > 0 && r[i] > rr[i]) out.push_back(i);
+    if (i != kPodsId && req[i] > 0 && r[i] > rr[i]) out.push_back(i);
   return out;
 }
 
@@ -88,7 +90,7 @@ inline std::vector<size_t> greater_in_relevant_dims(const double* r, const doubl
                                                     const double* req, size_t n) {
   std::vector<size_t> out;
   for (size_t i = 0; i < n; ++i)
-    if (req[i] > 0 && rr[i] >= kMinResource && r[i] > rr[i]) out.push_back(i);
+    if (i != kPodsId && req[i] > 0 && rr[i] >= kMinResource && r[i] > rr[i]) out.push_back(i);
   return out;
 }
 
@@ -98,7 +100,7 @@ inline std::vector<size_t> less_equal_partly_zero_filtered(const double* r, cons
                                                            const double* req, size_t n) {
   std::vector<size_t> out;
   for (size_t i = 0; i < n; ++i) {
-    if (!(req[i] > 0)) continue;
+    if (i == kPodsId || !(req[i] > 0)) continue;
     if (r[i] < kMinResource && rr[i] < kMinResource) continue;
     if (le_tol(r[i], rr[i])) out.push_back(i);
   }
@@ -357,7 +359,8 @@ inline std::vector<uint8_t> reclaim_victims(const ReclaimContext& ctx,
   for (size_t k : victim_walk_order(ctx, candidates)) {
     const QueueAttr* q = candidates[k].queue;
     const double* req = candidates[k].request;
-    if (!intersects(req, ctx.reclaimer_init_request, n)) continue;  // shouldSkipReclaimee
+    if (!intersects(req, ctx.reclaimer_init_request, n, /*without_pods=*/true))
+      continue;  // shouldSkipReclaimee
 
     ResVec& allocated = allocation_of(q);
     ResVec except = allocated;

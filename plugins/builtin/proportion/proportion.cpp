@@ -87,7 +87,7 @@ class Proportion {
     return pm::queue_order(*la, *ra);
   }
 
-  cal_vote reclaimable(sdk::Task reclaimer, const std::vector<sdk::Task>& candidates,
+  cal_vote reclaimable(sdk::Task /*reclaimer*/, const std::vector<sdk::Task>& candidates,
                        std::vector<uint8_t>& victims) {
     std::vector<pm::Reclaimee> cands;
     std::vector<size_t> index;  // position in `candidates` of each entry of `cands`
@@ -97,7 +97,7 @@ class Proportion {
       cands.push_back({a, candidates[k].request().data()});
       index.push_back(k);
     }
-    const std::vector<uint8_t> v = pm::reclaim_victims(reclaimer.request().data(), cands, n_);
+    const std::vector<uint8_t> v = pm::reclaim_victims(cands);
     for (size_t k = 0; k < v.size(); ++k) victims[index[k]] = v[k];
     return CAL_PERMIT;
   }

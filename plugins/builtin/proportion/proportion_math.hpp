@@ -53,21 +53,15 @@ inline bool less_equal(const ResVec& l, const ResVec& r) {
   return res::less_equal(l.data(), r.data(), l.size());
 }
 
-// LessPartly(rr, Zero): some dimension l < r, compared strictly (no tolerance).
-inline bool less_partly_strict(const double* l, const double* r, size_t n) {
-  for (size_t i = 0; i < n; ++i)
-    if (l[i] < r[i]) return true;
-  return false;
-}
 
-// LessEqualWithDimension(rr, req): only the dimensions req asks for (> 0), compared strictly
+// LessEqualWithDimension(rr, req): only the dimensions req asks for (> 0) but pods, compared strictly
 // (Volcano writes `req.X > 0 && r.X > rr.X` with no tolerance). Returns the ids of the
 // dimensions that exceed, in id order; empty means "less or equal".
 inline std::vector<size_t> exceeded_dims(const double* l, const double* r, const double* req,
                                          size_t n) {
   std::vector<size_t> out;
   for (size_t i = 0; i < n; ++i)
-    if (req[i] > 0 && l[i] > r[i]) out.push_back(i);
+    if (i != kPodsId && req[i] > 0 && l[i] > r[i]) out.push_back(i);
   return out;
 }
 
@@ -214,11 +208,8 @@ struct Reclaimee {
 
 // reclaimableFn: walks the candidates in order; a candidate is a victim while its queue's
 // allocated (reduced by the victims already chosen from it) is above deserved in some
-// dimension. A queue whose allocated is below the reclaimer's request in some dimension
-// gives no victims. Returns one flag per candidate.
-inline std::vector<uint8_t> reclaim_victims(const double* reclaimer,
-                                            const std::vector<Reclaimee>& candidates,
-                                            size_t n) {
+// dimension (pods included). Returns one flag per candidate.
+inline std::vector<uint8_t> reclaim_victims(const std::vector<Reclaimee>& candidates) {
   std::vector<uint8_t> out(candidates.size(), 0);
   std::unordered_map<const QueueAttr*, ResVec> allocations;
   for (size_t k = 0; k < candidates.size(); ++k) {
@@ -226,7 +217,6 @@ inline std::vector<uint8_t> reclaim_victims(const double* reclaimer,
     auto it = allocations.find(q);
     if (it == allocations.end()) it = allocations.emplace(q, q->allocated).first;
     ResVec& allocated = it->second;
-    if (less_partly_strict(allocated.data(), reclaimer, n)) continue;
     if (!less_equal(allocated, q->deserved)) {
       allocated.sub(candidates[k].request);
       out[k] = 1;

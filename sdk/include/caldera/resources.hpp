@@ -2,8 +2,13 @@
 //
 // Header-only, used by the host and by plugins alike, so that both compare resources the
 // same way. A resource vector is a dense array of doubles indexed by the session's resource
-// ids (id 0 cpu in millicores, id 1 memory in bytes, the rest scalar resources in
-// milli-units). A dimension a queue's capability leaves out is +infinity.
+// ids (id 0 cpu in millicores, id 1 memory in bytes, id 2 pods in pods, the rest scalar
+// resources in milli-units). A dimension a queue's capability leaves out is +infinity.
+//
+// Pods are a resource as in Volcano (ed72c7c): every task requests one, a node has its
+// pod capacity, and queue shares count them; like Volcano, emptiness and the
+// dimension-wise comparisons against a request leave them out (every task asks for one,
+// so they say nothing there).
 #pragma once
 
 #include <algorithm>
@@ -17,6 +22,8 @@ namespace caldera {
 // Volcano's tolerance: two amounts closer than this are equal (resource_info.go).
 inline constexpr double kMinResource = 0.1;
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
+// The resource id of "pods" in every session.
+inline constexpr size_t kPodsId = 2;
 
 namespace res {
 
@@ -28,10 +35,11 @@ inline bool less_equal(const double* l, const double* r, size_t n) {
     if (!le(l[i], r[i])) return false;
   return true;
 }
-// Every dimension that req asks for (> 0) of l is <= r (Volcano's LessEqualWithDimension).
+// Every dimension that req asks for (> 0) of l is <= r, pods left out (Volcano's
+// LessEqualWithDimension).
 inline bool less_equal_in(const double* l, const double* r, const double* req, size_t n) {
   for (size_t i = 0; i < n; ++i)
-    if (req[i] > kMinResource && !le(l[i], r[i])) return false;
+    if (i != kPodsId && req[i] > kMinResource && !le(l[i], r[i])) return false;
   return true;
 }
 // Every dimension of l is strictly < r (Volcano's Less).
@@ -46,10 +54,10 @@ inline bool less_partly(const double* l, const double* r, size_t n) {
     if (l[i] < r[i] && std::fabs(l[i] - r[i]) >= kMinResource) return true;
   return false;
 }
-// Every dimension is (nearly) zero.
+// Every dimension but pods is (nearly) zero (Volcano's IsEmpty).
 inline bool is_empty(const double* v, size_t n) {
   for (size_t i = 0; i < n; ++i)
-    if (v[i] >= kMinResource) return false;
+    if (i != kPodsId && v[i] >= kMinResource) return false;
   return true;
 }
 inline bool equal(const double* l, const double* r, size_t n) {
