@@ -238,7 +238,10 @@ std::vector<OpenbNode> load_openb_nodes(const std::filesystem::path& file, bool 
 
 std::vector<OpenbPod> load_openb_pods(const std::filesystem::path& file, bool skip_bad_rows,
                                       LoadReport& report) {
-  Csv csv = read_csv(file, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec"});
+  // gpu_spec and the columns after it are optional: the trace's multigpu* variants stop at
+  // gpu_milli, and the paper's simulator reads a missing gpu_spec as no model constraint.
+  Csv csv = read_csv(file, {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"});
+  const bool has_spec = csv.columns.count("gpu_spec") != 0;
   std::vector<OpenbPod> pods;
   std::set<std::string> names;
   each_row(csv, skip_bad_rows, report, [&](const CsvRow& row) {
@@ -265,7 +268,7 @@ std::vector<OpenbPod> load_openb_pods(const std::filesystem::path& file, bool sk
       r.fail("gpu_milli", fmt::format("{} with num_gpu {}: only a one-card pod can take a share "
                                       "(whole cards are 1000)",
                                       p.gpu_milli, p.num_gpu));
-    p.models = parse_models(r, "gpu_spec", r.text("gpu_spec"));
+    if (has_spec) p.models = parse_models(r, "gpu_spec", r.text("gpu_spec"));
     if (p.num_gpu == 0 && !p.models.empty())
       r.fail("gpu_spec", fmt::format("'{}' names GPU models, but the pod asks no GPU",
                                      r.text("gpu_spec")));

@@ -12,6 +12,7 @@
 #include "host/scenario/scenario_file.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
@@ -522,8 +523,11 @@ void load_pods(const Table& root, Cache& cache) {
                              input::did_you_mean(p.node, names_of(cache.nodes()))),
                  "a node declared in [[nodes]]");
     }
+    // A Running pod without a node is kept as Volcano's cache keeps it: a running task of
+    // its job (counted as ready and in its queue's allocation) on no node.
     if (p.phase == PodPhase::Running && p.node.empty())
-      phase->fail("a Running pod without a node", "the node it runs on in 'node'");
+      spdlog::warn("{}: {}: Running without a node (kept, as Volcano's cache does)",
+                   phase->src().str(), phase->path());
     if (auto pr = t.opt_int("priority", kInt32Min, kInt32Max)) p.priority = static_cast<int32_t>(*pr);
     if (auto pcv = t.get("priority_class")) {
       p.priority_class = pcv->string();

@@ -4,7 +4,7 @@
 
   run.py --caldera BIN [--seeds A..B] [--family NAME ...] [--keep DIR]
 
-`meson test differential` runs the families that agree fully today on a fixed seed range;
+`meson test differential` runs every family on a fixed seed range (1..80);
 a long run (`--seeds 1..2000`, every family) reports the rest. Exits 77 (skip) with the
 reason when ../shared/volcano is absent.
 """

@@ -84,6 +84,21 @@ TEST(OpenbTrace, ReadsNodesAndPods) {
   EXPECT_EQ(total_gpu(pods), 12990);
 }
 
+// The multigpu* variants of the trace stop at gpu_milli: no gpu_spec means no model
+// constraint, as the paper's simulator reads them.
+TEST(OpenbTrace, ReadsTheFiveColumnVariant) {
+  rp::LoadReport rep;
+  auto pods = rp::load_openb_pods(data() / "pods-five-columns.csv", false, rep);
+  ASSERT_EQ(pods.size(), 4u);
+  EXPECT_EQ(rep.skipped, 0u);
+  EXPECT_EQ(pods[1].num_gpu, 8);
+  EXPECT_EQ(pods[1].gpu_request_milli(), 8000);
+  EXPECT_TRUE(pods[2].is_share());
+  EXPECT_EQ(pods[3].gpu_request_milli(), 0);
+  for (const auto& p : pods) EXPECT_TRUE(p.models.empty()) << p.name;
+  EXPECT_EQ(total_gpu(pods), 9250);
+}
+
 // Each bad row is named by file, line and column; --skip-bad-rows skips and counts them.
 TEST(OpenbTrace, BadRowsGiveFileLineAndColumn) {
   const std::string f = (data() / "pods-bad-rows.csv").string();
@@ -133,8 +148,8 @@ TEST(OpenbTrace, MissingColumnAndBadNodeRows) {
   rp::LoadReport rep;
   const std::string f = (data() / "pods-missing-column.csv").string();
   EXPECT_EQ(input_error_of([&] { rp::load_openb_pods(f, true, rep); }),
-            f + ":1: the header has no column 'gpu_spec' (needed: name, cpu_milli, memory_mib, "
-                "num_gpu, gpu_milli, gpu_spec)");
+            f + ":1: the header has no column 'gpu_milli' (needed: name, cpu_milli, memory_mib, "
+                "num_gpu, gpu_milli)");
   const std::string n = (data() / "nodes-bad-gpu.csv").string();
   EXPECT_EQ(input_error_of([&] { rp::load_openb_nodes(n, false, rep); }),
             n + ":3: node tiny-node-1: column 'gpu': 'four' is not a whole number");
