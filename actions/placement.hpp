@@ -21,8 +21,8 @@ namespace caldera::placement {
 inline constexpr size_t kFixedDims = 2;
 
 // One dimension of Volcano's LessEqual(rr, Zero) with its 0.1 tolerance: cpu and memory are
-// always compared; a scalar resource only when `req` asks for it, as Volcano compares only
-// the scalars present in the request.
+// always compared; a scalar resource (pods among them: every task asks for one) only when
+// `req` asks for it, as Volcano compares only the scalars present in the request.
 inline bool dim_fits(const ResVec& req, const ResVec& avail, size_t i) {
   if (i >= kFixedDims && !(req[i] > 0)) return true;
   return res::le(req[i], avail[i]);
@@ -36,8 +36,6 @@ inline bool fits(const ResVec& req, const ResVec& avail) {
   return true;
 }
 
-// True when one more pod still fits on the node (pods counted on it < allocatable pods).
-inline bool has_pod_room(const NodeInfo* n) { return n->pods < n->max_pods; }
 
 // Fills `fe` as Volcano does when pre-predicate fails: every node gets the same reason.
 void fail_every_node(FitErrors& fe, size_t node_count, const std::string& reason);

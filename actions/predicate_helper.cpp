@@ -20,8 +20,8 @@ constexpr size_t kMinChunk = 64;
 }  // namespace
 
 // Failure words: the top two bits say what the rest holds.
-//   kHostMask   bit d (d < kMaskDims) for each resource d the node lacks; kPodsBit when no
-//               pod fits; none at all for "didn't pass the predicates".
+//   kHostMask   bit d (d < kMaskDims) for each resource d the node lacks (pods among them);
+//               none at all for "didn't pass the predicates".
 //   kPluginId   a reason id of the session's table.
 //   kPoolEntry  the offset of an entry of pool_ (host failures with resources past the mask).
 namespace {
@@ -30,8 +30,7 @@ constexpr uint64_t kHostMask = uint64_t{1} << kKindShift;
 constexpr uint64_t kPluginId = uint64_t{2} << kKindShift;
 constexpr uint64_t kPoolEntry = uint64_t{3} << kKindShift;
 constexpr uint64_t kPayload = (uint64_t{1} << kKindShift) - 1;
-constexpr size_t kMaskDims = 61;
-constexpr uint64_t kPodsBit = uint64_t{1} << kMaskDims;
+constexpr size_t kMaskDims = 62;
 
 // Arrays of failure slots, all zero, kept for the next helper of this thread.
 thread_local std::vector<std::vector<uint64_t>> spare_slots;
@@ -94,8 +93,7 @@ void PredicateHelper::evaluate(const TaskInfo* t, const std::vector<NodeInfo*>& 
     }
     // The action's own checks come first and, when they fail, the plugins are not asked
     // (Volcano returns the insufficient-resource fit error at once).
-    if ((filter.resources && !placement::fits(t->init_resreq, n->future_idle)) ||
-        (filter.pod_room && !placement::has_pod_room(n))) {
+    if (filter.resources && !placement::fits(t->init_resreq, n->future_idle)) {
       v.host_failed = true;
       continue;
     }
@@ -126,12 +124,10 @@ PredicateHelper::Failure PredicateHelper::failure_of(const TaskInfo* t, const No
   if (v.host_failed) {
     const size_t dims =
         filter.resources ? std::min(t->init_resreq.size(), n->future_idle.size()) : 0;
-    const bool pods = filter.pod_room && !placement::has_pod_room(n);
     if (dims <= kMaskDims) {
       uint64_t mask = 0;
       for (size_t d = 0; d < dims; ++d)
         if (!placement::dim_fits(t->init_resreq, n->future_idle, d)) mask |= uint64_t{1} << d;
-      if (pods) mask |= kPodsBit;
       return kHostMask | mask;
     }
     const auto at = static_cast<uint64_t>(pool_.size());
@@ -139,7 +135,6 @@ PredicateHelper::Failure PredicateHelper::failure_of(const TaskInfo* t, const No
     for (size_t d = 0; d < dims; ++d)
       if (!placement::dim_fits(t->init_resreq, n->future_idle, d))
         pool_.push_back(ssn_.insufficient_reason(d));
-    if (pods) pool_.push_back(ssn_.pods_reason());
     pool_[at] = static_cast<int32_t>(pool_.size() - at - 1);
     return kPoolEntry | at;
   }
@@ -176,7 +171,6 @@ void PredicateHelper::add_reasons(Failure f, FitErrors& fe) const {
       }
       for (size_t d = 0; d < kMaskDims; ++d)
         if (payload & (uint64_t{1} << d)) fe.add(ssn_.insufficient_reason(d));
-      if (payload & kPodsBit) fe.add(ssn_.pods_reason());
       return;
     case kPluginId:
       fe.add(static_cast<int32_t>(payload));

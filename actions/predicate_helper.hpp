@@ -28,18 +28,18 @@ namespace caldera {
 
 // What a node must pass to be a candidate.
 struct NodeFilter {
-  // The task's init request must fit the node's future idle (Volcano's allocate and
-  // backfill check this before the plugins; the plugins are not asked when it fails).
+  // The task's init request (pods included) must fit the node's future idle (Volcano's
+  // allocate checks this before the plugins; the plugins are not asked when it fails).
+  // Volcano's backfill checks no resources: its best-effort pods meet only the plugins'
+  // pod count.
   bool resources = false;
-  // One more pod must fit on the node.
-  bool pod_room = false;
   // Volcano's PredicateForPreemptAction: a plain Unschedulable failure (which evicting may
   // resolve) passes; UnschedulableAndUnresolvable, Error and Wait rule the node out.
   bool unschedulable_passes = false;
 };
-inline constexpr NodeFilter kAllocateFilter{true, true, false};
-inline constexpr NodeFilter kBackfillFilter{false, true, false};
-inline constexpr NodeFilter kPreemptFilter{false, false, true};
+inline constexpr NodeFilter kAllocateFilter{true, false};
+inline constexpr NodeFilter kBackfillFilter{false, false};
+inline constexpr NodeFilter kPreemptFilter{false, true};
 
 class PredicateHelper {
  public:

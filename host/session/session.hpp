@@ -159,7 +159,6 @@ class Session {
   // Reasons of this session (why-pending texts), with the host's own ones interned at open.
   ReasonTable& reasons() const { return reasons_; }
   int32_t insufficient_reason(size_t resource) const { return insufficient_ids_[resource]; }
-  int32_t pods_reason() const { return pods_id_; }
   // Where the next predicate search starts (actions/predicate_helper.hpp): it resumes where
   // the last one stopped (Volcano's lastProcessedNodeIndex, kept here per session so that
   // a session's decisions depend on its input only).
@@ -269,7 +268,6 @@ class Session {
   WorkerPool* workers_ = nullptr;
   mutable ReasonTable reasons_;
   std::vector<int32_t> insufficient_ids_;
-  int32_t pods_id_ = -1;
   size_t node_search_start_ = 0;
   SessionResult result_;
   // Plugin states: those carried in, this session's saves by plugin name, and the plugin

@@ -97,7 +97,6 @@ void Session::build(const Cache& cache) {
   // The host's own why-pending reasons, interned first.
   for (const std::string& name : resource_names_)
     insufficient_ids_.push_back(reasons_.intern("insufficient " + name));
-  pods_id_ = reasons_.intern("insufficient pods");
 
   // Nodes. Volcano's snapshot leaves out nodes that are not ready.
   total_ = ResVec(R);

@@ -105,9 +105,12 @@ bool selector_matches(const std::vector<std::pair<std::string_view, std::string_
 // The dimension of `request` that does not fit `available` (first by resource id), or -1.
 // Volcano's allocate compares InitResreq with the node's FutureIdle within minResource;
 // cpu and memory always, a scalar resource only when the task requests it (the same rule
-// as the host's actions/placement.cpp, so both give the same answer and reason).
+// as the host's actions/placement.cpp, so both give the same answer and reason). Pods are
+// left to the pod-count check: Volcano's backfill places best-effort pods with no resource
+// check but that one (its allocate's own fit check, the host's here, counts pods).
 inline long first_insufficient(const double* request, const double* available, size_t n) {
   for (size_t i = 0; i < n; ++i) {
+    if (i == kPodsId) continue;
     if (i >= 2 && !(request[i] > 0)) continue;
     if (!res::le(request[i], available[i])) return static_cast<long>(i);
   }

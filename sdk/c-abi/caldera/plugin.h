@@ -57,11 +57,13 @@
  *     false and 1 for true (the host reads any non-zero as true). The victims arrays are
  *     uint8_t, 1 for "marked", 0 for not. "Not found" is NULL for pointers and -1 for
  *     signed indexes (resource_id, best_node).
- *     Units: resource id 0 is "cpu" in millicores, id 1 is "memory" in bytes. Every other
- *     id is a scalar resource ("nvidia.com/gpu", "volcano.sh/gpu-memory", ...) in
- *     milli-units, as Volcano counts them: a request of nvidia.com/gpu: 2 reads 2000. The
- *     pod count of a node is not a resource vector entry; see node_pods_used and
- *     node_pods_max. Times are seconds on the session clock (a double): the scenario
+ *     Units: resource id 0 is "cpu" in millicores, id 1 is "memory" in bytes, id 2 is
+ *     "pods" in pods (a node's pod capacity; every task requests 1, as in Volcano, whose
+ *     queue shares count pods). Every other id is a scalar resource ("nvidia.com/gpu",
+ *     "volcano.sh/gpu-memory", ...) in milli-units, as Volcano counts them: a request of
+ *     nvidia.com/gpu: 2 reads 2000. Look ids up by name (resource_id): hosts before the
+ *     pods entry had scalars from id 2. node_pods_used and node_pods_max give a node's
+ *     pod count as well. Times are seconds on the session clock (a double): the scenario
  *     clock, the simulated clock or the wall clock, depending on the backend.
  *
  * (2) NULL.
