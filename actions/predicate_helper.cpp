@@ -20,8 +20,8 @@ constexpr size_t kMinChunk = 64;
 }  // namespace
 
 // Failure words: the top two bits say what the rest holds.
-//   kHostMask   bit d (d < kMaskDims) for each resource d the node lacks (pods among them);
-//               none at all for "didn't pass the predicates".
+//   kHostMask   bit d (d < kMaskDims) for the first resource d the node lacks (Volcano words
+//               one); none at all for "didn't pass the predicates".
 //   kPluginId   a reason id of the session's table.
 //   kPoolEntry  the offset of an entry of pool_ (host failures with resources past the mask).
 namespace {
@@ -124,18 +124,15 @@ PredicateHelper::Failure PredicateHelper::failure_of(const TaskInfo* t, const No
   if (v.host_failed) {
     const size_t dims =
         filter.resources ? std::min(t->init_resreq.size(), n->future_idle.size()) : 0;
-    if (dims <= kMaskDims) {
-      uint64_t mask = 0;
-      for (size_t d = 0; d < dims; ++d)
-        if (!placement::dim_fits(t->init_resreq, n->future_idle, d)) mask |= uint64_t{1} << d;
-      return kHostMask | mask;
-    }
+    // Volcano words only the first resource short (WrapInsufficientResourceReason: cpu,
+    // memory, then the scalars; Caldera takes those by id).
+    size_t d = 0;
+    while (d < dims && placement::dim_fits(t->init_resreq, n->future_idle, d)) ++d;
+    if (d == dims) return kHostMask;
+    if (d < kMaskDims) return kHostMask | (uint64_t{1} << d);
     const auto at = static_cast<uint64_t>(pool_.size());
-    pool_.push_back(0);
-    for (size_t d = 0; d < dims; ++d)
-      if (!placement::dim_fits(t->init_resreq, n->future_idle, d))
-        pool_.push_back(ssn_.insufficient_reason(d));
-    pool_[at] = static_cast<int32_t>(pool_.size() - at - 1);
+    pool_.push_back(1);
+    pool_.push_back(ssn_.insufficient_reason(d));
     return kPoolEntry | at;
   }
   const bool worded = v.reason != nullptr && v.reason[0] != '\0';

@@ -1,6 +1,6 @@
-// Interned reasons and the "why pending" wording, as kube-scheduler's FitError.Error()
-// builds it: each reason with the number of nodes that gave it, as strings sorted, after
-// "0/N nodes are available".
+// Interned reasons and the "why pending" wording, as Volcano's FitErrors.Error() builds it:
+// each reason with the number of nodes that gave it, as strings sorted, after
+// "0/N nodes are unavailable", and a final period.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,8 +24,9 @@ std::string FitErrors::str() const {
     if (counts_[id] != 0)
       parts.push_back(fmt::format("{} {}", counts_[id], table_->text(static_cast<int32_t>(id))));
   std::sort(parts.begin(), parts.end());
-  std::string out = fmt::format("0/{} nodes are available", nodes_);
+  std::string out = fmt::format("0/{} nodes are unavailable", nodes_);
   for (size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? ": " : ", ") + parts[i];
+  if (!parts.empty()) out += '.';
   return out;
 }
 

@@ -1,8 +1,8 @@
 // Why-pending reasons, interned: the predicate search counts each node's failure by a small
 // id and spells the reasons out only for the tasks that stay pending.
 //
-// FitErrors is kube-scheduler's FitError wording, "0/3 nodes are available: 2 insufficient
-// cpu, 1 node(s) didn't match Pod's node affinity/selector": each reason with the number of
+// FitErrors is Volcano's FitErrors wording, "0/3 nodes are unavailable: 1 node(s) didn't
+// match Pod's node affinity/selector, 2 Insufficient cpu.": each reason with the number of
 // nodes that gave it, sorted as strings.
 #pragma once
 

@@ -206,7 +206,9 @@ class Session {
   void unevict_task(TaskInfo* t);                 // Releasing -> its status before
   // Commit steps: an allocated task goes to Binding and is recorded as a bind; an evicted
   // task is recorded as an eviction.
-  void commit_bind(TaskInfo* t);
+  // False when the scheduler cache would refuse the bind (see NodeInfo::cache_idle): the
+  // task stays Allocated, nothing is sent.
+  bool commit_bind(TaskInfo* t);
   void commit_evict(TaskInfo* t);
 
   // The phase a job's PodGroup is given (enqueue moves Pending -> Inqueue).

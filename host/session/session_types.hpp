@@ -161,6 +161,11 @@ struct NodeInfo {
   // that requests none (NonZeroRequested). Kept by Session::count_pod.
   ResVec pod_requests;
   ResVec pod_requests_nonzero;
+  // The scheduler cache's idle, which a bind is checked against (Volcano's dispatch:
+  // cache.AddBindTask puts the task on the cache's node as Binding and refuses it when its
+  // request does not fit that node's idle). The idle at open, less the binds sent: what
+  // the session evicts still holds its resources there.
+  ResVec cache_idle;
 
   // Volcano's NodeInfo.AddTask / RemoveTask / UpdateTask: account the task's request by
   // its status (Releasing: idle->releasing+used; Pipelined: pipelined; else idle->used).

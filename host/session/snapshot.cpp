@@ -96,7 +96,7 @@ void Session::build(const Cache& cache) {
 
   // The host's own why-pending reasons, interned first.
   for (const std::string& name : resource_names_)
-    insufficient_ids_.push_back(reasons_.intern("insufficient " + name));
+    insufficient_ids_.push_back(reasons_.intern("Insufficient " + name));
 
   // Nodes. Volcano's snapshot leaves out nodes that are not ready.
   total_ = ResVec(R);
@@ -334,7 +334,10 @@ void Session::build(const Cache& cache) {
     crumb_node_names(names);
   }
   for (auto& table : node_tables_) table.assign(node_list_.size() * R, 0.0);
-  for (const NodeInfo* n : node_list_) sync_node(n);
+  for (NodeInfo* n : node_list_) {
+    sync_node(n);
+    n->cache_idle = n->idle;
+  }
 
   for (auto& j : jobs_) job_list_.push_back(j.get());
   std::sort(job_list_.begin(), job_list_.end(),

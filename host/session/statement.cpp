@@ -59,6 +59,9 @@ void Statement::enqueue(JobInfo* job) {
 }
 
 void Statement::commit() {
+  // Volcano's dispatch loop stops at the first bind the cache refuses: the job's other
+  // allocated tasks stay Allocated too.
+  bool refused = false;
   for (const Op& op : ops_) {
     switch (op.kind) {
       case Kind::Evict:
@@ -68,7 +71,7 @@ void Statement::commit() {
         break;  // stays pipelined in the session; the next session re-decides
       case Kind::Allocate:
       case Kind::Dispatch:
-        ssn_.commit_bind(op.task);
+        if (!refused && !ssn_.commit_bind(op.task)) refused = true;
         break;
       case Kind::Unpipeline:
       case Kind::Enqueue:

@@ -102,11 +102,24 @@ void Session::unevict_task(TaskInfo* t) {
   fire_allocate(t);
 }
 
-void Session::commit_bind(TaskInfo* t) {
+bool Session::commit_bind(TaskInfo* t) {
+  if (NodeInfo* n = t->node) {
+    // NodeInfo.AddTask(Binding): Resreq.LessEqualWithResourcesName(Idle, Zero), cpu and
+    // memory always, the other resources the task asks for.
+    for (size_t i = 0; i < t->resreq.size() && i < n->cache_idle.size(); ++i) {
+      if (i >= 2 && !(t->resreq[i] > 0)) continue;
+      if (res::le(t->resreq[i], n->cache_idle[i])) continue;
+      spdlog::debug("bind of {} to {} refused: {} of {} asked, {} idle on the node", t->uid,
+                    n->name, t->resreq[i], resource_names_[i], n->cache_idle[i]);
+      return false;
+    }
+    n->cache_idle.sub(t->resreq);
+  }
   t->job->update_task_status(t, CAL_TASK_BINDING);
   t->node_status = CAL_TASK_BINDING;  // same accounting branch as Allocated
   result_.binds.emplace_back(t->uid, t->node ? t->node->name : std::string());
   if (!t->new_annotations.empty()) result_.bind_annotations[std::string(t->uid)] = t->new_annotations;
+  return true;
 }
 
 void Session::commit_evict(TaskInfo* t) { result_.evictions.emplace_back(t->uid); }

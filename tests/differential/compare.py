@@ -136,9 +136,9 @@ def main():
                 unstable += 1
                 print(f"UNSTABLE {f}: two oracle runs differ")
                 continue
-            if f not in c:
+            if f not in c or "error" in c[f]:
                 errors += 1
-                print(f"ERROR {f}: caldera gave no result")
+                print(f"ERROR {f}: caldera: {c[f]['error'] if f in c else 'no result'}")
                 continue
             dv, dc = decisions(o, a.pending), decisions(c[f], a.pending)
             if dv == dc:

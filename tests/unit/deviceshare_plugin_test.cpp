@@ -175,13 +175,14 @@ TEST(DeviceSharePlugin, ImpossibleRequestsAreRefusedEverySession) {
     EXPECT_EQ(r.binds[0].second, "n1");
     c.remove_pod("default/" + ok.name);
     EXPECT_EQ(r.pending["default/big"],
-              "0/1 nodes are available: 1 caldera.sh/gpu-milli 1500 is more than one card (1000); "
-              "ask whole cards with nvidia.com/gpu");
+              "0/1 nodes are unavailable: 1 caldera.sh/gpu-milli 1500 is more than one card "
+              "(1000); ask whole cards with nvidia.com/gpu.");
     EXPECT_EQ(r.pending["default/a100"],
-              "0/1 nodes are available: 1 GPU request can never be met: no node has a GPU of "
-              "model A100");
+              "0/1 nodes are unavailable: 1 GPU request can never be met: no node has a GPU of "
+              "model A100.");
     EXPECT_EQ(r.pending["default/three"],
-              "0/1 nodes are available: 1 GPU request can never be met: no node has 3 GPU cards");
+              "0/1 nodes are unavailable: 1 GPU request can never be met: no node has 3 GPU "
+              "cards.");
   }
 }
 
@@ -220,7 +221,7 @@ TEST(DeviceSharePlugin, BindAnnotationsCarryTheCards) {
   EXPECT_EQ(r2.binds[0].first, "default/c-3");
   EXPECT_EQ(r2.bind_annotations["default/c-3"]["volcano.sh/gpu-index"], "1");
   EXPECT_EQ(r2.pending["default/d-4"],
-            "0/1 nodes are available: 1 no GPU card can hold 500 milli-GPU");
+            "0/1 nodes are unavailable: 1 no GPU card can hold 500 milli-GPU.");
 }
 
 }  // namespace

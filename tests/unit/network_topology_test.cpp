@@ -383,7 +383,7 @@ TEST(AllocateHyperNodes, AJobThatNeverFitsSaysWhyEverySession) {
   auto policy = build_policy(sc.config, PluginCatalog::scan(sc.config.plugin_dirs), "");
   const std::string why =
       "0/2 HyperNodes of tier <= 1 can hold the job (network topology hard): s0, s1: 0/2 nodes "
-      "are available: 2 insufficient cpu";
+      "are unavailable: 2 Insufficient cpu.";
   SessionResult r1 = caldera::testing::run_one_session(sc.cache, policy, 0);
   EXPECT_EQ(r1.binds.size(), 3u);
   for (const char* p : {"c1/near-0", "c1/near-1", "c1/near-2"}) EXPECT_EQ(r1.pending[p], why) << p;

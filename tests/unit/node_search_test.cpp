@@ -91,12 +91,12 @@ Cache load() {
 }
 
 // 100 kind-0 nodes: taint values by (i / 4) % 3 for i / 4 = 0..99: 34 v0, 33 v1, 33 v2.
-// Kube-scheduler's wording: the counts and reasons sorted as text.
+// Volcano's wording: the counts and reasons sorted as text.
 const char* kBlocked =
-    "0/400 nodes are available: 100 insufficient cpu, 100 node(s) didn't match Pod's node "
+    "0/400 nodes are unavailable: 100 Insufficient cpu, 100 node(s) didn't match Pod's node "
     "affinity/selector, 100 node(s) were unschedulable, 33 node(s) had untolerated taint "
     "{t: v1}, 33 node(s) had untolerated taint {t: v2}, 34 node(s) had untolerated taint "
-    "{t: v0}";
+    "{t: v0}.";
 
 TEST(NodeSearch, ReasonsNodeByNodeOnOneThread) {
   Cache c = load();
@@ -156,7 +156,8 @@ taints = [)";
   SessionResult r = caldera::testing::run_one_session(cache, policy(1), 0);
   EXPECT_TRUE(r.binds.empty());
   // Both pods: the first from a fresh check, the second from the kept answer.
-  const std::string why = "0/1 nodes are available: 1 node(s) had untolerated taint {far: v280}";
+  const std::string why =
+      "0/1 nodes are unavailable: 1 node(s) had untolerated taint {far: v280}.";
   EXPECT_EQ(r.pending["c1/p-0"], why);
   EXPECT_EQ(r.pending["c1/p-1"], why);
 }

@@ -133,12 +133,12 @@ TEST(SessionTest, FitErrorsReadLikeKubeScheduler) {
   ReasonTable reasons;
   FitErrors fe(reasons);
   fe.set_nodes(3);
-  fe.add("insufficient cpu");
-  fe.add("insufficient cpu");
+  fe.add("Insufficient cpu");
+  fe.add("Insufficient cpu");
   fe.add("node(s) didn't match Pod's node affinity/selector");
   EXPECT_EQ(fe.str(),
-            "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
-            "2 insufficient cpu");
+            "0/3 nodes are unavailable: 1 node(s) didn't match Pod's node affinity/selector, "
+            "2 Insufficient cpu.");
 }
 
 TEST(SessionTest, PodWithoutPodGroupIsAJobOfItsOwnInTheDefaultQueue) {

@@ -27,7 +27,7 @@ WorkerResult sample() {
   r.pipelined = {{"ns/d", "n1"}};
   r.allocated = {{"ns/e", "n2"}};
   r.podgroup_phases = {{"ns/pg", JobPhase::Running}, {"ns/q", JobPhase::Inqueue}};
-  r.pending = {{"ns/f", "0/2 nodes are available: 2 insufficient cpu"}};
+  r.pending = {{"ns/f", "0/2 nodes are unavailable: 2 Insufficient cpu."}};
   r.job_pending = {{"ns/pg2", "gang: 1/4 tasks"}};
   r.bind_annotations["ns/a"] = {{"volcano.sh/gpu-index", "0;3"}};
   r.plugin_states["tdm"] = PluginState{"/p/tdm.so\nabc", std::make_shared<const std::string>("\x01\x02", 2)};

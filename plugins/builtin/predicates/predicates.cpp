@@ -14,7 +14,7 @@
 //
 // Step 6 is not in Volcano's plugin: Volcano's allocate and backfill check the fit before
 // they call predicates, and so does the host. It is here so that a predicate call answers
-// for resources too (with the same "insufficient <name>" wording as the host's action), at
+// for resources too (with the same "Insufficient <name>" wording as the host's action), at
 // the Unschedulable code that preemption ignores.
 //
 // Volcano's other filters (NodePorts, InterPodAffinity, NodeVolumeLimits, VolumeZone,
@@ -137,7 +137,7 @@ class Predicates {
         node_count_(s.node_count()) {
     for (size_t i = 0; i < n_; ++i) {
       names_.emplace_back(s.resource_name(i));
-      insufficient_.push_back("insufficient " + names_.back());
+      insufficient_.push_back("Insufficient " + names_.back());
     }
     if (!proportional_) return;
     // predicate.resources: "a, b"; each with predicate.resources.<name>.cpu / .memory.
@@ -329,7 +329,7 @@ class Predicates {
   bool proportional_;
   std::vector<pr::ProportionalRate> rates_;
   std::vector<std::string> names_;         // resource names by id
-  std::vector<std::string> insufficient_;  // "insufficient <name>" by id
+  std::vector<std::string> insufficient_;  // "Insufficient <name>" by id
   std::unordered_set<const cal_task*> evicted_;
   size_t node_count_;
   std::unordered_map<std::string, std::vector<uint8_t>> known_;  // by selector + tolerations

@@ -21,11 +21,8 @@
 namespace caldera::predicates {
 
 // Reasons, word for word as Volcano / Kubernetes give them. They are summed over nodes in
-// "0/N nodes are available" messages.
-// The pod count: Volcano says "node(s) pod number exceeded"; the host's actions word the
-// same check "insufficient pods", and reasons are summed by text, so this plugin uses the
-// host's words.
-inline constexpr const char* kPodNumberExceeded = "insufficient pods";
+// "0/N nodes are unavailable" messages.
+inline constexpr const char* kPodNumberExceeded = "node(s) pod number exceeded";
 inline constexpr const char* kUnschedulable = "node(s) were unschedulable";
 inline constexpr const char* kNodeSelectorMismatch =
     "node(s) didn't match Pod's node affinity/selector";
