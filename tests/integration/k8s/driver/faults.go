@@ -297,7 +297,14 @@ func testFaults(e *Env) error {
 	if err != nil {
 		return err
 	}
-	pgw = p.Hits(func(h Hit) bool { return h.Method == "PATCH" && strings.HasSuffix(h.Path, "/podgroups/f-pg") })
+	// The API server shows the status as soon as it applied the write; the proxy records
+	// the answer a moment later, as it passes back: wait for it (status 0 = in flight).
+	isPgWrite := func(h Hit) bool { return h.Method == "PATCH" && strings.HasSuffix(h.Path, "/podgroups/f-pg") }
+	_ = WaitFor(5*time.Second, "the PodGroup writes answered", func() (bool, string) {
+		pgw = p.Hits(isPgWrite)
+		return len(pgw) > 0 && pgw[len(pgw)-1].Status != 0, hitsText(pgw)
+	})
+	pgw = p.Hits(isPgWrite)
 	if len(pgw) < 2 || pgw[0].Status != 409 || !pgw[0].Injected || pgw[len(pgw)-1].Status != 200 {
 		return errorf("PodGroup f-pg status: want a 409 and then a write that succeeds: %s", hitsText(pgw))
 	}
