@@ -175,6 +175,8 @@ class Session {
 
   // Records why a task stays pending (the last reason of the session wins).
   void set_pending_reason(TaskInfo* t, std::string reason);
+  // Volcano's JobInfo.FitError(): the message of a pending task that has none of its own.
+  std::string job_fit_error(const JobInfo& j) const;
   // A plugin's job-level reason (host API job_set_pending_reason). Recorded from a
   // plugin's close() it also marks the job unschedulable for this session.
   void set_job_pending_reason(JobInfo* j, const std::string& plugin, std::string reason);

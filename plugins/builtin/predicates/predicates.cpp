@@ -270,14 +270,8 @@ class Predicates {
         return sdk::Status::unresolvable(pr::kUnschedulable);
       case kSelector:
         return sdk::Status::unresolvable(pr::kNodeSelectorMismatch);
-      default: {
-        const size_t i = answer == kTaintFar ? first_blocking_taint(t, n, kNearTaints)
-                                             : static_cast<size_t>(answer - kTaint);
-        const cal_taint raw = n.taint(i);
-        // pr::untolerated_reason's words, joined without a std::string.
-        return sdk::Status::unresolvable(
-            {"node(s) had untolerated taint {", sdk::sv(raw.key), ": ", sdk::sv(raw.value), "}"});
-      }
+      default:  // a taint blocks (Kubernetes 1.36 does not name it)
+        return sdk::Status::unresolvable(pr::kUntoleratedTaint);
     }
     const bool too_many_pods = n.pods_max() <= pods_on(n);
 

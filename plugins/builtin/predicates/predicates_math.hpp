@@ -24,6 +24,8 @@ namespace caldera::predicates {
 // "0/N nodes are unavailable" messages.
 inline constexpr const char* kPodNumberExceeded = "node(s) pod number exceeded";
 inline constexpr const char* kUnschedulable = "node(s) were unschedulable";
+// Kubernetes 1.36's TaintToleration Filter (it no longer names the taint).
+inline constexpr const char* kUntoleratedTaint = "node(s) had untolerated taint(s)";
 inline constexpr const char* kNodeSelectorMismatch =
     "node(s) didn't match Pod's node affinity/selector";
 inline constexpr const char* kUnschedulableTaintKey = "node.kubernetes.io/unschedulable";
@@ -81,11 +83,6 @@ inline long first_untolerated(const std::vector<Taint>& taints,
   return -1;
 }
 
-// TaintToleration's reason: "node(s) had untolerated taint {key: value}".
-inline std::string untolerated_reason(const Taint& t) {
-  return "node(s) had untolerated taint {" + std::string(t.key) + ": " + std::string(t.value) +
-         "}";
-}
 
 // A pod's nodeSelector matches when the node has every key with the same value.
 // `label(key)` (key a std::string_view) returns the node's value or nullptr.
