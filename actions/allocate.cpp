@@ -164,9 +164,10 @@ class AllocateRun {
       } else {
         stmt = allocate_for_tasks(tasks, job, queue);
       }
-      // Tasks remain when the job became ready early or the turn ended: the job keeps
-      // its place in the queue for another turn.
-      if (!tasks.empty()) jobs.push(job);
+      // A job that became ready with tasks left keeps its place in the queue for another
+      // turn; one whose turn ended otherwise (a task that fits nowhere, or not ready) is
+      // done for this session, as Volcano puts a job back only after committing it.
+      if (stmt && !tasks.empty()) jobs.push(job);
       if (stmt) stmt->commit();
       // Back in line with its share updated by this turn's allocations.
       queues_.push(queue);

@@ -560,7 +560,8 @@ void load_pods(const Table& root, Cache& cache) {
 void load_expect(const Table& root, Scenario& sc) {
   std::optional<Table> e = root.opt_table("expect");
   if (!e) return;
-  e->check_keys({"binds", "bind_count", "evictions", "evict_count", "pipelined", "podgroup_phases"});
+  e->check_keys({"binds", "bind_count", "evictions", "evict_count", "pipelined", "podgroup_phases",
+                 "pending"});
   constexpr const char* kPodName = "a pod of the scenario, named namespace/name";
   auto pod_key = [&](const SourceRef& at, const std::string& path, const std::string& key) {
     if (!sc.cache.pods().count(key))
@@ -600,6 +601,15 @@ void load_expect(const Table& root, Scenario& sc) {
   sc.expect.evictions = pod_list("evictions");
   if (auto n = e->opt_int("evict_count", 0, kInt32Max)) sc.expect.evict_count = static_cast<size_t>(*n);
   sc.expect.pipelined = pod_list("pipelined");
+  if (auto pv = e->get("pending")) {
+    std::map<std::string, std::string> pending;
+    for (const Entry& en :
+         pv->table("a table of reason texts by pod (\"ns/name\" = \"text\")").entries()) {
+      pod_key(en.key_src, en.value.path(), en.key);
+      pending[en.key] = en.value.string("a text the pod's pending reason contains");
+    }
+    sc.expect.pending = std::move(pending);
+  }
   if (auto ph = e->get("podgroup_phases")) {
     std::map<std::string, std::string> phases;
     for (const Entry& en : ph->table("a table of phases by podgroup (\"ns/name\" = \"Running\")").entries()) {

@@ -21,6 +21,8 @@ struct ScenarioExpect {
   std::optional<size_t> evict_count;
   std::optional<std::vector<std::string>> pipelined;
   std::optional<std::map<std::string, std::string>> podgroup_phases;
+  // Task uid -> a text its pending reason contains (compared without regard to case).
+  std::optional<std::map<std::string, std::string>> pending;
 };
 
 struct Scenario {

@@ -331,7 +331,7 @@ TEST_F(ScenarioFileTest, MoreErrors) {
   EXPECT_EQ(error_of("[expect]\nbind = {}\n"),
             f + "8:1: expect: unknown key 'bind' (did you mean 'binds'?); expected one of the "
                 "allowed keys: binds, bind_count, evictions, evict_count, pipelined, "
-                "podgroup_phases");
+                "podgroup_phases, pending");
   // A missing key points at the table that lacks it; a duplicate at the second object.
   EXPECT_EQ(error_of("[[priority_classes]]\nname = \"high\"\n"),
             f + "7:1: priority_classes[0] (high): missing key 'value'; expected the class's "

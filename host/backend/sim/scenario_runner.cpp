@@ -5,6 +5,8 @@
 // Pending, PodGroup phases are written back), and the check of the scenario's expectations.
 #include "host/backend/sim/scenario_runner.hpp"
 
+#include <cctype>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -69,6 +71,21 @@ void check_expectations(const Scenario& sc, ScenarioOutcome& out) {
     f.push_back(
         fmt::format("evict_count: expected {}, got {}", *e.evict_count, out.evictions.size()));
   if (e.pipelined) compare_sets("pipelined", *e.pipelined, out.pipelined, f);
+  if (e.pending) {
+    auto lower = [](std::string s) {
+      for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return s;
+    };
+    for (const auto& [task, text] : *e.pending) {
+      auto it = out.pending.find(task);
+      if (it == out.pending.end())
+        f.push_back(fmt::format("pending {}: expected pending with \"{}\", but it is not pending",
+                                task, text));
+      else if (lower(it->second).find(lower(text)) == std::string::npos)
+        f.push_back(fmt::format("pending {}: expected a reason containing \"{}\", got \"{}\"",
+                                task, text, it->second));
+    }
+  }
   if (e.podgroup_phases) {
     for (const auto& [pg, phase] : *e.podgroup_phases) {
       auto it = out.podgroup_phases.find(pg);
