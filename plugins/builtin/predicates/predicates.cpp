@@ -186,11 +186,10 @@ class Predicates {
   // Bytes are written by the node-parallel predicate calls of one search, each node by one
   // call (distinct bytes: no race); the table itself is made in pre_predicate, on the
   // scheduling thread.
-  // kTaint + i: the node's taint i blocks; kTaintFar: a taint past those blocks (found
-  // again when the reason is worded).
+  // kTaint: one of the node's NoSchedule / NoExecute taints blocks (Kubernetes 1.36's
+  // reason does not say which).
   enum Static : uint8_t { kUnknown = 0, kPasses = 1, kNodeUnschedulable = 2, kSelector = 3,
-                          kTaint = 4, kTaintFar = 255 };
-  static constexpr size_t kNearTaints = kTaintFar - kTaint;
+                          kTaint = 4 };
 
   // A task's tolerations and node selector, as views of host strings (valid for the
   // session).
@@ -233,25 +232,20 @@ class Predicates {
         // Selector keys are views of whole host strings, so data() is NUL-terminated.
         !pr::selector_matches(t.selector, [&](std::string_view k) { return n.label(k.data()); }))
       return kSelector;
-    if (taint_toleration_) {
-      const size_t i = first_blocking_taint(t, n, 0);
-      if (i < n.taint_count())
-        return i < kNearTaints ? static_cast<uint8_t>(kTaint + i) : uint8_t{kTaintFar};
-    }
+    if (taint_toleration_ && has_blocking_taint(t, n)) return kTaint;
     return kPasses;
   }
 
-  // The first of the node's taints from `from` on that none of t's tolerations tolerates
-  // (taint_count() when none).
-  static size_t first_blocking_taint(const TaskView& t, sdk::Node n, size_t from) {
+  // Whether some taint of the node is one none of t's tolerations tolerates.
+  static bool has_blocking_taint(const TaskView& t, sdk::Node n) {
     const size_t count = n.taint_count();
-    for (size_t i = from; i < count; ++i) {
+    for (size_t i = 0; i < count; ++i) {
       const cal_taint raw = n.taint(i);
       if (pr::blocks(pr::Taint{sdk::sv(raw.key), sdk::sv(raw.value), sdk::sv(raw.effect)},
                      t.tolerations))
-        return i;
+        return true;
     }
-    return count;
+    return false;
   }
 
   sdk::Status check(const TaskView& t, sdk::Node n) const {
@@ -270,7 +264,7 @@ class Predicates {
         return sdk::Status::unresolvable(pr::kUnschedulable);
       case kSelector:
         return sdk::Status::unresolvable(pr::kNodeSelectorMismatch);
-      default:  // a taint blocks (Kubernetes 1.36 does not name it)
+      case kTaint:
         return sdk::Status::unresolvable(pr::kUntoleratedTaint);
     }
     const bool too_many_pods = n.pods_max() <= pods_on(n);
