@@ -27,9 +27,8 @@
 //   outcome:  ready: the statement is committed (binds). Not ready but pipelined: kept,
 //             neither committed nor undone, as Volcano leaves it. Else: discarded.
 //
-// Why-pending texts: the fit errors "0/N nodes are available: ..." for tasks that found no
-// node, and Volcano's TaskSchedulingReason wording for tasks whose placement was undone
-// or is waiting for the job ("... once minAvailable is satisfied").
+// Why-pending texts: the fit errors "0/N nodes are unavailable: ..." of tasks that found no
+// node (a discarded statement records where the others would have gone, see Statement).
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -182,10 +181,8 @@ class AllocateRun {
     if (ssn_.job_ready(job)) return std::move(stmt);
     if (ssn_.job_pipelined(job)) {
       // Kept: the placements hold their resources for the rest of the session.
-      for (const Placed& p : attempt.placed) set_waiting_reason(p);
       stmt->keep();
     } else {
-      for (const Placed& p : attempt.placed) set_waiting_reason(p);
       stmt->discard();
     }
     return nullptr;
@@ -208,8 +205,10 @@ class AllocateRun {
         continue;
       }
       if (task_has_fit_errors(job, task)) {
-        spdlog::debug("allocate: role '{}' of job {} already failed; task {} skipped",
-                      task->role, job->uid, task->uid);
+        std::string msg = fmt::format("Task {} with role spec {} has already predicated "
+                                      "failed, skip", task->name, task->role);
+        spdlog::debug("allocate: {}", msg);
+        ssn_.set_fit_error(task, std::move(msg));
         continue;
       }
 
@@ -281,27 +280,12 @@ class AllocateRun {
     return placement::select_node(ssn_, task, future_fit_, &score);
   }
 
-  // Volcano's TaskSchedulingReason for a task last Allocated / Pipelined and not bound.
-  void set_waiting_reason(const Placed& p) {
-    const TaskInfo* t = p.task;
-    if (p.pipelined)
-      ssn_.set_pending_reason(
-          p.task, fmt::format("Pod {}/{} can possibly be assigned to {}, once resource is "
-                              "released and minAvailable is satisfied",
-                              t->ns, t->name, p.node->name));
-    else
-      ssn_.set_pending_reason(
-          p.task, fmt::format("Pod {}/{} can possibly be assigned to {}, once minAvailable "
-                              "is satisfied",
-                              t->ns, t->name, p.node->name));
-  }
-
   void record_fit_errors(JobInfo* job, TaskInfo* task, const FitErrors& fe,
                          TaskAttempt& attempt) {
     failed_roles_[job].insert(task->role);
     std::string why = fe.str();
     if (attempt.failure.empty()) attempt.failure = why;
-    ssn_.set_pending_reason(task, std::move(why));
+    ssn_.set_fit_error(task, std::move(why));
   }
 
   // Volcano's JobInfo.TaskHasFitErrors: a task with a role is skipped once a task of the

@@ -44,7 +44,7 @@ class BackfillAction : public Action {
       if (!pre.ok()) {
         FitErrors fe(ssn.reasons());
         placement::fail_every_node(fe, ssn.nodes().size(), placement::status_reason(pre));
-        ssn.set_pending_reason(task, fe.str());
+        ssn.set_fit_error(task, fe.str());
         spdlog::debug("backfill: pre-predicate failed for {}", task->uid);
         continue;
       }
@@ -52,7 +52,7 @@ class BackfillAction : public Action {
       FitErrors fe(ssn.reasons());
       std::vector<NodeInfo*> nodes = helper.predicate_nodes(task, kBackfillFilter, &fe);
       if (nodes.empty()) {
-        ssn.set_pending_reason(task, fe.str());
+        ssn.set_fit_error(task, fe.str());
         spdlog::debug("backfill: no node for {}", task->uid);
         continue;
       }

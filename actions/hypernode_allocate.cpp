@@ -164,8 +164,11 @@ size_t HyperNodeAllocate::choose(const JobInfo* job, const std::vector<Held>& he
 void HyperNodeAllocate::wait_with_reason(JobInfo* job, TaskQueue& tasks,
                                          const std::string& reason) {
   spdlog::debug("allocate: job {} waits: {}", job->uid, reason);
+  // The PodGroup's reason. Each task's own message stays Volcano's: the tasks the dry runs
+  // placed say where the last one put them (Statement::discard), the others this reason.
+  ssn_.set_job_pending_reason(job, "allocate", reason);
   for (TaskInfo* t : job->tasks)
-    if (t->status == CAL_TASK_PENDING && !t->resreq.is_empty()) ssn_.set_pending_reason(t, reason);
+    if (t->status == CAL_TASK_PENDING && !t->resreq.is_empty()) ssn_.set_fit_error(t, reason);
   // No more turns this session (Volcano does not put the job back in its queue).
   while (!tasks.empty()) tasks.pop();
 }

@@ -5,6 +5,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstring>
+#include <string_view>
 
 #include "actions/placement.hpp"
 #include "host/session/breadcrumb.hpp"
@@ -141,6 +143,20 @@ PredicateHelper::Failure PredicateHelper::failure_of(const TaskInfo* t, const No
   int32_t id;
   if (!worded) {
     id = ssn_.reasons().intern(fmt::format("node(s) didn't pass the {} predicate", *v.plugin));
+  } else if (std::strchr(v.reason, '\n') != nullptr) {
+    // Several reasons at once, one per line (plugin.h, cal_status): each counts alone.
+    const auto at = static_cast<uint64_t>(pool_.size());
+    pool_.push_back(0);
+    for (std::string_view rest = v.reason; !rest.empty();) {
+      const size_t nl = rest.find('\n');
+      const std::string_view line = rest.substr(0, nl);
+      if (!line.empty()) {
+        pool_.push_back(ssn_.reasons().intern(line));
+        ++pool_[at];
+      }
+      rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    }
+    return kPoolEntry | at;
   } else if (last_reason_id_ >= 0 && last_reason_ == v.reason) {
     id = last_reason_id_;  // the same words as the last refusal: no hashing
   } else {

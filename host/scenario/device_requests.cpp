@@ -4,6 +4,7 @@
 #include "host/scenario/device_requests.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "caldera/gpu_requests.hpp"
 #include "host/util/input_error.hpp"
@@ -66,12 +67,14 @@ std::string device_request_never_met(const PodSpec& p, const std::vector<const N
 void check_device_request(const PodSpec& p, const std::vector<const NodeSpec*>& nodes) {
   if (p.phase == PodPhase::Succeeded || p.phase == PodPhase::Failed) return;
   const gpu::Request r = request_of(p);
-  std::string why = gpu::describe(r, gpu::Wording::Input);
-  // A pod already on a node was placed by someone; only pods to place must fit somewhere.
-  if (why.empty() && p.node.empty()) why = never_met(r, nodes);
-  if (why.empty()) return;
   const std::string at = p.src.str();
-  throw InputError(fmt::format("{}{}pod {}: {}", at, at.empty() ? "" : ": ", p.key(), why));
+  const std::string where = fmt::format("{}{}pod {}: ", at, at.empty() ? "" : ": ", p.key());
+  if (std::string why = gpu::describe(r, gpu::Wording::Input); !why.empty())
+    throw InputError(where + why);
+  // A pod already on a node was placed by someone; only pods to place must fit somewhere.
+  // One that cannot is a valid state (Volcano keeps it pending too): said, not refused.
+  if (!p.node.empty()) return;
+  if (std::string why = never_met(r, nodes); !why.empty()) spdlog::warn("{}{}", where, why);
 }
 
 void check_device_requests(const Cache& cache) {

@@ -1,6 +1,7 @@
 // GPU device requests of pods, checked when a cluster is loaded (scenario files, the
-// embedded cluster): requests that are malformed or that no node of the cluster could ever
-// meet are input errors, named by file, line and pod, before any session runs. The rules
+// embedded cluster): malformed requests are input errors, named by file, line and pod,
+// before any session runs; a request no node of the cluster could ever meet is a warning
+// (a valid state: the pod stays pending, as in Volcano). The rules
 // are those the deviceshare plugin applies at run time (it refuses such pods every session
 // with the reason), from their one source, caldera/gpu_requests.hpp; this file only reads
 // the pods and nodes of a cache into it and words the errors for a file's author.
@@ -23,12 +24,12 @@ std::string device_request_error(const PodSpec& pod);
 std::string device_request_never_met(const PodSpec& pod,
                                      const std::vector<const NodeSpec*>& nodes);
 
-// One pod against both rules (the never-met rule only for a pod not on a node). Throws
-// InputError: "FILE:LINE:COL: pod NS/NAME: <what>".
+// One pod against both rules (the never-met rule, a warning, only for a pod not on a
+// node). Throws InputError for a malformed request: "FILE:LINE:COL: pod NS/NAME: <what>".
 void check_device_request(const PodSpec& pod, const std::vector<const NodeSpec*>& nodes);
 
-// Every pod of the cache against both rules. Throws InputError for the first offender:
-// "FILE:LINE:COL: pod NS/NAME: <what>". Pods asking no GPU are not looked at.
+// Every pod of the cache against both rules. Throws InputError for the first malformed
+// request: "FILE:LINE:COL: pod NS/NAME: <what>". Pods asking no GPU are not looked at.
 void check_device_requests(const Cache& cache);
 
 }  // namespace caldera

@@ -1,6 +1,8 @@
 // The job status at close: each job's PodGroup phase as Volcano's jobStatus computes it,
 // the tasks left pipelined or allocated, and why each pending task stays pending.
 // Follows Volcano's pkg/scheduler/framework/job_updater.go and jobStatus in session.go.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <string>
@@ -51,26 +53,46 @@ void Session::update_job_status() {
       if (t->status == CAL_TASK_ALLOCATED)
         result_.allocated.emplace_back(t->uid, t->node ? t->node->name : std::string());
       if (t->status != CAL_TASK_PENDING) continue;
-      // Volcano's RecordJobStatusEvent: the task's own message (its fit errors, or where its
-      // last, undone placement would have put it), else the job's FitError().
-      if (!t->pending_reason.empty()) {
-        result_.pending[std::string(t->uid)] = t->pending_reason;
-        continue;
+      // Volcano's RecordJobStatusEvent: the task's own message, else the job's FitError();
+      // a pipelining that evicted and was then undone still nominates its node.
+      if (t->last_tx.set && t->last_tx.status == CAL_TASK_PIPELINED &&
+          t->last_tx.eviction_occurred && t->last_tx.node)
+        result_.nominated.emplace_back(t->uid, t->last_tx.node->name);
+      std::string msg = scheduling_reason(*t).message;
+      if (msg.empty()) {
+        if (fit_error.empty()) fit_error = job_fit_error(*j);
+        msg = fit_error;
       }
-      if (fit_error.empty()) fit_error = job_fit_error(*j);
-      result_.pending[std::string(t->uid)] = fit_error;
+      result_.pending[std::string(t->uid)] = std::move(msg);
     }
   }
 }
 
-namespace {
-// The message of a task whose last placement in the session was an allocation that was
-// undone (Volcano's TaskSchedulingReason for a LastTransaction of status Allocated).
-bool schedulable_message(const std::string& m) {
-  return m.rfind("Pod ", 0) == 0 && m.size() > 30 &&
-         m.compare(m.size() - 30, 30, "once minAvailable is satisfied") == 0 &&
-         m.find("resource is released") == std::string::npos;
+// Volcano's JobInfo.TaskSchedulingReason: a task whose last placement was undone says where
+// it would have gone (Schedulable when it was allocated there, Unschedulable when pipelined,
+// waiting for resources to be released); a pending one gives its fit errors; otherwise
+// no message (the job's FitError() stands in).
+Session::SchedulingReason Session::scheduling_reason(const TaskInfo& t) {
+  const TaskStatus status = t.last_tx.set ? t.last_tx.status : t.status;
+  const std::string node = t.last_tx.set && t.last_tx.node ? t.last_tx.node->name
+                           : t.node                       ? t.node->name
+                                                          : std::string();
+  switch (status) {
+    case CAL_TASK_ALLOCATED:
+      return {"Schedulable", fmt::format("Pod {}/{} can possibly be assigned to {}, once "
+                                         "minAvailable is satisfied", t.ns, t.name, node)};
+    case CAL_TASK_PIPELINED:
+      return {"Unschedulable",
+              fmt::format("Pod {}/{} can possibly be assigned to {}, once resource is released "
+                          "and minAvailable is satisfied", t.ns, t.name, node)};
+    case CAL_TASK_PENDING:
+      return {"Unschedulable", t.fit_error};
+    default:
+      return {to_string(status), {}};
+  }
 }
+
+namespace {
 
 // "N name" strings, sorted as strings (Volcano's sortReasonsHistogram).
 std::string histogram(const std::map<std::string, int>& counts) {
@@ -94,19 +116,18 @@ std::string Session::job_fit_error(const JobInfo& j) const {
     ++by_status[to_string(t->status)];
     if (t->status != CAL_TASK_PENDING) continue;
     if (t->best_effort) ++pending_best_effort;
-    ++pending[schedulable_message(t->pending_reason) ? "Schedulable" : "Unschedulable"];
+    ++pending[scheduling_reason(*t).reason];
   }
   by_status["minAvailable"] = j.min_available;
   const bool ready = j.ready_num() + pending_best_effort >= j.min_available;
   std::string out = std::string(ready ? "pod group is ready" : "pod group is not ready") + ", " +
                     histogram(by_status);
   if (!pending.empty()) out += "; Pending: " + histogram(pending);
+  // The first task with fit errors, whatever its status now (Volcano walks the tasks in
+  // map order here; Caldera in the job's task order).
   for (const TaskInfo* t : j.tasks) {
-    if (t->status != CAL_TASK_PENDING || t->pending_reason.empty() ||
-        schedulable_message(t->pending_reason) ||
-        t->pending_reason.rfind("Pod ", 0) == 0)
-      continue;
-    out += ". Origin reason is " + std::string(t->name) + ": " + t->pending_reason;
+    if (t->fit_error.empty()) continue;
+    out += ". Origin reason is " + std::string(t->name) + ": " + t->fit_error;
     break;
   }
   return out;

@@ -149,8 +149,8 @@ const Args& Session::action_args(const std::string& action) const {
 
 void Session::set_job_phase(JobInfo* j, JobPhase p) { j->phase = p; }
 
-void Session::set_pending_reason(TaskInfo* t, std::string reason) {
-  t->pending_reason = std::move(reason);
+void Session::set_fit_error(TaskInfo* t, std::string reason) {
+  t->fit_error = std::move(reason);
 }
 
 void Session::set_job_pending_reason(JobInfo* j, const std::string& plugin, std::string reason) {

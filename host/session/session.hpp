@@ -173,10 +173,17 @@ class Session {
   // resource_count values, row NodeInfo::index; kept equal to the NodeInfo vectors.
   const double* node_table(cal_node_field f) const;
 
-  // Records why a task stays pending (the last reason of the session wins).
-  void set_pending_reason(TaskInfo* t, std::string reason);
+  // Records why no node fits a task (the last search of the session wins).
+  void set_fit_error(TaskInfo* t, std::string reason);
   // Volcano's JobInfo.FitError(): the message of a pending task that has none of its own.
   std::string job_fit_error(const JobInfo& j) const;
+  // Volcano's JobInfo.TaskSchedulingReason: the pod condition's reason and message for a
+  // task left unbound (an empty message: the job's FitError() stands in).
+  struct SchedulingReason {
+    std::string reason;
+    std::string message;
+  };
+  static SchedulingReason scheduling_reason(const TaskInfo& t);
   // A plugin's job-level reason (host API job_set_pending_reason). Recorded from a
   // plugin's close() it also marks the job unschedulable for this session.
   void set_job_pending_reason(JobInfo* j, const std::string& plugin, std::string reason);

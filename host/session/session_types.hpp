@@ -73,8 +73,18 @@ struct TaskInfo {
   double created = 0;
   int64_t name_index = -1;  // the number after the last '-' of the name, -1 if none
   const PodSpec* pod = nullptr;  // the cache record (labels, selector, tolerations...)
-  // Why pending: filled by the actions ("0/3 nodes are available: ...").
-  std::string pending_reason;
+  // Why no node fits it, from the last search that found none in this session ("0/3
+  // nodes are unavailable: ..."; Volcano's JobInfo.NodesFitErrors[task]).
+  std::string fit_error;
+  // The task's placement when a statement holding it was last discarded (Volcano's
+  // TaskInfo.LastTransaction, set by Statement.Discard, cleared by Statement.Commit): a
+  // task left pending says where that placement would have put it.
+  struct LastTransaction {
+    bool set = false;
+    TaskStatus status = CAL_TASK_PENDING;
+    const NodeInfo* node = nullptr;
+    bool eviction_occurred = false;  // a pipelining that evicted: the node is nominated
+  } last_tx;
   // Annotations plugins recorded for this session's placement (device assignments); they
   // go out with the bind and are dropped when the placement is undone.
   StringMap new_annotations;

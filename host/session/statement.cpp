@@ -63,6 +63,9 @@ void Statement::commit() {
   // allocated tasks stay Allocated too.
   bool refused = false;
   for (const Op& op : ops_) {
+    // Volcano's ClearLastTxContext, for the operations its statement records.
+    if (op.kind == Kind::Evict || op.kind == Kind::Pipeline || op.kind == Kind::Allocate)
+      op.task->last_tx.set = false;
     switch (op.kind) {
       case Kind::Evict:
         ssn_.commit_evict(op.task);
@@ -83,6 +86,9 @@ void Statement::commit() {
 
 void Statement::discard() {
   for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {
+    // Volcano's GenerateLastTxContext: the placement as it stands before it is undone.
+    if (it->kind == Kind::Evict || it->kind == Kind::Pipeline || it->kind == Kind::Allocate)
+      it->task->last_tx = {true, it->task->status, it->task->node, it->task->eviction_occurred};
     switch (it->kind) {
       case Kind::Evict:
         ssn_.unevict_task(it->task);

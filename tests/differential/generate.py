@@ -29,7 +29,14 @@ FAMILIES = {
                   [[("priority", {}), ("gang", {}), ("conformance", {})],
                    [("drf", {}), ("predicates", {}),
                     ("capacity", {"hierarchy": True}), ("nodeorder", {})]]),
+    # The families below add plugins and arguments to the default policy; their tiers and
+    # their extra state are drawn per seed (variant()).
+    "args": (["enqueue", "allocate", "backfill"], None),
+    "sla": (["enqueue", "allocate", "backfill"], None),
+    "tdm": (["enqueue", "allocate", "preempt", "backfill"], None),
+    "task-topology": (["enqueue", "allocate", "backfill"], None),
 }
+GPU = "nvidia.com/gpu"
 
 
 def toml_value(v):
@@ -183,6 +190,88 @@ def hierarchy(queues, groups, seed):
     return parents + queues
 
 
+def variant(family, seed, nodes, groups, pods):
+    """The tiers of a family that varies the default policy, with what its plugins read
+    added to the state: plugin arguments and GPUs (args), waiting times and jobs created
+    long ago (sla; times far from any waiting time, as the oracle's clock is the wall
+    clock), revocable nodes in a zone whose window never closes (tdm), task roles with
+    affinity and anti-affinity between them (task-topology)."""
+    r = random.Random(seed * 104729 + len(family))
+    tiers = [list(t) for t in DEFAULT_TIERS]
+    if family == "args":
+        for n in nodes:
+            if r.random() < 0.4:
+                n["gpu"] = r.choice([1, 2, 4, 8])
+        for g in groups:
+            if g["phase"] != "Running" and r.random() < 0.3:
+                want = r.choice([1, 2])
+                for p in pods:
+                    if p["podgroup"] == g["name"] and "requests" in p:
+                        p["requests"][GPU] = want
+        pick = lambda *xs: r.choice(xs)
+        args = {
+            "overcommit": {"overcommit-factor": pick(1.0, 1.2, 1.5, 3.0)},
+            "predicates": {"predicate.ProportionalEnable": pick(False, True),
+                           "predicate.resources": GPU,
+                           f"predicate.resources.{GPU}.cpu": pick(1, 2),
+                           f"predicate.resources.{GPU}.memory": pick(1, 4)},
+            "nodeorder": {"leastrequested.weight": pick(0, 1, 2),
+                          "mostrequested.weight": pick(0, 0, 1, 3),
+                          "balancedresource.weight": pick(0, 1, 2),
+                          "tainttoleration.weight": pick(0, 3, 5)},
+            "binpack": {"binpack.weight": pick(0, 1, 5, 10), "binpack.cpu": pick(0, 1, 3),
+                        "binpack.memory": pick(0, 1, 2), "binpack.resources": GPU,
+                        f"binpack.resources.{GPU}": pick(1, 2, 5)},
+        }
+        for tier in tiers:
+            for i, (name, extra) in enumerate(tier):
+                if name in args and r.random() < 0.8:
+                    kept = {k: v for k, v in args[name].items() if r.random() < 0.7}
+                    if kept:
+                        tier[i] = (name, dict(extra, arguments=kept))
+    elif family == "sla":
+        sla = {}
+        if r.random() < 0.5:
+            sla["arguments"] = {"sla-waiting-time": r.choice(["1m", "10m", "1h"])}
+        tiers[0].append(("sla", sla))
+        for g in groups:
+            if r.random() < 0.4:
+                g["created"] -= 7200  # waited longer than any waiting time here
+            if r.random() < 0.4:
+                key = r.choice(["sla-waiting-time", "volcano.sh/sla-waiting-time"])
+                g["annotations"] = {key: r.choice(["1m", "10m", "1h", "2h30m"])}
+    elif family == "tdm":
+        tiers[0].append(("tdm", {"arguments": {"tdm.revocable-zone.rz1": "00:00-23:59"}}))
+        for n in nodes:
+            if r.random() < 0.4:
+                n["labels"]["volcano.sh/revocable-zone"] = "rz1"
+        for p in pods:
+            if "node" not in p and r.random() < 0.3:
+                p.setdefault("annotations", {})["volcano.sh/preemptable"] = "true"
+    elif family == "task-topology":
+        tiers[1].append(("task-topology", {"arguments": {"task-topology.weight": r.choice([1, 3, 10])}}))
+        for g in groups:
+            mine = [p for p in pods if p["podgroup"] == g["name"]]
+            if len(mine) < 2 or g["phase"] == "Running":
+                continue
+            for k, p in enumerate(mine):
+                role = "ps" if k == 0 or (k == 1 and r.random() < 0.3) else "worker"
+                p.setdefault("annotations", {})["volcano.sh/task-spec"] = role
+                p.pop("labels", None)
+            g.pop("min_task_member", None)
+            ann = {}
+            x = r.random()
+            if x < 0.4:
+                ann["volcano.sh/task-topology-affinity"] = r.choice(["ps,worker", "worker"])
+            if x > 0.3:
+                ann["volcano.sh/task-topology-anti-affinity"] = r.choice(["ps", "worker", "ps,worker"])
+            if r.random() < 0.3:
+                ann["volcano.sh/task-topology-task-order"] = r.choice(["ps,worker", "worker,ps"])
+            if ann:
+                g["annotations"] = ann
+    return tiers
+
+
 def cpu_milli(text):
     return int(text[:-1]) if text.endswith("m") else int(text) * 1000
 
@@ -192,6 +281,8 @@ def scenario(seed, family):
     sessions, nodes, queues, prios, groups, pods = state(seed)
     if family == "hierarchy":
         queues = hierarchy(queues, groups, seed)
+    if tiers is None:
+        tiers = variant(family, seed, nodes, groups, pods)
     out = [f'name = "differential {family} seed {seed}"']
     if sessions > 1:
         out.append(f"sessions = {sessions}")
@@ -211,6 +302,8 @@ def scenario(seed, family):
     for n in nodes:
         fields = {"name": n["name"], "allocatable": {
             "cpu": cpu_text(n["cpu"]), "memory": f"{n['mem']}Gi", "pods": n["pods"]}}
+        if "gpu" in n:
+            fields["allocatable"][GPU] = n["gpu"]
         fields.update({k: n[k] for k in ("labels", "taints", "unschedulable") if k in n})
         out.append(table("nodes", fields))
     for g in groups:

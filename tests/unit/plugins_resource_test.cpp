@@ -419,28 +419,4 @@ TEST(PredicatesMath, NodeSelector) {
   EXPECT_TRUE(pr::selector_matches({}, labels));
 }
 
-TEST(PredicatesMath, ResourceFitAndProportional) {
-  // Ids: cpu, memory, pods, a GPU.
-  const double req[] = {1000, 2e9, 1, 0};
-  const double idle[] = {1000.05, 1e9, 5, 0};  // cpu fits within 0.1, memory does not
-  EXPECT_EQ(pr::first_insufficient(req, idle, 4), 1);
-  const double roomy[] = {4000, 8e9, 5, 0};
-  EXPECT_EQ(pr::first_insufficient(req, roomy, 4), -1);
-  // Pods are the pod-count check's: no pod slot left is not an insufficient resource here.
-  const double no_slot[] = {4000, 8e9, 0, 0};
-  EXPECT_EQ(pr::first_insufficient(req, no_slot, 4), -1);
-  // A scalar counts only when requested: an overcommitted GPU does not block a cpu task...
-  const double gpu_overcommitted[] = {4000, 8e9, 5, -1000};
-  EXPECT_EQ(pr::first_insufficient(req, gpu_overcommitted, 4), -1);
-  // ...but blocks a task that asks for one.
-  const double gpu_req[] = {1000, 1e9, 1, 1000};
-  EXPECT_EQ(pr::first_insufficient(gpu_req, gpu_overcommitted, 4), 3);
-
-  // 2 idle GPUs (2000 milli) at 4 cores and 8 GB each keep 8 cpu / 16 GB idle.
-  const pr::ProportionalRate rate{2, 4, 8};
-  EXPECT_TRUE(pr::proportional_ok(rate, 10000, 20e9, 2000, 2000, 4e9));
-  EXPECT_FALSE(pr::proportional_ok(rate, 10000, 20e9, 2000, 2001, 0));
-  EXPECT_FALSE(pr::proportional_ok(rate, 10000, 20e9, 2000, 0, 4e9 + 1));
-}
-
 }  // namespace

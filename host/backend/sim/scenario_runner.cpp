@@ -100,8 +100,8 @@ void check_expectations(const Scenario& sc, ScenarioOutcome& out) {
 
 ScenarioOutcome run_scenario(const Scenario& sc) {
   ScenarioOutcome out;
-  // GPU requests that are malformed or that no node could ever meet are input errors,
-  // named by file, line and pod, before any session (host/scenario/device_requests.hpp).
+  // Malformed GPU requests are input errors, named by file, line and pod, before any
+  // session (host/scenario/device_requests.hpp).
   check_device_requests(sc.cache);
   // The policy is built once, as the scheduler builds it once per config.
   PluginCatalog catalog = PluginCatalog::scan(sc.config.plugin_dirs);

@@ -73,7 +73,7 @@ SimCluster::SimCluster(const std::filesystem::path& cluster_file,
                     fmt::format("pod '{}' is already in {} at {}", t.pod.key(), in, other->src.str()),
                     fmt::format("pod names that no pod of {} has", in));
   }
-  // GPU requests that are malformed or that no node could ever meet are input errors
+  // Malformed GPU requests are input errors, requests no node could ever meet warnings
   // (host/scenario/device_requests.hpp), for the cluster's pods and the workload's alike.
   check_device_requests(cache_);
   std::vector<const NodeSpec*> nodes;

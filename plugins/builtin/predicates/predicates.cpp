@@ -5,17 +5,15 @@
 //   2. NodeUnschedulable                                       UnschedulableAndUnresolvable
 //   3. NodeAffinity     the pod's nodeSelector                 UnschedulableAndUnresolvable
 //   4. TaintToleration  NoSchedule / NoExecute taints          UnschedulableAndUnresolvable
-//   5. Proportional     (predicate.ProportionalEnable)         UnschedulableAndUnresolvable
-//   6. resource fit     InitResreq <= FutureIdle               Unschedulable
 // Volcano stops at the first UnschedulableAndUnresolvable (ShouldAbort) and otherwise
-// reports every failure; one reason crosses the ABI, so a node that fails an unresolvable
-// check reports that one, else the pod count, else the resource fit. Unschedulable keeps a
-// node open to preemption, as Volcano's PredicateForPreemptAction does.
+// reports every failure: a full node that a filter refuses gives both reasons (one per
+// line, as cal_status allows). Unschedulable keeps a node open to preemption, as Volcano's
+// PredicateForPreemptAction does.
 //
-// Step 6 is not in Volcano's plugin: Volcano's allocate and backfill check the fit before
-// they call predicates, and so does the host. It is here so that a predicate call answers
-// for resources too (with the same "Insufficient <name>" wording as the host's action), at
-// the Unschedulable code that preemption ignores.
+// Resources are not checked here, as in Volcano: its allocate and backfill check the fit
+// before they call predicates, and so does the host (actions/placement.cpp). So a
+// predicate call on a node that is merely full passes, which preempt's nominated-node
+// check (taskEligibleToPreempt) relies on.
 //
 // Volcano's other filters (NodePorts, InterPodAffinity, NodeVolumeLimits, VolumeZone,
 // PodTopologySpread, VolumeBinding, DRA) and its pre-predicates need pod fields our model
@@ -68,18 +66,23 @@ class Predicates {
       "predicate.TaintTolerationEnable", true,
       "Refuse nodes with a NoSchedule or NoExecute taint the pod does not tolerate "
       "(Kubernetes TaintToleration)."};
+// Options Volcano's predicates read before ed72c7c, when the proportional check was its own.
+#define CALDERA_PREDICATES_MOVED                                                             \
+  " Accepted so that older Volcano configs load; no effect: at Volcano ed72c7c the "         \
+  "predicates plugin no longer reads it (the proportional check moved to the "               \
+  "resource-strategy-fit plugin's 'proportional' arguments)."
   static constexpr sdk::Bool kProportional{
       "predicate.ProportionalEnable", false,
-      "Keep cpu and memory idle in proportion to a node's idle scalar resources (listed in "
-      "predicate.resources) for tasks that do not request them."};
+      "Keep cpu and memory idle in proportion to a node's idle scalar resources."
+      CALDERA_PREDICATES_MOVED};
   static constexpr sdk::String kResources{
       "predicate.resources", sdk::no_default,
-      "Comma-separated scalar resources for predicate.ProportionalEnable, e.g. "
-      "\"nvidia.com/gpu\"."};
+      "Scalar resources for predicate.ProportionalEnable." CALDERA_PREDICATES_MOVED};
   static constexpr sdk::Family<sdk::Double> kResourceRates{
       "predicate.resources.*",
-      "predicate.resources.<name>.cpu and .memory: cores and GB to keep idle per idle unit of "
-      "<name> (default 1; a negative value reads as 1)."};
+      "predicate.resources.<name>.cpu and .memory for predicate.ProportionalEnable."
+      CALDERA_PREDICATES_MOVED};
+#undef CALDERA_PREDICATES_MOVED
   static constexpr sdk::Bool kNodePorts{
       "predicate.NodePortsEnable", true,
       "Volcano's NodePorts filter." CALDERA_PREDICATES_NO_INPUT};
@@ -130,29 +133,9 @@ class Predicates {
       kBindTimeout);
 
   Predicates(sdk::Session s, const sdk::Args& a)
-      : n_(s.resource_count()),
-        node_affinity_(a.get(kNodeAffinity)),
+      : node_affinity_(a.get(kNodeAffinity)),
         taint_toleration_(a.get(kTaintToleration)),
-        proportional_(a.get(kProportional)),
-        node_count_(s.node_count()) {
-    for (size_t i = 0; i < n_; ++i) {
-      names_.emplace_back(s.resource_name(i));
-      insufficient_.push_back("Insufficient " + names_.back());
-    }
-    if (!proportional_) return;
-    // predicate.resources: "a, b"; each with predicate.resources.<name>.cpu / .memory.
-    for (const std::string& name : a.get_list(kResources)) {
-      pr::ProportionalRate rate;
-      rate.cpu = a.get(kResourceRates, name + ".cpu").value_or(1.0);
-      if (rate.cpu < 0) rate.cpu = 1.0;
-      rate.memory = a.get(kResourceRates, name + ".memory").value_or(1.0);
-      if (rate.memory < 0) rate.memory = 1.0;
-      const int32_t id = s.resource_id(name.c_str());
-      if (id < 0) continue;  // nothing in this session has it: the rule cannot apply
-      rate.resource = static_cast<size_t>(id);
-      rates_.push_back(rate);
-    }
-  }
+        node_count_(s.node_count()) {}
 
   // What predicate() needs of a task, read once per task: pre_predicate prepares the task
   // the next search is for (the host calls it first, on the scheduling thread), so the
@@ -257,31 +240,19 @@ class Predicates {
     } else {
       answer = static_answer(t, n);
     }
-    switch (answer) {
-      case kPasses:
-        break;
-      case kNodeUnschedulable:
-        return sdk::Status::unresolvable(pr::kUnschedulable);
-      case kSelector:
-        return sdk::Status::unresolvable(pr::kNodeSelectorMismatch);
-      case kTaint:
-        return sdk::Status::unresolvable(pr::kUntoleratedTaint);
-    }
     const bool too_many_pods = n.pods_max() <= pods_on(n);
-
-    if (proportional_ && !rates_.empty()) {
-      sdk::Status st = check_proportional(sdk::Task(t.task, n_), n);
-      if (st.code != CAL_SUCCESS) return st;
+    if (answer != kPasses) {
+      // Volcano records the pod count first and goes on, so a full node that a filter
+      // then refuses gives both reasons (one per line, see cal_status).
+      const char* why = answer == kNodeUnschedulable ? pr::kUnschedulable
+                        : answer == kSelector        ? pr::kNodeSelectorMismatch
+                                                     : pr::kUntoleratedTaint;
+      if (too_many_pods) return sdk::Status::unresolvable({pr::kPodNumberExceeded, "\n", why});
+      return sdk::Status::unresolvable(why);
     }
-
     if (too_many_pods) return sdk::Status::unschedulable(pr::kPodNumberExceeded);
-
-    const long short_dim = pr::first_insufficient(host_request(t.task), n.future_idle().data(), n_);
-    if (short_dim >= 0) return sdk::Status::unschedulable(insufficient_[short_dim]);
     return sdk::Status::ok();
   }
-
-  static const double* host_request(const cal_task* t) { return sdk::host->task_init_request(t); }
 
   // The pods Volcano's pod-count check counts on the node (see on_deallocate).
   int32_t pods_on(sdk::Node n) const {
@@ -292,32 +263,8 @@ class Predicates {
     return pods;
   }
 
-  // checkNodeResourceIsProportional: a task that requests any of the listed resources
-  // passes; otherwise every listed resource the node has must leave its share of cpu and
-  // memory idle.
-  sdk::Status check_proportional(sdk::Task t, sdk::Node n) const {
-    sdk::Res req = t.request();
-    for (const pr::ProportionalRate& r : rates_)
-      if (req[r.resource] > 0) return sdk::Status::ok();
-    sdk::Res idle = n.idle();
-    sdk::Res alloc = n.allocatable();
-    for (const pr::ProportionalRate& r : rates_) {
-      // Volcano checks only resources the node's Idle map holds, i.e. that the node has.
-      if (alloc[r.resource] <= 0) continue;
-      if (!pr::proportional_ok(r, idle[0], idle[1], idle[r.resource], req[0], req[1]))
-        return sdk::Status::unresolvable("proportional of resource " + names_[r.resource] +
-                                         " check failed");
-    }
-    return sdk::Status::ok();
-  }
-
-  size_t n_;
   bool node_affinity_;
   bool taint_toleration_;
-  bool proportional_;
-  std::vector<pr::ProportionalRate> rates_;
-  std::vector<std::string> names_;         // resource names by id
-  std::vector<std::string> insufficient_;  // "Insufficient <name>" by id
   std::unordered_set<const cal_task*> evicted_;
   size_t node_count_;
   std::unordered_map<std::string, std::vector<uint8_t>> known_;  // by selector + tolerations

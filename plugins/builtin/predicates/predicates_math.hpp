@@ -6,8 +6,7 @@
 //   NodeUnschedulable  k8s pkg/scheduler/framework/plugins/nodeunschedulable
 //   NodeAffinity       k8s .../nodeaffinity (the nodeSelector part; see predicates.cpp)
 //   TaintToleration    k8s .../tainttoleration, v1helper.TolerationsTolerateTaint
-// plus Volcano's own pod-count check and its proportional check
-// (pkg/scheduler/plugins/predicates/proportional.go).
+// plus Volcano's own pod-count check.
 #pragma once
 
 #include <cstddef>
@@ -15,8 +14,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include "caldera/resources.hpp"
 
 namespace caldera::predicates {
 
@@ -94,38 +91,6 @@ bool selector_matches(const std::vector<std::pair<std::string_view, std::string_
     if (!have || std::string_view(have) != v) return false;
   }
   return true;
-}
-
-// The dimension of `request` that does not fit `available` (first by resource id), or -1.
-// Volcano's allocate compares InitResreq with the node's FutureIdle within minResource;
-// cpu and memory always, a scalar resource only when the task requests it (the same rule
-// as the host's actions/placement.cpp, so both give the same answer and reason). Pods are
-// left to the pod-count check: Volcano's backfill places best-effort pods with no resource
-// check but that one (its allocate's own fit check, the host's here, counts pods).
-inline long first_insufficient(const double* request, const double* available, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    if (i == kPodsId) continue;
-    if (i >= 2 && !(request[i] > 0)) continue;
-    if (!res::le(request[i], available[i])) return static_cast<long>(i);
-  }
-  return -1;
-}
-
-// Volcano's predicate.ProportionalEnable rule for one scalar resource (a GPU, say): a task
-// that does not request it may only take a node's cpu and memory while enough stays idle
-// for the node's idle units of that resource: idle.cpu - request.cpu >= idle.res * cpu_rate
-// and idle.memory - request.memory >= idle.res * memory_rate * 1e6 (rates per unit, in the
-// milli-units Volcano keeps scalars in). Returns true when the rule holds.
-struct ProportionalRate {
-  size_t resource = 0;  // session resource id of the scalar
-  double cpu = 1;
-  double memory = 1;
-};
-inline bool proportional_ok(const ProportionalRate& rate, double idle_cpu, double idle_memory,
-                            double idle_resource, double request_cpu, double request_memory) {
-  const double cpu_reserved = idle_resource * rate.cpu;
-  const double memory_reserved = idle_resource * rate.memory * 1000 * 1000;
-  return !(idle_cpu - request_cpu < cpu_reserved || idle_memory - request_memory < memory_reserved);
 }
 
 }  // namespace caldera::predicates

@@ -143,12 +143,11 @@ class Tdm {
   sdk::Status predicate(sdk::Task t, sdk::Node n) const {
     const std::string zone = node_zone(n);
     if (zone.empty()) return sdk::Status::ok();
-    // Time cannot be evicted away: both refusals are unresolvable for preemption.
-    if (std::string why; !zone_active(zone, &why))
-      return sdk::Status::unresolvable("plugin tdm predicates " + why);
+    // Time cannot be evicted away: both refusals are unresolvable for preemption. The
+    // reasons are Volcano's words.
+    if (std::string why; !zone_active(zone, &why)) return sdk::Status::unresolvable(why);
     if (!task_revocable(t))
-      return sdk::Status::unresolvable(
-          "plugin tdm predicates task is not allowed to dispatch to a revocable node");
+      return sdk::Status::unresolvable("not allow to dispatch to revocable node");
     return sdk::Status::ok();
   }
 

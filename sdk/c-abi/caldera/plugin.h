@@ -234,7 +234,10 @@ typedef enum cal_code {
  * before the call; the plugin writes a short reason (truncated to CAL_REASON_MAX - 1 bytes,
  * always NUL-terminated) when it returns anything but CAL_SUCCESS. Reasons are summed over
  * nodes in "why pending" messages, so keep them node-independent ("node(s) didn't match
- * node selector", "Insufficient cpu"). Fill it with host->status_set(). */
+ * node selector", "Insufficient cpu"). A node refused for several reasons at once (as a
+ * Kubernetes filter's status list) gives them one per line, '\n' between: each counts on
+ * its own in those messages (hosts of 1.2 on; an older host counts the lines as one
+ * reason). Fill it with host->status_set(). */
 typedef struct cal_status {
   uint32_t struct_size;
   char reason[CAL_REASON_MAX];
