@@ -33,7 +33,7 @@ FAMILIES = {
     # their extra state are drawn per seed (variant()).
     "args": (["enqueue", "allocate", "backfill"], None),
     "sla": (["enqueue", "allocate", "backfill"], None),
-    "tdm": (["enqueue", "allocate", "preempt", "backfill"], None),
+    "tdm": (["enqueue", "allocate", "preempt", "backfill", "shuffle"], None),
     "task-topology": (["enqueue", "allocate", "backfill"], None),
 }
 GPU = "nvidia.com/gpu"

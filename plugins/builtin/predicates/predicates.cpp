@@ -135,6 +135,10 @@ class Predicates {
   Predicates(sdk::Session s, const sdk::Args& a)
       : node_affinity_(a.get(kNodeAffinity)),
         taint_toleration_(a.get(kTaintToleration)),
+        // Kubernetes filters that read what their PreFilter left in the task's cycle state.
+        needs_cycle_state_(a.get(kNodePorts) || a.get(kPodAffinity) || a.get(kVolumeZone) ||
+                           a.get(kNodeVolumeLimits) || a.get(kPodTopologySpread) ||
+                           a.get(kVolumeBinding)),
         node_count_(s.node_count()) {}
 
   // What predicate() needs of a task, read once per task: pre_predicate prepares the task
@@ -143,12 +147,19 @@ class Predicates {
   sdk::Status pre_predicate(sdk::Task t) {
     prepared_ = TaskView::of(t);
     prepared_.known = known_for(prepared_);
+    prefiltered_.insert(t.handle());
     return sdk::Status::ok();
   }
 
   sdk::Status predicate(sdk::Task t, sdk::Node n) const {
     if (prepared_.task == t.handle()) return check(prepared_, n);
-    return check(TaskView::of(t), n);  // called without pre_predicate (explain, tests)
+    // Asked before this session's pre-predicate for the task (preempt's nominated-node
+    // check does that): Volcano's Kubernetes filters find no PreFilter data in the task's
+    // cycle state and fail the node, with a code that neither passes nor rules it out.
+    if (needs_cycle_state_ && !prefiltered_.count(t.handle()))
+      return sdk::Status::unschedulable(
+          "reading \"PreFilterNodePorts\" from cycleState: not found");
+    return check(TaskView::of(t), n);
   }
 
  // Volcano's k8s NodeInfo loses a task's pod when the task is deallocated (evicted) in
@@ -265,6 +276,8 @@ class Predicates {
 
   bool node_affinity_;
   bool taint_toleration_;
+  bool needs_cycle_state_;
+  std::unordered_set<const cal_task*> prefiltered_;  // pre_predicate ran for them
   std::unordered_set<const cal_task*> evicted_;
   size_t node_count_;
   std::unordered_map<std::string, std::vector<uint8_t>> known_;  // by selector + tolerations
