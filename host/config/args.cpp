@@ -13,22 +13,13 @@
 
 #include <fmt/format.h>
 
+#include "caldera/option_family.hpp"
+
 namespace caldera {
 
 namespace {
 
-bool is_family(const char* name) {
-  std::string_view n(name ? name : "");
-  return n.size() >= 2 && n.substr(n.size() - 2) == ".*";
-}
-
-// "binpack.resources.*" matches "binpack.resources.nvidia.com/gpu" (at least one character
-// after the prefix).
-bool family_matches(const char* family, const std::string& given) {
-  std::string_view f(family);
-  std::string_view prefix = f.substr(0, f.size() - 1);  // keeps the trailing '.'
-  return given.size() > prefix.size() && std::string_view(given).substr(0, prefix.size()) == prefix;
-}
+bool is_family(const char* name) { return option_family::is_family(name ? name : ""); }
 
 const char* type_word(cal_option_type t) {
   switch (t) {
@@ -163,7 +154,7 @@ Args Args::validate(const std::string& owner, const std::vector<cal_option>& opt
     // Else the most specific family ("a.b.*" before "a.*").
     if (!opt)
       for (const cal_option& o : options)
-        if (o.name && is_family(o.name) && family_matches(o.name, name) &&
+        if (o.name && option_family::member(o.name, name) &&
             (!opt || std::string_view(o.name).size() > std::string_view(opt->name).size()))
           opt = &o;
     if (!opt) {

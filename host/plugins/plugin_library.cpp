@@ -35,6 +35,7 @@
 #include <boost/dll/shared_library.hpp>
 #include <fmt/format.h>
 
+#include "caldera/option_family.hpp"
 #include "host/config/args.hpp"
 #include "host/config/config.hpp"
 #include "host/session/host_api.hpp"
@@ -164,7 +165,7 @@ std::vector<cal_option> read_options(const fs::path& file, const std::string& na
     if (static_cast<int>(o.type) < CAL_OPT_BOOL || static_cast<int>(o.type) > CAL_OPT_DURATION)
       throw bad(fmt::format("option '{}' has unknown type {}", oname, static_cast<int>(o.type)));
     if (!seen.insert(oname).second) throw bad(fmt::format("option '{}' is declared twice", oname));
-    bool family = oname.size() >= 2 && oname.compare(oname.size() - 2, 2, ".*") == 0;
+    const bool family = option_family::is_family(oname);
     if (family && o.default_value)
       throw bad(fmt::format("option family '{}' declares a default; families have none", oname));
     if (!o.description) o.description = "";

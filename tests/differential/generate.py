@@ -35,6 +35,7 @@ FAMILIES = {
     "sla": (["enqueue", "allocate", "backfill"], None),
     "tdm": (["enqueue", "allocate", "preempt", "backfill", "shuffle"], None),
     "task-topology": (["enqueue", "allocate", "backfill"], None),
+    "resource-strategy-fit": (["enqueue", "allocate", "backfill"], None),
 }
 GPU = "nvidia.com/gpu"
 
@@ -198,7 +199,7 @@ def variant(family, seed, nodes, groups, pods):
     affinity and anti-affinity between them (task-topology)."""
     r = random.Random(seed * 104729 + len(family))
     tiers = [list(t) for t in DEFAULT_TIERS]
-    if family == "args":
+    if family in ("args", "resource-strategy-fit"):
         for n in nodes:
             if r.random() < 0.4:
                 n["gpu"] = r.choice([1, 2, 4, 8])
@@ -208,6 +209,25 @@ def variant(family, seed, nodes, groups, pods):
                 for p in pods:
                     if p["podgroup"] == g["name"] and "requests" in p:
                         p["requests"][GPU] = want
+    if family == "resource-strategy-fit":
+        # The oracle takes flat arguments only (its TOML arguments are not Volcano's nested
+        # maps), so `resources`, `sra` and `proportional` stay unset; a pod's own strategy
+        # (annotations) covers MostAllocated and scalar resources.
+        extra = {"arguments": {"resourceStrategyFitWeight": r.choice([0, 1, 10, 25])}} \
+            if r.random() < 0.7 else {}
+        tiers[1].append(("resource-strategy-fit", extra))
+        for g in groups:
+            if r.random() < 0.4:
+                kind = r.choice(["MostAllocated", "LeastAllocated"])
+                weights = {k: r.choice([1, 2, 5]) for k in ("cpu", "memory", GPU)
+                           if r.random() < 0.7}
+                text = "{" + ", ".join(f'"{k}": {v}' for k, v in weights.items()) + "}"
+                for p in pods:
+                    if p["podgroup"] == g["name"]:
+                        p.setdefault("annotations", {}).update({
+                            "volcano.sh/resource-strategy-scoring-type": kind,
+                            "volcano.sh/resource-strategy-weight": text})
+        return tiers
         pick = lambda *xs: r.choice(xs)
         args = {
             "overcommit": {"overcommit-factor": pick(1.0, 1.2, 1.5, 3.0)},

@@ -2,9 +2,12 @@
 // typed option table (plugin.h, cal_option).
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "caldera/option_family.hpp"
 #include "host/config/args.hpp"
 
 namespace caldera {
@@ -90,6 +93,32 @@ TEST(Args, FamiliesAcceptTheirMembers) {
   // The family's bare prefix is not a member.
   EXPECT_NE(error_of({{"binpack.resources.", val(int64_t{1})}}).find("unknown argument"),
             std::string::npos);
+}
+
+// A "*" between two segments (ABI 1.2): the member sits between the prefix and the suffix
+// and may hold dots; the suffix picks the family, so one prefix carries several types.
+TEST(Args, FamiliesWithAStarInTheMiddle) {
+  const std::vector<cal_option> opts = {
+      {sizeof(cal_option), "resources.*.type", CAL_OPT_STRING, nullptr, ""},
+      {sizeof(cal_option), "resources.*.weight", CAL_OPT_INT, nullptr, ""}};
+  Args a = Args::validate("p", opts,
+                          {{"resources.nvidia.com/gpu.type", val(std::string("MostAllocated"))},
+                           {"resources.nvidia.com/gpu.weight", val(int64_t{2})},
+                           {"resources.cpu.weight", val(int64_t{1})}});
+  EXPECT_EQ(a.get_string("resources.nvidia.com/gpu.type"), "MostAllocated");
+  EXPECT_EQ(a.get_int("resources.nvidia.com/gpu.weight"), 2);
+  // The suffix decides the type: a weight that is a string is refused.
+  EXPECT_THROW(Args::validate("p", opts, {{"resources.cpu.weight", val(std::string("2"))}}),
+               InputError);
+  // Nothing between prefix and suffix, or another suffix: not a member.
+  EXPECT_THROW(Args::validate("p", opts, {{"resources..type", val(std::string("x"))}}),
+               InputError);
+  EXPECT_THROW(Args::validate("p", opts, {{"resources.cpu.kind", val(std::string("x"))}}),
+               InputError);
+  EXPECT_EQ(caldera::option_family::member("resources.*.weight", "resources.nvidia.com/gpu.weight"),
+            std::optional<std::string_view>("nvidia.com/gpu"));
+  EXPECT_EQ(caldera::option_family::key("resources.*.weight", "cpu"), "resources.cpu.weight");
+  EXPECT_EQ(caldera::option_family::key("binpack.resources.*", "cpu"), "binpack.resources.cpu");
 }
 
 TEST(Args, UnknownArgumentListsTheDeclaredOnes) {

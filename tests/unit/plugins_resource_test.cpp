@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "nodeorder/nodeorder_math.hpp"
 #include "predicates/predicates_math.hpp"
 #include "proportion/proportion_math.hpp"
+#include "resource_strategy_fit/resource_strategy_fit_math.hpp"
 
 namespace {
 
@@ -417,6 +419,43 @@ TEST(PredicatesMath, NodeSelector) {
   EXPECT_FALSE(pr::selector_matches({{"nodeRole", "master"}}, labels));
   EXPECT_FALSE(pr::selector_matches({{"zone", "a"}}, labels));
   EXPECT_TRUE(pr::selector_matches({}, labels));
+}
+
+// Volcano's resource_strategy_fit_test.go / sra_test.go arithmetic.
+TEST(ResourceStrategyFitMath, ScoresPatternsSraAndProportion) {
+  namespace rsf = caldera::resource_strategy_fit;
+  using S = rsf::Strategy;
+  // LeastAllocated cpu (8 cores, 2 used, asks 1) and MostAllocated GPU (4, 1 used, asks 1,
+  // weight 2): (5/8 * 1 + 2/4 * 2) / 3 * 100 * 10.
+  EXPECT_NEAR(rsf::score({{S::LeastAllocated, 1, 1000, 2000, 8000},
+                          {S::MostAllocated, 2, 1000, 1000, 4000}}, 10),
+              (0.625 + 1.0) / 3 * 1000, 1e-9);
+  // A scored resource that would overflow makes the node's score 0.
+  EXPECT_EQ(rsf::score({{S::LeastAllocated, 1, 1000, 2000, 8000},
+                        {S::MostAllocated, 2, 4000, 1000, 4000}}, 10), 0);
+  // A resource the node lacks, or weight 0, adds 0 to the sum and its weight to the count.
+  EXPECT_NEAR(rsf::score({{S::MostAllocated, 1, 1000, 0, 0}, {S::MostAllocated, 1, 1000, 0, 2000}}, 1),
+              0.25 * 100, 1e-9);
+  // Patterns: exact first, else the longest prefix.
+  std::map<std::string, rsf::ResourceConfig> c = {
+      {"nvidia.com/gpu", {S::MostAllocated, 3}}, {"nvidia.com/*", {S::LeastAllocated, 2}},
+      {"nvidia.*", {S::LeastAllocated, 5}}};
+  EXPECT_EQ(rsf::find_config(c, "nvidia.com/gpu")->weight, 3);
+  EXPECT_EQ(rsf::find_config(c, "nvidia.com/mig-1g")->weight, 2);
+  EXPECT_EQ(rsf::find_config(c, "nvidia.dev/x")->weight, 5);
+  EXPECT_EQ(rsf::find_config(c, "cpu"), nullptr);
+  EXPECT_TRUE(rsf::valid_pattern("nvidia.com/*"));
+  EXPECT_FALSE(rsf::valid_pattern("*"));
+  EXPECT_FALSE(rsf::valid_pattern("nvidia.*/gpu"));
+  EXPECT_FALSE(rsf::valid_pattern("a**"));
+  // sra: a node with none of the scarce resources scores the full weight.
+  EXPECT_EQ(rsf::sra_score(0, 2, 10), 1000);
+  EXPECT_EQ(rsf::sra_score(1, 2, 10), 500);
+  EXPECT_EQ(rsf::sra_score(2, 2, 10), 0);
+  // Proportional: 3 idle GPUs (3000 milli) at 0.5 core and 1 GB each keep 1500m and 3e9.
+  EXPECT_FALSE(rsf::proportional_ok(3000, 7e9, 3000, 2000, 1e9, 0.5, 1));
+  EXPECT_TRUE(rsf::proportional_ok(3000, 7e9, 3000, 1000, 1e9, 0.5, 1));
+  EXPECT_FALSE(rsf::proportional_ok(3000, 7e9, 3000, 1000, 4e9 + 1, 0.5, 1));
 }
 
 }  // namespace

@@ -306,7 +306,9 @@ typedef struct cal_taint {
  * The host checks every key of the plugin's `arguments` in the config against this table:
  * an unknown key is an error that lists the declared names, a value of the wrong type is an
  * error naming the key, file, line and column. A name ending in ".*" declares a family
- * ("binpack.resources.*" accepts "binpack.resources.nvidia.com/gpu"); a family has no
+ * ("binpack.resources.*" accepts "binpack.resources.nvidia.com/gpu"), and so does, from
+ * 1.2, a name with a ".*." in it ("resources.*.weight" accepts
+ * "resources.nvidia.com/gpu.weight"; caldera/option_family.hpp); a family has no
  * default. Defaults are written as they would be in TOML ("1", "true", "0.5", "\"3m\"" is
  * written plainly as "3m"); NULL means "no default": the option is unset unless given.
  * ------------------------------------------------------------------------------------- */

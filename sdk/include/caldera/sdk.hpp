@@ -61,6 +61,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "caldera/option_family.hpp"
 #include "caldera/plugin.h"
 #include "caldera/resources.hpp"
 
@@ -474,11 +475,9 @@ struct Family : OptionDecl {
       : OptionDecl{n, O("", no_default, "").type, desc} {
     family = true;
   }
-  // The key of member `suffix`: prefix + suffix ("binpack.resources." + "nvidia.com/gpu").
-  std::string key(std::string_view suffix) const {
-    std::string_view n(name);
-    return std::string(n.substr(0, n.size() - 1)) + std::string(suffix);
-  }
+  // The key of a member: "binpack.resources.*" + "nvidia.com/gpu" ->
+  // "binpack.resources.nvidia.com/gpu"; "resources.*.weight" + "cpu" -> "resources.cpu.weight".
+  std::string key(std::string_view member) const { return option_family::key(name, member); }
 };
 
 // The option table of a plugin: static constexpr auto kOptions = sdk::options(kA, kB, ...).
@@ -600,15 +599,14 @@ class Args {
     if (!host->arg_is_set(a_, k.c_str())) return std::nullopt;
     return O::read(a_, k.c_str());
   }
-  // The members of a family that are set: the part after the prefix, in name order.
+  // The members of a family that are set (the part the "*" stands for), in name order.
   template <class O>
   std::vector<std::string> members(const Family<O>& f) const {
     check(f);
-    const std::string prefix = f.key("");
     std::vector<std::string> out;
     for (const std::string& n : names())
-      if (n.size() > prefix.size() && n.compare(0, prefix.size(), prefix) == 0)
-        out.push_back(n.substr(prefix.size()));
+      if (std::optional<std::string_view> m = option_family::member(f.name, n))
+        out.emplace_back(*m);
     return out;
   }
   // A comma-separated list option ("nvidia.com/gpu, example.com/foo", Volcano's form): its
