@@ -86,6 +86,12 @@ int main(int argc, char** argv) {
   auto* check = app.add_subcommand("check-config", "validate a config without running it");
   check->add_option("file", check_file, "config file")->required();
 
+  // convert-config
+  std::string convert_file;
+  auto* convert = app.add_subcommand(
+      "convert-config", "print Volcano's YAML scheduler config (volcano-scheduler.conf) as TOML");
+  convert->add_option("file", convert_file, "Volcano's config file")->required();
+
   // status
   std::string status_path;
   auto* status = app.add_subcommand("status", "print a running scheduler's status file");
@@ -152,6 +158,7 @@ int main(int argc, char** argv) {
   if (*list) return cli::plugins_list(common, plugins_config);
   if (*describe) return cli::plugins_describe(common, plugins_config, describe_name);
   if (*check) return cli::check_config(common, check_file);
+  if (*convert) return cli::convert_config(convert_file);
   if (*status) return cli::status(status_path);
   if (*srun) {
     std::vector<std::filesystem::path> files(scenario_files.begin(), scenario_files.end());

@@ -2,6 +2,7 @@
 // (syntax, keys, names, plugins found and loadable, arguments against option tables),
 // without running it. Volcano has no counterpart: it finds a bad config only at start
 // (pkg/scheduler/util.go: unmarshalSchedulerConf) and ignores much of what is wrong.
+// `caldera convert-config FILE`: Volcano's YAML config written as Caldera's TOML.
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -10,6 +11,8 @@
 
 #include "host/cli/commands.hpp"
 #include "host/cli/plugin_dirs.hpp"
+#include "host/config/volcano_yaml.hpp"
+#include "host/toml/reader.hpp"
 #include "host/plugins/policy.hpp"
 #include "host/util/sha256.hpp"
 
@@ -32,6 +35,22 @@ int check_config(const Common& c, const std::filesystem::path& config) {
     return 0;
   } catch (const InputError& e) {
     std::fflush(stdout);
+    fmt::print(stderr, "{}\n", e.what());
+    return 1;
+  }
+}
+
+int convert_config(const std::filesystem::path& config) {
+  try {
+    const std::string text = input::read_text(config, "config", input::kMaxConfigBytes);
+    if (!looks_like_volcano_yaml(text))
+      throw InputError(config.string() +
+                       ": not Volcano's YAML config (its first line that is not blank or a "
+                       "comment is not 'key:'); expected a volcano-scheduler.conf");
+    fmt::print("# {} (Volcano's YAML) as Caldera's TOML: caldera convert-config\n{}",
+               config.filename().string(), volcano_yaml_to_toml(text, config));
+    return 0;
+  } catch (const InputError& e) {
     fmt::print(stderr, "{}\n", e.what());
     return 1;
   }

@@ -50,6 +50,8 @@ int run_kubernetes(const Common& c, const RunOptions& o);
 int plugins_list(const Common& c, const std::filesystem::path& config);
 int plugins_describe(const Common& c, const std::filesystem::path& config, const std::string& name);
 int check_config(const Common& c, const std::filesystem::path& config);
+// `caldera convert-config FILE`: Volcano's YAML config as Caldera's TOML, on stdout.
+int convert_config(const std::filesystem::path& config);
 // `caldera status PATH`: prints a running scheduler's status file readably.
 int status(const std::filesystem::path& status_file);
 int scenario_run(const Common& c, const std::vector<std::filesystem::path>& files, bool json,

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "host/config/volcano_yaml.hpp"
 #include "host/model/quantity.hpp"
 #include "host/toml/duration.hpp"
 #include "host/toml/quantity.hpp"
@@ -291,6 +292,8 @@ SchedulerConfig load_config(const fs::path& file,
 
 SchedulerConfig load_config_text(const std::string& text, const fs::path& file,
                                  const std::vector<fs::path>& default_plugin_dirs) {
+  // Volcano's volcano-scheduler.conf, by content whatever the file's name.
+  if (looks_like_volcano_yaml(text)) return load_volcano_yaml(text, file, default_plugin_dirs);
   input::Document doc = input::parse_text(text, file);
   return parse_root(doc.table(), file, default_plugin_dirs);
 }

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include "host/config/config.hpp"
 #include "host/config/points.hpp"
@@ -398,6 +400,84 @@ TEST(Points, NamesRoundTrip) {
   EXPECT_FALSE(s.has(Point::JobOrder));
   s.remove(Point::VictimTasks);
   EXPECT_EQ(s, PointSet::none());
+}
+
+// Volcano's own YAML (volcano-scheduler.conf) is read as is, by content: actions, tiers
+// with the per-point switches (false turns a point off), arguments with YAML's types,
+// configurations as action arguments; positions are the YAML's.
+TEST_F(ConfigTest, VolcanoYamlConfig) {
+  const fs::path f = write("volcano-scheduler.conf", R"(# Volcano's shape
+actions: "enqueue, allocate,backfill, preempt"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+    enablePreemptable: false
+    enableJobStarving: true
+- plugins:
+  - name: drf
+    enableHierarchy: true
+    enablePreemptable: false
+    enableJobOrder: false
+  - name: binpack
+    arguments:
+      binpack.weight: 10
+      binpack.cpu: 2.5
+      binpack.resources: "nvidia.com/gpu"
+      quoted: "10"
+      nested:
+        on: true
+configurations:
+- name: preempt
+  arguments:
+    enableTopologyAwarePreemption: true
+)");
+  SchedulerConfig c = load_config(f, {"/default/plugins"});
+  EXPECT_EQ(c.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill", "preempt"}));
+  ASSERT_EQ(c.tiers.size(), 2u);
+  ASSERT_EQ(c.tiers[0].plugins.size(), 2u);
+  const PluginConfig& gang = c.tiers[0].plugins[1];
+  EXPECT_EQ(gang.name, "gang");
+  EXPECT_FALSE(gang.points.has(Point::Preemptable));
+  EXPECT_TRUE(gang.points.has(Point::JobStarving));
+  const PluginConfig& drf = c.tiers[1].plugins[0];
+  EXPECT_TRUE(drf.hierarchy);
+  EXPECT_FALSE(drf.points.has(Point::Preemptable));
+  EXPECT_FALSE(drf.points.has(Point::JobOrder));
+  EXPECT_TRUE(drf.points.has(Point::QueueOrder));
+  const ArgMap& a = c.tiers[1].plugins[1].arguments;
+  EXPECT_EQ(std::get<int64_t>(a.at("binpack.weight").value), 10);
+  EXPECT_EQ(std::get<double>(a.at("binpack.cpu").value), 2.5);
+  EXPECT_EQ(std::get<std::string>(a.at("binpack.resources").value), "nvidia.com/gpu");
+  EXPECT_EQ(std::get<std::string>(a.at("quoted").value), "10");  // quoted stays a string
+  EXPECT_EQ(std::get<bool>(a.at("nested.on").value), true);
+  // Positions are the YAML file's: binpack.weight's value is on line 16, column 23.
+  EXPECT_EQ(a.at("binpack.weight").src.str(), f.string() + ":16:23");
+  EXPECT_EQ(c.tiers[1].plugins[1].src.line, 14);
+  EXPECT_EQ(std::get<bool>(c.action_arguments.at("preempt").at("enableTopologyAwarePreemption").value),
+            true);
+}
+
+TEST_F(ConfigTest, VolcanoYamlErrorsNameTheYamlPosition) {
+  auto err = [&](const std::string& text) {
+    const fs::path f = write("volcano.conf", text);
+    std::string e = input_error_of([&] { load_config(f, {"/p"}); });
+    return e.substr(e.find("volcano.conf"));
+  };
+  EXPECT_EQ(err("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gang\n    enableJobStarvng: false\n")
+                .substr(0, 105),
+            "volcano.conf:5:5: tiers[0].plugins[0]: unknown key 'enableJobStarvng' (did you mean "
+            "'enableJobStarving'?)");
+  EXPECT_EQ(err("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gang\n    enableTargetJob: false\n"),
+            "volcano.conf:5:5: tiers[0].plugins[0]: 'enableTargetJob: false' switches off an "
+            "extension point Caldera does not have; expected the switch left out");
+  EXPECT_EQ(err("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gang\n    enablePredicate: maybe\n"),
+            "volcano.conf:5:22: tiers[0].plugins[0].enablePredicate: not a boolean; expected true or false");
+  EXPECT_EQ(err("actions: [a\n"), "volcano.conf:2:1: YAML syntax error: end of sequence flow not found");
+  // A problem the TOML parser finds is reported at the YAML line it came from.
+  EXPECT_EQ(err("actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gang\n  - name: gang\n")
+                .substr(0, 30),
+            "volcano.conf:5:5: tiers[0].plu");
 }
 
 }  // namespace
