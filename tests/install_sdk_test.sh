@@ -9,7 +9,7 @@ set -eu
 build=$1
 src=$2
 
-for tool in make cc pkg-config; do
+for tool in make cc c++ pkg-config; do
   command -v "$tool" >/dev/null 2>&1 || { echo "skip: $tool not found"; exit 77; }
 done
 
@@ -30,9 +30,17 @@ pkgconfig="pkg-config --define-variable=prefix=$staged_prefix"
 # The SDK headers are installed where the .pc file says.
 cflags=$($pkgconfig --cflags caldera-sdk)
 incdir=$(echo "$cflags" | sed -n 's/^-I\([^ ]*\).*/\1/p')
-for h in plugin.h sdk.hpp resources.hpp; do
+for h in plugin.h sdk.hpp resources.hpp option_family.hpp gpu_requests.hpp; do
   [ -f "$incdir/caldera/$h" ] || { echo "FAIL: $incdir/caldera/$h missing (cflags: $cflags)"; exit 1; }
 done
+# The C++ layer's language flag, apart from --cflags (which C plugins use too).
+cxxflags=$($pkgconfig --variable=cxxflags caldera-sdk)
+[ "$cxxflags" = "-std=c++20" ] || { echo "FAIL: cxxflags variable is '$cxxflags', not -std=c++20"; exit 1; }
+printf '#include <caldera/sdk.hpp>\nint main() { return 0; }\n' > "$work/cxx_check.cpp"
+# shellcheck disable=SC2086  # the flags are words
+c++ $cflags $cxxflags -fsyntax-only "$work/cxx_check.cpp" ||
+  { echo "FAIL: caldera/sdk.hpp does not compile with --cflags and the cxxflags variable"; exit 1; }
+
 # One source for the ABI version: CAL_ABI_MAJOR / CAL_ABI_MINOR of plugin.h. The .pc file's
 # abi_major / abi_minor say the same, for the source header and the installed one.
 abi_of() { sed -n "s/^#define $2 \([0-9][0-9]*\)[[:space:]]*\$/\1/p" "$1"; }

@@ -114,7 +114,14 @@ class Parser {
       Array a = v->array("an array of action names");
       cfg.actions.clear();
       for (size_t i = 0; i < a.size(); ++i) {
-        cfg.actions.push_back(a[i].string("an action name such as \"allocate\""));
+        std::string name = a[i].string("an action name such as \"allocate\"");
+        // An action twice runs twice per session: never what a config means.
+        auto first = std::find(cfg.actions.begin(), cfg.actions.end(), name);
+        if (first != cfg.actions.end())
+          a[i].fail(fmt::format("action '{}' is already in the list, at {}", name,
+                                cfg.action_srcs[static_cast<size_t>(first - cfg.actions.begin())].str()),
+                    "each action once");
+        cfg.actions.push_back(std::move(name));
         cfg.action_srcs.push_back(a[i].src());
       }
     }

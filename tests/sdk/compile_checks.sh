@@ -13,8 +13,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/caldera-sdk-checks-XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 fail=0
 
+std=-std=c++20
 compile() {  # VARIANT -> exit status; output in $work/VARIANT.log
-  "$@" -std=c++20 -fsyntax-only -I"$cinc" -I"$cppinc" -D"$variant" "$src" >"$work/$variant.log" 2>&1
+  "$@" "$std" -fsyntax-only -I"$cinc" -I"$cppinc" -D"$variant" "$src" >"$work/$variant.log" 2>&1
 }
 
 variant=CORRECT
@@ -42,4 +43,7 @@ check MISSPELT "caldera::sdk: the plugin lists Hook::node_order in kHooks but ha
 check WRONG_SIGNATURE "caldera::sdk: the plugin lists Hook::node_order in kHooks but has no public method double node_order(Task, Node)" "$@"
 check UNLISTED "caldera::sdk: the plugin has a method named job_ready but does not list Hook::job_ready in kHooks" "$@"
 check NO_HOOKS "caldera::sdk: a plugin class lists the extension methods it defines" "$@"
+# Without C++20 the header says what it needs, instead of pages of template errors.
+std=-std=c++17
+check CORRECT "caldera/sdk.hpp needs C++20: compile with -std=c++20" "$@"
 exit $fail

@@ -458,6 +458,13 @@ configurations:
             true);
 }
 
+// An action twice would run twice per session: refused at the second, naming the first.
+TEST_F(ConfigTest, AnActionTwiceIsRefused) {
+  EXPECT_EQ(error_of("[scheduler]\nactions = [\"allocate\", \"backfill\", \"allocate\"]\n"),
+            file() + ":2:36: scheduler.actions[2]: action 'allocate' is already in the list, at " +
+                file() + ":2:12; expected each action once");
+}
+
 TEST_F(ConfigTest, VolcanoYamlErrorsNameTheYamlPosition) {
   auto err = [&](const std::string& text) {
     const fs::path f = write("volcano.conf", text);

@@ -339,6 +339,16 @@ TEST(AdmissionPluginArgs, OvercommitRefusesFactorBelowOne) {
             "overcommit-factor must be a finite number >= 1, got 0.9");
 }
 
+// drf's hierarchical form is not implemented: asking for it is refused, never run flat.
+TEST(AdmissionPluginArgs, DrfRefusesHierarchy) {
+  EXPECT_EQ(policy_error("name = \"drf\"\n"), "");
+  EXPECT_EQ(policy_error("name = \"drf\"\nhierarchy = true\n"),
+            "/virtual/caldera.toml:4:1: tiers[0].plugins[0] (drf): hierarchy = true (Volcano's "
+            "enableHierarchy, hierarchical DRF) is not implemented here; leave it out, or give "
+            "hierarchical queues to capacity with hierarchy = true");
+  EXPECT_EQ(policy_error("name = \"drf\"\nhierarchy = false\n"), "");
+}
+
 // A zero waiting time is refused; "3m" and a per-job-only setup (no argument) are fine.
 TEST(AdmissionPluginArgs, SlaRefusesZeroWaitingTime) {
   EXPECT_EQ(policy_error("name = \"sla\"\narguments = { sla-waiting-time = \"3m\" }\n"), "");

@@ -12,11 +12,11 @@
 // The pure arithmetic is in drf_math.hpp. The cluster total is the sum of the ready nodes'
 // allocatable (Session::cluster_total), read once at open as Volcano does.
 //
-// Not carried over (documented choices):
+// Not carried over:
 // - hierarchy (Volcano's enableHierarchy: hierarchical DRF over queue paths, with its own
-//   queue_order and reclaimable). The ABI gives a plugin no way to learn that its config
-//   entry says `hierarchy = true`, so the hierarchical form cannot be switched on; the
-//   flat form runs whatever the setting.
+//   queue_order and reclaimable): `hierarchy = true` is refused when the config loads
+//   (check_args), never run as flat DRF in its place. Hierarchical queues: capacity with
+//   hierarchy = true.
 // - namespace order (Volcano's enableNamespaceOrder): Caldera has no namespace weights or
 //   namespace ordering point.
 #include <cstdint>
@@ -42,7 +42,15 @@ struct Drf {
       "dominant resource fairness: jobs with the smallest dominant share go first and may "
       "preempt jobs with a larger one";
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::job_order, sdk::Hook::preemptable,
-      sdk::Hook::on_allocate, sdk::Hook::on_deallocate);
+      sdk::Hook::on_allocate, sdk::Hook::on_deallocate, sdk::Hook::check_args);
+
+  static sdk::Status check_args(const sdk::Args& a) {
+    if (a.hierarchy())
+      return sdk::Status::error(
+          "hierarchy = true (Volcano's enableHierarchy, hierarchical DRF) is not implemented "
+          "here; leave it out, or give hierarchical queues to capacity with hierarchy = true");
+    return sdk::Status::ok();
+  }
   // Volcano's drf plugin reads no arguments (enableHierarchy is the config's `hierarchy`).
 
   Drf(Session s, const Args&) : ssn_(s), total_(s.cluster_total().copy()) {

@@ -361,7 +361,7 @@ typedef struct cal_host_api {
   void (*status_set)(cal_status *st, const char *reason);
 
   /* --- arguments (validated against the plugin's option table) ----------------------- */
-  /* is_set: 1 when the user gave the option or it has a default, else 0.
+  /* arg_is_set: 1 when the user gave the option or it has a default, else 0.
    * The typed readers return the value, or 0 / 0.0 / NULL when it is unset. A reader of
    * the wrong type for a declared option returns 0 / NULL and logs an error. For an INT
    * option arg_double returns the value as a double. */

@@ -41,7 +41,14 @@
 // message is logged with the plugin's name and the call returns the point's neutral or
 // error answer (an error status for predicates and open, 0 for orders and scores,
 // "abstain" for votes and victims, "not ready" / "not allowed" for checks).
+//
+// Needs C++20: `pkg-config --variable=cxxflags caldera-sdk` gives the flag (C plugins
+// include caldera/plugin.h alone, which is C99, so --cflags carries no language flag).
 #pragma once
+
+#if !defined(__cplusplus) || __cplusplus < 202002L
+#error "caldera/sdk.hpp needs C++20: compile with -std=c++20 (pkg-config --variable=cxxflags caldera-sdk)"
+#endif
 
 #include <algorithm>
 #include <array>
