@@ -117,7 +117,8 @@ int main(int argc, char** argv) {
   openb->add_option("--pods", replay_opts.pods, "pod list: an openb_pod_list_*.csv")->required();
   openb->add_option("--nodes", replay_opts.nodes,
                     "node list (default: openb_node_list_gpu_node.csv beside the pods file)");
-  openb->add_option("-c,--config", replay_opts.config, "scheduler config (TOML)")->required();
+  openb->add_option("-c,--config", replay_opts.config,
+                    "scheduler config (default: openb/fragmentation.toml beside the default config)");
   openb->add_option("--seed", replay_opts.seed, "seed of the tuning copies and the shuffle (default 42)");
   openb->add_option("--tune", replay_opts.tune,
                     "copy pods until GPU requests reach this multiple of GPU capacity (default 1.3)");

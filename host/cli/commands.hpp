@@ -61,7 +61,7 @@ int scenario_run(const Common& c, const std::vector<std::filesystem::path>& file
 struct ReplayOptions {
   std::filesystem::path pods;        // an openb_pod_list_*.csv
   std::filesystem::path nodes;       // default: openb_node_list_gpu_node.csv beside pods
-  std::filesystem::path config;      // the scheduler config
+  std::filesystem::path config;      // default: openb/fragmentation.toml beside the default config
   std::filesystem::path placements;  // CSV of every decision (SCENARIOS.md section 3)
   std::filesystem::path plot;        // .svg or .html
   uint64_t seed = 42;

@@ -47,7 +47,8 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 }  // namespace
 
-int replay_openb(const Common& c, const ReplayOptions& o) {
+int replay_openb(const Common& c, const ReplayOptions& given) {
+  ReplayOptions o = given;
   const auto t0 = std::chrono::steady_clock::now();
   std::shared_ptr<const Policy> policy;
   std::vector<replay::OpenbNode> nodes;
@@ -61,6 +62,15 @@ int replay_openb(const Common& c, const ReplayOptions& o) {
         !ends_with(o.plot.string(), ".html") && !ends_with(o.plot.string(), ".htm"))
       throw InputError(fmt::format("--plot {}: the file name must end in .svg or .html",
                                    o.plot.string()));
+    if (o.config.empty()) {
+      // The paper's policy (FGD), shipped beside the default config.
+      const fs::path fgd = default_config_path().parent_path() / "openb" / "fragmentation.toml";
+      std::error_code ec;
+      if (!fs::is_regular_file(fgd, ec))
+        throw InputError(fmt::format("no --config given and no {} to default to; give --config",
+                                     fgd.string()));
+      o.config = fgd;
+    }
     SchedulerConfig cfg = load_config(o.config, default_plugin_dirs());
     if (!c.plugin_dirs.empty()) {
       cfg.plugin_dirs.clear();
