@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "host/cli/commands.hpp"
+#include "host/util/duration.hpp"
 #include "host/util/log.hpp"
 
 #ifndef CALDERA_VERSION
@@ -29,7 +30,26 @@ int main(int argc, char** argv) {
   // run
   cli::RunOptions run_opts;
   auto* run = app.add_subcommand("run", "run the scheduler on the embedded cluster");
-  run->add_option("-c,--config", run_opts.config, "scheduler config (TOML)");
+  run->add_option("-c,--config,--scheduler-conf", run_opts.config,
+                  "scheduler config: Caldera's TOML or Volcano's volcano-scheduler.conf YAML");
+  // volcano-scheduler's flags for what the config also says; given, they win over it.
+  std::string schedule_period;
+  run->add_option("--schedule-period", schedule_period,
+                  "one session per this period (\"1s\", \"500ms\"), over the config's period");
+  run->add_option("--percentage-nodes-to-find", run_opts.volcano.percentage_nodes_to_find,
+                  "as Volcano's flag (over the config's percentage_of_nodes_to_find)")
+      ->check(CLI::Range(0, 100));
+  run->add_option("--minimum-feasible-nodes", run_opts.volcano.minimum_feasible_nodes,
+                  "as Volcano's flag (over the config's minimum_feasible_nodes)")
+      ->check(CLI::Range(1, 1 << 30));
+  run->add_option("--minimum-percentage-nodes-to-find",
+                  run_opts.volcano.minimum_percentage_nodes_to_find,
+                  "as Volcano's flag (over the config's minimum_percentage_of_nodes_to_find)")
+      ->check(CLI::Range(1, 100));
+  std::vector<std::string> plugins_dirs;
+  run->add_option("--plugins-dir", plugins_dirs,
+                  "a folder of custom plugins, searched after the config's (repeatable; "
+                  "Volcano's flag; --plugin-dir replaces them instead)");
   run->add_option("--cluster", run_opts.cluster, "cluster file (nodes, queues, priority classes)");
   run->add_option("--workload", run_opts.workload, "workload file (jobs arriving over time)");
   run->add_flag("--realtime", run_opts.realtime, "one session per period of wall time");
@@ -140,6 +160,17 @@ int main(int argc, char** argv) {
   for (const auto& d : plugin_dirs) common.plugin_dirs.emplace_back(d);
 
   if (*run) {
+    for (const auto& d : plugins_dirs)
+      run_opts.volcano.plugins_dirs.push_back(std::filesystem::absolute(d).lexically_normal());
+    if (!schedule_period.empty()) {
+      std::optional<double> s = parse_duration(schedule_period);
+      if (!s || !(*s > 0)) {
+        std::fprintf(stderr, "--schedule-period %s: not a duration above 0 (e.g. \"1s\", \"500ms\")\n",
+                     schedule_period.c_str());
+        return 2;
+      }
+      run_opts.volcano.schedule_period = *s;
+    }
     if (run_opts.backend == "kubernetes") {
       if (!run_opts.results.empty() || run_opts.results_every > 0) {
         std::fprintf(stderr, "--results: only with the embedded cluster (--backend sim)\n");

@@ -4,8 +4,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "host/config/config.hpp"
 
 namespace caldera::cli {
 
@@ -20,8 +23,21 @@ std::vector<std::filesystem::path> default_plugin_dirs();
 // The bundled default config (conf/caldera.toml in the tree, or the installed one).
 std::filesystem::path default_config_path();
 
+// volcano-scheduler's flags that set what Caldera's config also sets; given, they win over
+// the config (every load and reload). Unset: nullopt / empty.
+struct VolcanoFlags {
+  std::optional<double> schedule_period;                    // --schedule-period, seconds
+  std::optional<int32_t> percentage_nodes_to_find;          // --percentage-nodes-to-find
+  std::optional<int32_t> minimum_feasible_nodes;            // --minimum-feasible-nodes
+  std::optional<int32_t> minimum_percentage_nodes_to_find;  // --minimum-percentage-nodes-to-find
+  std::vector<std::filesystem::path> plugins_dirs;          // --plugins-dir: added to the config's
+  // The config as the flags leave it.
+  void apply(SchedulerConfig& cfg) const;
+};
+
 struct RunOptions {
   std::filesystem::path config;    // default: default_config_path()
+  VolcanoFlags volcano;            // volcano-scheduler's flags (win over the config)
   std::filesystem::path cluster;   // the embedded cluster's file; default: conf/demo-cluster.toml
   std::filesystem::path workload;  // jobs arriving over time; default: conf/demo-workload.toml
   bool realtime = false;           // one session per period of wall time

@@ -34,6 +34,18 @@
 
 namespace caldera::cli {
 
+void VolcanoFlags::apply(SchedulerConfig& cfg) const {
+  if (schedule_period) cfg.period_seconds = *schedule_period;
+  if (percentage_nodes_to_find) cfg.node_search.percentage = *percentage_nodes_to_find;
+  if (minimum_feasible_nodes) cfg.node_search.minimum_nodes = *minimum_feasible_nodes;
+  if (minimum_percentage_nodes_to_find)
+    cfg.node_search.minimum_percentage = *minimum_percentage_nodes_to_find;
+  // Volcano's --plugins-dir adds a folder of custom plugins to the built-in ones.
+  for (const auto& d : plugins_dirs)
+    if (std::find(cfg.plugin_dirs.begin(), cfg.plugin_dirs.end(), d) == cfg.plugin_dirs.end())
+      cfg.plugin_dirs.push_back(d);
+}
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -102,9 +114,15 @@ void log_session(size_t index, double now, const SessionResult& r, const Cache& 
 
 int run(const Common& c, const RunOptions& o) {
   fs::path config_path = o.config.empty() ? default_config_path() : o.config;
-  fs::path conf_dir = config_path.parent_path();
-  fs::path cluster = o.cluster.empty() ? conf_dir / "demo-cluster.toml" : o.cluster;
-  fs::path workload = o.workload.empty() ? conf_dir / "demo-workload.toml" : o.workload;
+  // The demo's cluster and workload: beside the config when it has them there, else the
+  // bundled ones (a Volcano config from elsewhere runs on the demo too).
+  auto demo_file = [&](const char* name) {
+    std::error_code ec;
+    fs::path beside = config_path.parent_path() / name;
+    return fs::exists(beside, ec) ? beside : default_config_path().parent_path() / name;
+  };
+  fs::path cluster = o.cluster.empty() ? demo_file("demo-cluster.toml") : o.cluster;
+  fs::path workload = o.workload.empty() ? demo_file("demo-workload.toml") : o.workload;
 
   // The loop before the reloader: the reloader's handles live on it and are closed first.
   SchedulerLoop loop;
@@ -133,6 +151,7 @@ int run(const Common& c, const RunOptions& o) {
     ro.config_file = config_path;
     ro.default_plugin_dirs = default_plugin_dirs();
     ro.override_plugin_dirs = c.plugin_dirs;
+    ro.override_config = [flags = o.volcano](SchedulerConfig& cfg) { flags.apply(cfg); };
     ro.cache = [&]() -> const Cache& { return sim->cache(); };
     ro.now = [&] { return now; };
     ro.after_attempt = write_status;

@@ -140,6 +140,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
     ro.config_file = config_path;
     ro.default_plugin_dirs = default_plugin_dirs();
     ro.override_plugin_dirs = c.plugin_dirs;
+    ro.override_config = [flags = o.volcano](SchedulerConfig& cfg) { flags.apply(cfg); };
     ro.cache = [&]() -> const Cache& { return cluster.cache(); };
     ro.now = [] { return unix_now(); };
     ro.after_attempt = write_status;

@@ -79,7 +79,7 @@ std::string toml_string(std::string_view s) {
 // The generated TOML, each line with the YAML position it stands for.
 class Writer {
  public:
-  Writer(fs::path file) : file_(std::move(file)) {}
+  explicit Writer(fs::path file) : file_(std::move(file)) {}
 
   void line(std::string text, const YAML::Mark& at) {
     text_ += text;
@@ -350,6 +350,7 @@ bool looks_like_volcano_yaml(const std::string& text) {
     size_t i = line.find_first_not_of(" \t\r");
     if (i == std::string_view::npos || line[i] == '#') continue;
     line.remove_prefix(i);
+    if (line.substr(0, 3) == "---") continue;  // a YAML document marker
     size_t k = 0;
     while (k < line.size() && (std::isalnum(static_cast<unsigned char>(line[k])) ||
                                line[k] == '_' || line[k] == '-'))

@@ -25,8 +25,8 @@
 
 namespace caldera {
 
-// Whether `text` is Volcano's YAML rather than TOML: its first line that is neither blank
-// nor a comment is `key:` (TOML has `key = ...` or `[table]` there).
+// Whether `text` is Volcano's YAML rather than TOML: its first line that is neither blank,
+// a comment nor a `---` document marker is `key:` (TOML has `key = ...` or `[table]` there).
 bool looks_like_volcano_yaml(const std::string& text);
 
 // Volcano's YAML config in `text` (read from `file`) as a SchedulerConfig. Throws

@@ -238,6 +238,7 @@ SchedulerConfig Reloader::parse(const std::string& text) const {
         text.size(), short_hash(sha256_hex(text))));
   SchedulerConfig cfg = load_config_text(text, opt_.config_file, opt_.default_plugin_dirs);
   if (!opt_.override_plugin_dirs.empty()) cfg.plugin_dirs = opt_.override_plugin_dirs;
+  if (opt_.override_config) opt_.override_config(cfg);
   return cfg;
 }
 

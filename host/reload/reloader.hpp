@@ -76,6 +76,9 @@ class Reloader {
     std::filesystem::path config_file;
     std::vector<std::filesystem::path> default_plugin_dirs;  // when the config names none
     std::vector<std::filesystem::path> override_plugin_dirs;  // --plugin-dir: wins over the config
+    // Command-line settings that win over the config's (volcano-scheduler's flags), applied
+    // to every config loaded, the first and each reload. May be empty.
+    std::function<void(SchedulerConfig&)> override_config;
     std::function<const Cache&()> cache;  // the live cache, for the trial session
     std::function<double()> now;          // the session clock, for the trial session
     std::function<void()> after_attempt;  // e.g. write the status file

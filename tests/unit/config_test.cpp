@@ -12,6 +12,7 @@
 
 #include "host/config/config.hpp"
 #include "host/config/points.hpp"
+#include "host/config/volcano_yaml.hpp"
 #include "host/toml/tomlpp.hpp"
 #include "tests/unit/test_support.hpp"
 
@@ -456,6 +457,15 @@ configurations:
   EXPECT_EQ(c.tiers[1].plugins[1].src.line, 14);
   EXPECT_EQ(std::get<bool>(c.action_arguments.at("preempt").at("enableTopologyAwarePreemption").value),
             true);
+}
+
+// YAML or TOML, by content: the first line that says something.
+TEST(VolcanoYaml, RecognisedByContent) {
+  EXPECT_TRUE(looks_like_volcano_yaml("# volcano\n\nactions: \"allocate\"\n"));
+  EXPECT_TRUE(looks_like_volcano_yaml("---\ntiers:\n- plugins: []\n"));
+  EXPECT_FALSE(looks_like_volcano_yaml("# caldera\n[scheduler]\nactions = []\n"));
+  EXPECT_FALSE(looks_like_volcano_yaml("name = \"x\"\n"));
+  EXPECT_FALSE(looks_like_volcano_yaml("\n# only comments\n"));
 }
 
 // An action twice would run twice per session: refused at the second, naming the first.
