@@ -10,8 +10,12 @@
 #include <spdlog/spdlog.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -199,7 +203,9 @@ class Translator {
     if (!p.IsMap()) w_.fail(p.Mark(), path, "not a map", "a plugin: name, its switches, arguments");
     w_.line("[[tiers.plugins]]", p.Mark());
     std::vector<std::pair<std::string, YAML::Mark>> off;  // points switched off
-    const YAML::Node* arguments = nullptr;
+    // A handle of its own (a map iteration's pair does not outlive its step; a copy is a
+    // handle, where assigning to a Node would write through it).
+    std::optional<YAML::Node> arguments;
     for (const auto& kv : p) {
       const std::string key = kv.first.Scalar();
       const YAML::Node& v = kv.second;
@@ -207,7 +213,7 @@ class Translator {
         if (!v.IsScalar()) w_.fail(v.Mark(), path + ".name", "not a string", "a plugin name");
         w_.line("name = " + toml_string(v.Scalar()), v.Mark());
       } else if (key == "arguments") {
-        arguments = &kv.second;
+        arguments.emplace(kv.second);
       } else if (key == "enableHierarchy") {
         w_.line("hierarchy = " + boolean(v, path + "." + key), v.Mark());
       } else {
