@@ -95,17 +95,21 @@ void log_session(size_t index, double now, const SessionResult& r, const Cache& 
     spdlog::info("{} pipelined {} (waiting for resources being released)", head,
                  r.pipelined.size());
   if (!r.pending.empty()) {
-    // One line per job: how many tasks wait and the first reason.
+    // One line for the session; with -v 3, one per job: how many tasks wait and the first
+    // reason (Volcano logs its unschedulable jobs at V(3) too).
     std::map<std::string, std::pair<int, std::string>> by_job;
     for (const auto& [uid, why] : r.pending) {
       auto& e = by_job[job_of(uid, before)];
       if (e.first++ == 0) e.second = why;
     }
+    spdlog::info("{} pending {} task{} of {} job{} (-v 3: why, per job)", head, r.pending.size(),
+                 r.pending.size() == 1 ? "" : "s", by_job.size(), by_job.size() == 1 ? "" : "s");
+    if (!spdlog::should_log(spdlog::level::debug)) return;
     for (const auto& [job, e] : by_job) {
       auto jr = r.job_pending.find(job);
       std::string why = e.second;
       if (jr != r.job_pending.end() && jr->second != e.second) why = jr->second + "; " + why;
-      spdlog::info("{} pending {} of {}: {}", head, e.first, job, why);
+      spdlog::debug("{} pending {} of {}: {}", head, e.first, job, why);
     }
   }
 }
