@@ -156,7 +156,7 @@ void Writer::enqueue_event(const std::string& ns, const std::string& name,
 std::string Writer::event_body(const std::string& kind, const std::string& api_version,
                                const std::string& ns, const std::string& name,
                                const std::string& uid, const std::string& reason,
-                               const std::string& message) {
+                               const std::string& message, const char* type) {
   double now = unix_now();
   // client-go's recorder names events "<object>.<unix nanos in hex>".
   auto nanos = static_cast<uint64_t>(now * 1e9) + (event_seq_++ % 1000);
@@ -168,7 +168,7 @@ std::string Writer::event_body(const std::string& kind, const std::string& api_v
        {{"apiVersion", api_version}, {"kind", kind}, {"namespace", ns}, {"name", name}, {"uid", uid}}},
       {"reason", reason},
       {"message", truncate(message)},
-      {"type", "Warning"},
+      {"type", type},
       {"source", {{"component", opts_.component}}},
       {"firstTimestamp", format_time(now)},
       {"lastTimestamp", format_time(now)},
@@ -283,6 +283,12 @@ void Writer::finished(std::shared_ptr<Op> op, HttpResponse&& r) {
     case Op::Bind:
       if (r.ok()) {
         ++stats_.binds_ok;
+        // Volcano's (and kube-scheduler's) Normal "Scheduled" event of a bound pod.
+        enqueue_event(op->ns, op->name,
+                      event_body("Pod", "v1", op->ns, op->name, op->uid, "Scheduled",
+                                 fmt::format("Successfully assigned {}/{} to {}", op->ns,
+                                             op->name, op->node),
+                                 "Normal"));
         if (hooks_.bound) hooks_.bound(op->ns + "/" + op->name, op->node);
         return;
       }

@@ -1,7 +1,9 @@
 // Decisions back to the API server: binds (pods/NAME/binding), evictions (the policy/v1
 // Eviction API, or a plain delete), PodGroup and Queue status (merge patches of the status
 // subresource, or of the object when the CRD has none, as Volcano's PodGroup CRD does),
-// the PodScheduled=False condition and FailedScheduling events of pods left pending.
+// the PodScheduled=False condition and FailedScheduling events of pods left pending, and
+// the Normal "Scheduled" event of each pod bound ("Successfully assigned NS/NAME to NODE",
+// Volcano's and kube-scheduler's words).
 //
 // Writes go through one queue with a bounded number in flight, binds first. Transient
 // failures (no answer, 429, 5xx) are retried with backoff honouring Retry-After; a bind
@@ -105,7 +107,8 @@ class Writer {
   void enqueue_event(const std::string& ns, const std::string& name, const std::string& body);
   std::string event_body(const std::string& kind, const std::string& api_version,
                          const std::string& ns, const std::string& name, const std::string& uid,
-                         const std::string& reason, const std::string& message);
+                         const std::string& reason, const std::string& message,
+                         const char* type = "Warning");
 
   uv_loop_t* loop_;
   HttpClient& http_;

@@ -9,8 +9,9 @@ import (
 
 // A gang of 4 x 2 cpu waits, unbound, while only 2 cpu are free, and is bound whole once
 // 8 are; its PodGroup goes Inqueue -> Running with Unschedulable then Scheduled conditions,
-// its pods carry PodScheduled=False and a FailedScheduling event with the gang plugin's
-// reason, and the default queue's status counts the PodGroups and the cpu allocated.
+// its pods carry a Scheduled event once bound, PodScheduled=False and a FailedScheduling
+// event with the gang plugin's reason while waiting, and the default queue's status counts
+// the PodGroups and the cpu allocated.
 func testGang(e *Env) error {
 	ns := "gang"
 	nodes := []string{"gang-n1", "gang-n2"}
@@ -43,6 +44,24 @@ func testGang(e *Env) error {
 		}
 	}
 	if _, err := waitBound(e, ns, "a-", 3, 20*time.Second); err != nil {
+		return err
+	}
+	// Each bound pod gets Volcano's Normal "Scheduled" event.
+	err = WaitFor(15*time.Second, "a Scheduled event per bound pod of a", func() (bool, string) {
+		evs, err := e.Events(ns)
+		if err != nil {
+			return false, err.Error()
+		}
+		seen := map[string]bool{}
+		for _, ev := range evs {
+			if ev.Reason == "Scheduled" && ev.Type == "Normal" &&
+				strings.HasPrefix(ev.Message, "Successfully assigned "+ns+"/"+ev.InvolvedObject.Name+" to gang-n") {
+				seen[ev.InvolvedObject.Name] = true
+			}
+		}
+		return len(seen) == 3, fmt.Sprintf("%v", seen)
+	})
+	if err != nil {
 		return err
 	}
 	// Job b: 4 x 2 cpu, minMember 4: only 2 cpu free, so none of it may be bound.
