@@ -47,6 +47,12 @@ int main(int argc, char** argv) {
                   "as Volcano's flag (over the config's minimum_percentage_of_nodes_to_find)")
       ->check(CLI::Range(1, 100));
   std::vector<std::string> plugins_dirs;
+  run->add_option("--kube-api-qps", run_opts.kube_api_qps,
+                  "requests per second to the API server (Volcano's flag and default, 2000; "
+                  "negative: no limit)");
+  run->add_option("--kube-api-burst", run_opts.kube_api_burst,
+                  "requests above --kube-api-qps at once (Volcano's flag and default, 2000)")
+      ->check(CLI::Range(0, 1 << 30));
   run->add_option("--plugins-dir", plugins_dirs,
                   "a folder of custom plugins, searched after the config's (repeatable; "
                   "Volcano's flag; --plugin-dir replaces them instead)");

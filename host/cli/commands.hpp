@@ -59,6 +59,10 @@ struct RunOptions {
   double lease_duration = 15, renew_deadline = 10, retry_period = 2;  // seconds
   std::string identity;                        // this replica (default: hostname_pid)
   int list_page_size = 500;                    // objects per list page (client-go's default)
+  // Requests per second to the API server and the burst above it (volcano-scheduler's
+  // --kube-api-qps / --kube-api-burst and defaults; qps < 0: no limit).
+  double kube_api_qps = 2000;
+  int kube_api_burst = 2000;
 };
 int run(const Common& c, const RunOptions& o);
 // `caldera run --backend kubernetes`: schedules the pods of a Kubernetes cluster.

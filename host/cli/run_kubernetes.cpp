@@ -117,6 +117,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
   SchedulerLoop loop;
   Runtime runtime;  // what the sessions share (worker pool, memo tables)
   k8s::HttpClient http(loop.loop(), access);
+  http.set_rate_limit(o.kube_api_qps, o.kube_api_burst);
   k8s::KubeCluster cluster(loop.loop(), http, ko);
   std::unique_ptr<Reloader> reloader;
   Supervisor supervisor;

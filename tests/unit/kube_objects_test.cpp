@@ -9,6 +9,7 @@
 
 #include "host/backend/kubernetes/api_objects.hpp"
 #include "host/backend/kubernetes/kubeconfig.hpp"
+#include "host/backend/kubernetes/rate_limiter.hpp"
 #include "host/util/input_error.hpp"
 #include "tests/unit/test_support.hpp"
 
@@ -500,6 +501,30 @@ TEST(Kubeconfig, Base64) {
   EXPECT_TRUE(base64_decode("aGVs\nbG8", out));
   EXPECT_EQ(out, "hello");
   EXPECT_FALSE(base64_decode("a$b", out));
+}
+
+// client-go's token bucket: `burst` at once, then `qps` per second, up to `burst`.
+TEST(RateLimiter, BurstThenQpsAsClientGo) {
+  RateLimiter r(10, 3);
+  double wait = -1;
+  EXPECT_TRUE(r.take(0, &wait));
+  EXPECT_TRUE(r.take(0, &wait));
+  EXPECT_TRUE(r.take(0, &wait));
+  EXPECT_FALSE(r.take(0, &wait));
+  EXPECT_NEAR(wait, 0.1, 1e-9);  // one token per 1/10 s
+  EXPECT_FALSE(r.take(0.05, &wait));
+  EXPECT_NEAR(wait, 0.05, 1e-9);
+  EXPECT_TRUE(r.take(0.1, &wait));
+  // A long pause refills to the burst, not beyond.
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(r.take(100, &wait));
+  EXPECT_FALSE(r.take(100, &wait));
+  // Negative qps: no limit; zeros: client-go's defaults (5 per second, burst 10).
+  RateLimiter none(-1, 0);
+  for (int i = 0; i < 100000; ++i) ASSERT_TRUE(none.take(0, &wait));
+  RateLimiter defaults(0, 0);
+  for (int i = 0; i < 10; ++i) EXPECT_TRUE(defaults.take(0, &wait));
+  EXPECT_FALSE(defaults.take(0, &wait));
+  EXPECT_NEAR(wait, 0.2, 1e-9);
 }
 
 }  // namespace

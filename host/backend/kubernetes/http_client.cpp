@@ -70,6 +70,7 @@ struct HttpClient::Transfer {
   HttpResponse resp;
   char errbuf[CURL_ERROR_SIZE] = {0};
   bool cancelled = false;
+  bool added = false;  // handed to curl (a rate-limited request waits before that)
   HttpClient* self = nullptr;
 };
 
@@ -92,6 +93,9 @@ HttpClient::HttpClient(uv_loop_t* loop, ClusterAccess access)
   curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, 96L);
   uv_timer_init(loop_, &timer_);
   timer_.data = this;
+  ++open_handles_;
+  uv_timer_init(loop_, &rate_timer_);
+  rate_timer_.data = this;
   ++open_handles_;
 
   base_url_ = access_.server;
@@ -125,7 +129,7 @@ HttpClient::~HttpClient() {
   if (!closing_) {
     // Owners close() first; this is the fallback for an error path that did not.
     for (auto& [_, t] : transfers_) {
-      curl_multi_remove_handle(multi_, t->easy);
+      if (t->added) curl_multi_remove_handle(multi_, t->easy);
       curl_easy_cleanup(t->easy);
       curl_slist_free_all(t->headers);
     }
@@ -239,10 +243,38 @@ uint64_t HttpClient::send(HttpRequest req, Done done, OnData on_data, OnHeaders 
   }
 
   uint64_t id = t->id;
-  Transfer* raw = t.get();
   transfers_[id] = std::move(t);
+  throttled_.push_back(id);
+  release();
+  return id;
+}
+
+void HttpClient::release() {
+  while (!throttled_.empty()) {
+    auto it = transfers_.find(throttled_.front());
+    if (it == transfers_.end()) {  // cancelled while it waited
+      throttled_.pop_front();
+      continue;
+    }
+    double wait = 0;
+    if (!limiter_.take(static_cast<double>(uv_now(loop_)) / 1000.0, &wait)) {
+      if (!uv_is_active(reinterpret_cast<uv_handle_t*>(&rate_timer_)))
+        uv_timer_start(
+            &rate_timer_, [](uv_timer_t* tm) { static_cast<HttpClient*>(tm->data)->release(); },
+            static_cast<uint64_t>(wait * 1000) + 1, 0);
+      return;
+    }
+    throttled_.pop_front();
+    start_transfer(it->second.get());
+  }
+}
+
+void HttpClient::start_transfer(Transfer* raw) {
+  const uint64_t id = raw->id;
+  raw->added = true;
   CURLMcode rc = curl_multi_add_handle(multi_, raw->easy);
   if (rc != CURLM_OK) {
+    raw->added = false;
     // Reported through done like any failure, but from the loop, never from inside send.
     raw->resp.error = curl_multi_strerror(rc);
     deferred_fail_.push_back(id);
@@ -251,11 +283,11 @@ uint64_t HttpClient::send(HttpRequest req, Done done, OnData on_data, OnHeaders 
         [](uv_timer_t* tm) { static_cast<HttpClient*>(tm->data)->socket_action(CURL_SOCKET_TIMEOUT, 0); },
         0, 0);
   }
-  return id;
 }
 
 void HttpClient::remove(Transfer* t) {
-  if (multi_) curl_multi_remove_handle(multi_, t->easy);
+  if (multi_ && t->added) curl_multi_remove_handle(multi_, t->easy);
+  t->added = false;
   curl_easy_cleanup(t->easy);
   curl_slist_free_all(t->headers);
   t->easy = nullptr;
@@ -446,6 +478,13 @@ void HttpClient::close(std::function<void()> closed) {
   curl_multi_cleanup(m);
   uv_timer_stop(&timer_);
   uv_close(reinterpret_cast<uv_handle_t*>(&timer_), [](uv_handle_t* h) {
+    auto* c = static_cast<HttpClient*>(h->data);
+    --c->open_handles_;
+    c->maybe_closed();
+  });
+  throttled_.clear();
+  uv_timer_stop(&rate_timer_);
+  uv_close(reinterpret_cast<uv_handle_t*>(&rate_timer_), [](uv_handle_t* h) {
     auto* c = static_cast<HttpClient*>(h->data);
     --c->open_handles_;
     c->maybe_closed();

@@ -7,6 +7,7 @@
 #include <uv.h>
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "host/backend/kubernetes/kubeconfig.hpp"
+#include "host/backend/kubernetes/rate_limiter.hpp"
 
 typedef void CURL;
 typedef void CURLM;
@@ -62,6 +64,11 @@ class HttpClient {
   // Cancels everything and closes the loop handles; `closed` runs once they are closed.
   void close(std::function<void()> closed);
 
+  // Client-side rate limit of requests started (rate_limiter.hpp; volcano-scheduler's
+  // --kube-api-qps / --kube-api-burst). Requests beyond it wait, in order, for a token.
+  // Default: none.
+  void set_rate_limit(double qps, int burst) { limiter_ = RateLimiter(qps, burst); }
+
   size_t in_flight() const { return transfers_.size(); }
   const ClusterAccess& access() const { return access_; }
 
@@ -73,6 +80,10 @@ class HttpClient {
   static size_t on_write(char* data, size_t size, size_t n, void* userp);
   static size_t on_header(char* data, size_t size, size_t n, void* userp);
   void socket_action(int fd, int flags);
+  // Starts the waiting requests the rate limit allows, in order; arms rate_timer_ for the
+  // next token when some still wait.
+  void release();
+  void start_transfer(Transfer* t);
   void check_done();
   void remove(Transfer* t);
   std::string bearer_token();
@@ -82,6 +93,9 @@ class HttpClient {
   ClusterAccess access_;
   CURLM* multi_ = nullptr;
   uv_timer_t timer_;
+  uv_timer_t rate_timer_;
+  RateLimiter limiter_{-1, 0};
+  std::deque<uint64_t> throttled_;  // requests waiting for a token, oldest first
   uint64_t next_id_ = 1;
   std::unordered_map<uint64_t, std::unique_ptr<Transfer>> transfers_;
   std::vector<uint64_t> deferred_cancel_;
