@@ -144,8 +144,13 @@ PredicateHelper::Failure PredicateHelper::failure_of(const TaskInfo* t, const No
   if (!worded) {
     id = ssn_.reasons().intern(fmt::format("node(s) didn't pass the {} predicate", *v.plugin));
   } else if (std::strchr(v.reason, '\n') != nullptr) {
-    // Several reasons at once, one per line (plugin.h, cal_status): each counts alone.
+    // Several reasons at once, one per line (plugin.h, cal_status): each counts alone. The
+    // same words as the last such refusal share its pool entry (no hashing, no growth).
+    if (has_last_lines_ && last_lines_ == v.reason) return kPoolEntry | last_lines_at_;
     const auto at = static_cast<uint64_t>(pool_.size());
+    last_lines_ = v.reason;
+    last_lines_at_ = at;
+    has_last_lines_ = true;
     pool_.push_back(0);
     for (std::string_view rest = v.reason; !rest.empty();) {
       const size_t nl = rest.find('\n');

@@ -100,6 +100,9 @@ class PredicateHelper {
   std::vector<int32_t> pool_;            // entries: [count, reason id, reason id, ...]
   std::string last_reason_;              // the last plugin refusal's words and their id
   int32_t last_reason_id_ = -1;
+  std::string last_lines_;               // the last several-reason refusal and its pool_ entry
+  uint64_t last_lines_at_ = 0;
+  bool has_last_lines_ = false;
   std::vector<Verdict> verdicts_;        // scratch: one batch of nodes
   std::vector<cal_status> statuses_;     // scratch: reasons of plugins answering per node
 };

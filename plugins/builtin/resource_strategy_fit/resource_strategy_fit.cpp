@@ -23,7 +23,8 @@
 // a '*' anywhere but at the end, or a strategy other than LeastAllocated / MostAllocated.
 // A pod whose annotations do not parse scores 0 here, as in Volcano.
 //
-// Only reads: node-parallel.
+// pre_predicate (on the scheduling thread) reads a task's annotations once; predicate and
+// node_order only read: node-parallel.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -52,8 +53,8 @@ class ResourceStrategyFit {
   static constexpr const char* kDescription =
       "per-resource least/most-allocated scoring, scarce-resource avoidance (sra) and "
       "proportional cpu/memory reservation (Volcano's resource-strategy-fit)";
-  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::predicate, sdk::Hook::node_order,
-                                                  sdk::Hook::check_args);
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::pre_predicate, sdk::Hook::predicate,
+                                                  sdk::Hook::node_order, sdk::Hook::check_args);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
   static constexpr sdk::Int kWeight{
@@ -146,6 +147,13 @@ class ResourceStrategyFit {
     }
   }
 
+  // What scoring needs of a task, read once per task (its annotations, parsed): the host
+  // calls pre_predicate on the scheduling thread before a task's node-parallel calls.
+  sdk::Status pre_predicate(sdk::Task t) {
+    prepared_ = strategy_of(t);
+    return sdk::Status::ok();
+  }
+
   sdk::Status predicate(sdk::Task t, sdk::Node n) const {
     if (!proportional_ || proportions_.empty()) return sdk::Status::ok();
     const sdk::Res req = t.request();
@@ -166,7 +174,13 @@ class ResourceStrategyFit {
   double node_order(sdk::Task t, sdk::Node n) const {
     double score = 0;
     const sdk::Res req = t.request();
-    if (weight_ > 0) score += strategy_score(t, req, n);
+    if (weight_ > 0) {
+      if (prepared_.task == t.handle()) {
+        score += strategy_score(prepared_, req, n);
+      } else {
+        score += strategy_score(strategy_of(t), req, n);  // called without pre_predicate
+      }
+    }
     if (sra_weight_ > 0) score += sra_score(req, n);
     return score;
   }
@@ -176,6 +190,43 @@ class ResourceStrategyFit {
     size_t id = 0;
     double cpu = 1, memory = 1;
   };
+
+  // A task's scoring strategy: the config's, or the pod's own from its annotations.
+  struct TaskStrategy {
+    const cal_task* task = nullptr;
+    bool pod_level = false;
+    bool invalid = false;  // the pod's annotations do not parse: it scores 0
+    rsf::Strategy strategy = rsf::Strategy::Other;
+    std::vector<std::optional<int64_t>> weights;  // by resource id, the pod's own
+  };
+
+  TaskStrategy strategy_of(sdk::Task t) const {
+    TaskStrategy s;
+    s.task = t.handle();
+    const char* pod_type = t.annotation(kScoringTypeAnnotation);
+    if (!pod_type || !*pod_type) return s;
+    s.pod_level = true;
+    const char* text = t.annotation(kWeightAnnotation);
+    if (!text || !*text) {
+      s.invalid = true;
+      return s;
+    }
+    const nlohmann::json w = nlohmann::json::parse(text, nullptr, false);
+    if (!w.is_object()) {
+      s.invalid = true;
+      return s;
+    }
+    for (auto it = w.begin(); it != w.end(); ++it)
+      if (!it.value().is_number_integer()) {  // Go's map[string]int refuses it
+        s.invalid = true;
+        return s;
+      }
+    s.strategy = rsf::strategy_of(pod_type).value_or(rsf::Strategy::Other);
+    s.weights.resize(n_);
+    for (size_t i = 0; i < n_; ++i)
+      if (auto it = w.find(names_[i]); it != w.end()) s.weights[i] = it->get<int64_t>();
+    return s;
+  }
 
   // Every resource name `resources` configures (with a type, a weight or both).
   static std::set<std::string> configured(const sdk::Args& a) {
@@ -188,32 +239,20 @@ class ResourceStrategyFit {
   // Resource.ResourceNames: the resources the task requests (at least minResource).
   static bool requested(const sdk::Res& req, size_t i) { return req[i] >= caldera::kMinResource; }
 
-  double strategy_score(sdk::Task t, const sdk::Res& req, sdk::Node n) const {
+  double strategy_score(const TaskStrategy& s, const sdk::Res& req, sdk::Node n) const {
+    if (s.invalid) return 0;
     const sdk::Res alloc = n.allocatable();
     const sdk::Res used = n.used();
-    std::vector<rsf::Term> terms;
-    const char* pod_type = t.annotation(kScoringTypeAnnotation);
-    if (pod_type && *pod_type) {
-      // The pod's own strategy for the resources its weights name.
-      const char* text = t.annotation(kWeightAnnotation);
-      if (!text || !*text) return 0;
-      const nlohmann::json w = nlohmann::json::parse(text, nullptr, false);
-      if (!w.is_object()) return 0;
-      for (auto it = w.begin(); it != w.end(); ++it)
-        if (!it.value().is_number_integer()) return 0;  // Go's map[string]int refuses it
-      const rsf::Strategy s = rsf::strategy_of(pod_type).value_or(rsf::Strategy::Other);
-      for (size_t i = 0; i < n_; ++i) {
-        if (!requested(req, i)) continue;
-        auto it = w.find(names_[i]);
-        if (it == w.end()) continue;
-        terms.push_back({s, it->get<int64_t>(), req[i], used[i], alloc[i]});
+    rsf::ScoreSum sum;
+    for (size_t i = 0; i < n_; ++i) {
+      if (!requested(req, i)) continue;
+      if (s.pod_level) {  // the pod's own strategy, for the resources its weights name
+        if (s.weights[i]) sum.add({s.strategy, *s.weights[i], req[i], used[i], alloc[i]});
+      } else if (by_id_[i]) {
+        sum.add({by_id_[i]->strategy, by_id_[i]->weight, req[i], used[i], alloc[i]});
       }
-    } else {
-      for (size_t i = 0; i < n_; ++i)
-        if (requested(req, i) && by_id_[i])
-          terms.push_back({by_id_[i]->strategy, by_id_[i]->weight, req[i], used[i], alloc[i]});
     }
-    return rsf::score(terms, weight_);
+    return sum.result(weight_);
   }
 
   double sra_score(const sdk::Res& req, sdk::Node n) const {
@@ -236,6 +275,7 @@ class ResourceStrategyFit {
   std::vector<std::pair<size_t, int64_t>> sra_;  // sra resources some node has, by id
   bool proportional_ = false;
   std::vector<Proportion> proportions_;
+  TaskStrategy prepared_;  // the task of the last pre_predicate
 };
 
 }  // namespace

@@ -80,20 +80,38 @@ struct Term {
   double requested, used, capacity;
 };
 
-// Score: the weighted resource scores over their weights, times 100 * the plugin weight; 0
-// when the task overflows the node in any scored resource.
-inline double score(const std::vector<Term>& terms, int64_t plugin_weight) {
-  double score = 0;
-  int64_t weight_sum = 0;
-  for (const Term& t : terms) {
+// Score, one resource at a time (no list to build per node): add() each resource the task
+// requests; result() is the weighted resource scores over their weights, times 100 * the
+// plugin weight, and 0 when the task overflows the node in any of them.
+class ScoreSum {
+ public:
+  void add(const Term& t) {
+    if (overflow_) return;
     const std::optional<double> r =
         resource_score(t.strategy, t.requested, t.used, t.capacity, t.weight);
-    if (!r) return 0;
-    score += *r;
-    weight_sum += t.weight;
+    if (!r) {
+      overflow_ = true;
+      return;
+    }
+    score_ += *r;
+    weight_sum_ += t.weight;
   }
-  if (weight_sum > 0) score /= static_cast<double>(weight_sum);
-  return score * kMaxNodeScore * static_cast<double>(plugin_weight);
+  double result(int64_t plugin_weight) const {
+    if (overflow_) return 0;
+    const double s = weight_sum_ > 0 ? score_ / static_cast<double>(weight_sum_) : score_;
+    return s * kMaxNodeScore * static_cast<double>(plugin_weight);
+  }
+
+ private:
+  double score_ = 0;
+  int64_t weight_sum_ = 0;
+  bool overflow_ = false;
+};
+
+inline double score(const std::vector<Term>& terms, int64_t plugin_weight) {
+  ScoreSum sum;
+  for (const Term& t : terms) sum.add(t);
+  return sum.result(plugin_weight);
 }
 
 // sraScore once the task's requested resources all exist on the node: the share of the sra
