@@ -339,6 +339,27 @@ TEST(AdmissionPluginArgs, OvercommitRefusesFactorBelowOne) {
             "overcommit-factor must be a finite number >= 1, got 0.9");
 }
 
+// resource-strategy-fit refuses what Volcano would log and drop: a '*' not at the end of a
+// longer name, a strategy other than LeastAllocated / MostAllocated; nested tables load.
+TEST(AdmissionPluginArgs, ResourceStrategyFitRefusesBadPatternsAndTypes) {
+  EXPECT_EQ(policy_error("name = \"resource-strategy-fit\"\narguments = { resources = { "
+                         "\"nvidia.com/*\" = { type = \"MostAllocated\", weight = 2 } }, "
+                         "sra = { enable = true, resources = \"nvidia.com/gpu\", weight = 10 } }\n"),
+            "");
+  EXPECT_EQ(policy_error("name = \"resource-strategy-fit\"\narguments = { resources = { "
+                         "\"*\" = { weight = 2 } } }\n"),
+            "/virtual/caldera.toml:4:1: tiers[0].plugins[0] (resource-strategy-fit): resources.*: "
+            "only one '*', at the end of a longer name, is allowed (e.g. \"nvidia.com/*\")");
+  EXPECT_EQ(policy_error("name = \"resource-strategy-fit\"\narguments = { resources = { cpu = "
+                         "{ type = \"Most\" } } }\n"),
+            "/virtual/caldera.toml:4:1: tiers[0].plugins[0] (resource-strategy-fit): "
+            "resources.cpu.type: \"Most\" is not LeastAllocated or MostAllocated");
+  EXPECT_NE(policy_error("name = \"resource-strategy-fit\"\narguments = { resources = { cpu = "
+                         "{ weight = \"2\" } } }\n")
+                .find("argument 'resources.cpu.weight' expects an integer"),
+            std::string::npos);
+}
+
 // drf's hierarchical form is not implemented: asking for it is refused, never run flat.
 TEST(AdmissionPluginArgs, DrfRefusesHierarchy) {
   EXPECT_EQ(policy_error("name = \"drf\"\n"), "");
