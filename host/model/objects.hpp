@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "host/model/pod_constraints.hpp"  // PodConstraints, NodeImages
 #include "host/util/source_ref.hpp"  // SourceRef
 
 namespace caldera {
@@ -57,6 +59,7 @@ struct NodeSpec {
   std::vector<Taint> taints;
   bool unschedulable = false;
   bool ready = true;
+  std::shared_ptr<const NodeImages> images;  // NodeStatus.images; null: none listed
   SourceRef src;
 };
 
@@ -102,6 +105,9 @@ struct PodSpec {
   // its node's used resources and belongs to no job (Volcano's cache adds such pods to
   // their node and to no job).
   bool schedulable = true;
+  // Affinity, topology spread, host ports, images (host/model/pod_constraints.hpp); null
+  // for a pod that carries none.
+  std::shared_ptr<const PodConstraints> constraints;
   SourceRef src;
   PodDigest digest;
 

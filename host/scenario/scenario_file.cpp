@@ -20,9 +20,11 @@
 #include <set>
 
 #include "host/model/hypernode_tree.hpp"
+#include "host/model/pod_constraints.hpp"
 #include "host/model/quantity.hpp"
 #include "host/toml/quantity.hpp"
 #include "host/toml/reader.hpp"
+#include "host/toml/to_json.hpp"
 
 namespace caldera {
 namespace {
@@ -245,11 +247,25 @@ void load_numa(const Table& t, NodeSpec& n) {
              "NUMA nodes whose memory adds up to the node's allocatable memory");
 }
 
+// An embedded Kubernetes API object (SCENARIOS.md: camelCase fields, as in a manifest),
+// read by the model's reader from its JSON form; the reader's errors name the field's own
+// file position.
+template <typename Read>
+auto read_api_object(const Value& v, Read read) {
+  input::Positions at(v);
+  const nlohmann::json j = input::to_json(v, &at);
+  try {
+    return read(j, std::string());
+  } catch (const ApiFieldError& e) {
+    at.fail(e.path, e.problem, e.expected);
+  }
+}
+
 void load_nodes(const Table& root, Cache& cache) {
   for (const Table& t0 : root.tables("nodes")) {
     const Table t = named(t0);
     t.check_keys({"name", "allocatable", "labels", "annotations", "numa", "topology_policy",
-                  "taints", "unschedulable", "ready"});
+                  "taints", "unschedulable", "ready", "images"});
     NodeSpec n;
     n.name = name_of(t, "name");
     if (auto av = t.get("allocatable")) {
@@ -265,7 +281,13 @@ void load_nodes(const Table& root, Cache& cache) {
       n.allocatable = std::move(a);
     }
     n.labels = t.string_map("labels");
+    // The kubelet labels every node with its hostname; topology keys rely on it.
+    n.labels.emplace("kubernetes.io/hostname", n.name);
     n.annotations = t.string_map("annotations");
+    if (auto iv = t.get("images"))
+      n.images = read_api_object(*iv, [](const nlohmann::json& j, const std::string& prefix) {
+        return read_node_images(j, prefix);
+      });
     load_numa(t, n);
     if (auto tv = t.get("taints")) {
       for (const Table& tt : tv->array("an array of taints ({ key = \"k\", effect = "
@@ -475,12 +497,36 @@ void load_podgroups(const Table& root, Cache& cache) {
 }
 
 
+// A pod's affinity, topology spread constraints, host ports and images.
+std::shared_ptr<const PodConstraints> read_constraints(const Table& t) {
+  PodConstraintsReader r;
+  if (auto v = t.get("affinity"))
+    read_api_object(*v, [&](const nlohmann::json& j, const std::string& prefix) {
+      r.affinity(j, prefix);
+      return 0;
+    });
+  if (auto v = t.get("topology_spread_constraints"))
+    read_api_object(*v, [&](const nlohmann::json& j, const std::string& prefix) {
+      r.topology_spread(j, prefix);
+      return 0;
+    });
+  if (auto v = t.get("ports"))
+    read_api_object(*v, [&](const nlohmann::json& j, const std::string& prefix) {
+      r.container_ports(j, prefix);
+      return 0;
+    });
+  if (auto v = t.get("images"))
+    for (const std::string& image : v->strings()) r.image(image);
+  return r.finish();
+}
+
 void load_pods(const Table& root, Cache& cache) {
   for (const Table& t0 : root.tables("pods")) {
     const Table t = named_namespaced(t0);
     t.check_keys({"name", "namespace", "podgroup", "requests", "phase", "node", "priority",
                   "priority_class", "labels", "annotations", "node_selector", "tolerations",
-                  "preemption_policy", "created", "releasing"});
+                  "preemption_policy", "created", "releasing", "affinity",
+                  "topology_spread_constraints", "ports", "images"});
     PodSpec p;
     p.name = name_of(t, "name");
     if (t.has("namespace")) p.ns = name_of(t, "namespace");
@@ -541,6 +587,7 @@ void load_pods(const Table& root, Cache& cache) {
     p.annotations = t.string_map("annotations");
     p.node_selector = t.string_map("node_selector");
     if (auto tv = t.get("tolerations")) p.tolerations = read_tolerations(*tv);
+    p.constraints = read_constraints(t);
     p.preempt_never = t.opt_choice<bool>("preemption_policy",
                                          {{"PreemptLowerPriority", false}, {"Never", true}},
                                          "preemption policy")

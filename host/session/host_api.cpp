@@ -353,6 +353,47 @@ int h_state_put(cal_session* s, const void* bytes, size_t size) {
   return s ? from_handle(s)->plugin_state_put(bytes, size) : -1;
 }
 
+// ---- added in 1.3: pods and their constraints --------------------------------------------
+const PodRef* P(const cal_pod* p) { return from_handle(p); }
+cal_pod* h_task_pod(const cal_task* t) { return to_handle(&T(t)->pod_ref); }
+cal_task* h_pod_task(const cal_pod* p) { return P(p)->task ? to_handle(P(p)->task) : nullptr; }
+size_t h_node_pod_count(const cal_node* n) { return N(n)->view_pods.size(); }
+cal_pod* h_node_pod_at(const cal_node* n, size_t i) {
+  return i < N(n)->view_pods.size() ? to_handle(N(n)->view_pods[i]) : nullptr;
+}
+const char* h_pod_name(const cal_pod* p) { return P(p)->spec->digest.key.c_str(); }
+const char* h_pod_namespace(const cal_pod* p) { return P(p)->spec->ns.c_str(); }
+const char* h_pod_label(const cal_pod* p, const char* k) { return find_in(P(p)->spec->labels, k); }
+size_t h_pod_label_count(const cal_pod* p) { return P(p)->spec->labels.size(); }
+const char* h_pod_label_key(const cal_pod* p, size_t i) {
+  const auto& m = P(p)->spec->labels;
+  if (i >= m.size()) return nullptr;
+  return std::next(m.begin(), static_cast<std::ptrdiff_t>(i))->first.c_str();
+}
+const char* h_pod_label_value(const cal_pod* p, size_t i) {
+  const auto& m = P(p)->spec->labels;
+  if (i >= m.size()) return nullptr;
+  return std::next(m.begin(), static_cast<std::ptrdiff_t>(i))->second.c_str();
+}
+const cal_pod_constraints* h_pod_constraints(const cal_pod* p) {
+  const auto& c = P(p)->spec->constraints;
+  return c ? c->view() : nullptr;
+}
+int h_pod_terminating(const cal_pod* p) { return P(p)->spec->releasing ? 1 : 0; }
+size_t h_node_image_count(const cal_node* n) {
+  const auto& im = N(n)->spec->images;
+  return im ? im->size() : 0;
+}
+int h_node_image_at(const cal_node* n, size_t i, cal_image* out) {
+  const auto& im = N(n)->spec->images;
+  if (!out || !im || i >= im->size()) return 0;
+  if (out->struct_size >= offsetof(cal_image, names) + sizeof(out->names))
+    out->names = im->names_view(i);
+  if (out->struct_size >= offsetof(cal_image, size_bytes) + sizeof(out->size_bytes))
+    out->size_bytes = im->at(i).size_bytes;
+  return 1;
+}
+
 cal_host_api make_table() {
   cal_host_api h;
   std::memset(&h, 0, sizeof h);
@@ -496,9 +537,25 @@ cal_host_api make_table() {
   h.job_allocated_hypernode = h_job_allocated_hypernode;
   // --- added in 1.1: node state as tables
   h.node_table = h_node_table;
-  // added in 1.2
+  // ===== added in 1.2 (starts at CAL_HOST_API_V1_1_SIZE) ================================
   h.state_get = h_state_get;
   h.state_put = h_state_put;
+  // ===== added in 1.3 (starts at CAL_HOST_API_V1_2_SIZE) ================================
+  // --- added in 1.3: pods as Kubernetes sees them, and their constraints
+  h.task_pod = h_task_pod;
+  h.pod_task = h_pod_task;
+  h.node_pod_count = h_node_pod_count;
+  h.node_pod_at = h_node_pod_at;
+  h.pod_name = h_pod_name;
+  h.pod_namespace = h_pod_namespace;
+  h.pod_label = h_pod_label;
+  h.pod_label_count = h_pod_label_count;
+  h.pod_label_key = h_pod_label_key;
+  h.pod_label_value = h_pod_label_value;
+  h.pod_constraints = h_pod_constraints;
+  h.pod_terminating = h_pod_terminating;
+  h.node_image_count = h_node_image_count;
+  h.node_image_at = h_node_image_at;
   return h;
 }
 

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <functional>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -243,6 +244,7 @@ class Session {
   ResVec total_;
 
   std::vector<TaskInfo> tasks_;  // reserved at build: never reallocated
+  std::deque<PodRef> foreign_pods_;  // pods on nodes that are no task: handles stay put
   std::vector<std::unique_ptr<JobInfo>> jobs_;
   std::vector<std::unique_ptr<NodeInfo>> nodes_;
   std::vector<std::unique_ptr<QueueInfo>> queues_;

@@ -49,6 +49,14 @@ inline bool preemptable_status(TaskStatus s) {
   return s == CAL_TASK_RUNNING || s == CAL_TASK_BOUND;
 }
 
+// What a cal_pod handle points to: a pod of Kubernetes' view of a node, with its task
+// (null for a pod no job owns: another scheduler placed it, or its PodGroup is not in the
+// session).
+struct PodRef {
+  const PodSpec* spec = nullptr;
+  TaskInfo* task = nullptr;
+};
+
 struct TaskInfo {
   // Views of the pod record's strings (the cache keeps it alive for the session): a
   // snapshot copies no string per pod.
@@ -73,6 +81,7 @@ struct TaskInfo {
   double created = 0;
   int64_t name_index = -1;  // the number after the last '-' of the name, -1 if none
   const PodSpec* pod = nullptr;  // the cache record (labels, selector, tolerations...)
+  PodRef pod_ref;                // {pod, this}: the task's cal_pod handle
   // Why no node fits it, from the last search that found none in this session ("0/3
   // nodes are unavailable: ..."; Volcano's JobInfo.NodesFitErrors[task]).
   std::string fit_error;
@@ -171,6 +180,10 @@ struct NodeInfo {
   // that requests none (NonZeroRequested). Kept by Session::count_pod.
   ResVec pod_requests;
   ResVec pod_requests_nonzero;
+  // The pods of that view (the host API's node_pod_at), kept with the sums: appended when a
+  // pod joins the view; a pod that leaves it is replaced by the last one, as Kubernetes'
+  // NodeInfo.RemovePod does.
+  std::vector<const PodRef*> view_pods;
   // The scheduler cache's idle, which a bind is checked against (Volcano's dispatch:
   // cache.AddBindTask puts the task on the cache's node as Binding and refuses it when its
   // request does not fit that node's idle). The idle at open, less the binds sent: what

@@ -227,6 +227,8 @@ void Session::build(const Cache& cache) {
     TaskInfo outside;
     outside.init_resreq = pod.init_requests.empty() ? req : vec(pod.init_requests);
     count_pod(&outside, n, +1);
+    // count_pod listed the stand-in's handle; the pod's own takes its place.
+    n->view_pods.back() = &foreign_pods_.emplace_back(PodRef{&pod, nullptr});
   };
 
   // Tasks, in one block: reserved for every pod, so that the pointers to them stay put.
@@ -291,6 +293,7 @@ void Session::build(const Cache& cache) {
     t->created = pod->created;
     t->name_index = d.name_index;
     t->pod = pod.get();
+    t->pod_ref = PodRef{t->pod, t};
     j->tasks.push_back(t);
   }
 

@@ -4,6 +4,7 @@
 // that record binds and evictions.
 // Follows the state changes of Volcano's pkg/scheduler/framework/statement.go (allocate,
 // pipeline, evict, unallocate, unevict) and session.go (Allocate, dispatch).
+#include <algorithm>
 #include <cmath>
 
 #include "host/session/dispatch.hpp"
@@ -20,6 +21,13 @@ void Session::fire_deallocate(TaskInfo* t) {
 void Session::count_pod(TaskInfo* t, NodeInfo* n, int sign) {
   if ((sign > 0) == t->in_pod_view) return;
   t->in_pod_view = sign > 0;
+  if (sign > 0) {
+    n->view_pods.push_back(&t->pod_ref);
+  } else if (auto it = std::find(n->view_pods.begin(), n->view_pods.end(), &t->pod_ref);
+             it != n->view_pods.end()) {
+    *it = n->view_pods.back();
+    n->view_pods.pop_back();
+  }
   const double s = sign;
   const size_t R = n->pod_requests.size();
   for (size_t i = 0; i < R && i < t->init_resreq.size(); ++i) {

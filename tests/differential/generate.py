@@ -7,7 +7,11 @@ differential comparison with Volcano's oracle (compare.py).
 One file per seed and family: DIR/<family>-<seed>.toml. The same seed and family give the
 same file. Families are config variants (Volcano's default policy and the ones with preempt,
 reclaim, capacity); the state is drawn from the seed alone, so each family sees the same
-clusters.
+clusters. Families args, sla, tdm, task-topology, resource-strategy-fit and constraints add
+plugins, arguments and state to that cluster, drawn from the seed too; constraints gives it
+Kubernetes scheduling constraints (zones, node labels and images, node affinity, pod
+affinity and anti-affinity, topology spread constraints, host ports, container images);
+it is written only when named (--family constraints), as Caldera does not read those keys yet.
 """
 import argparse
 import os
@@ -36,8 +40,20 @@ FAMILIES = {
     "tdm": (["enqueue", "allocate", "preempt", "backfill", "shuffle"], None),
     "task-topology": (["enqueue", "allocate", "backfill"], None),
     "resource-strategy-fit": (["enqueue", "allocate", "backfill"], None),
+    # Actions (preempt sometimes) and tiers drawn per seed (constraints()).
+    "constraints": (["enqueue", "allocate", "backfill"], None),
 }
+# Families written only when named (--family), not by default: Caldera does not read their
+# keys yet (affinity, topology_spread_constraints, ports, images), and run.py (meson test
+# differential) runs the default set.
+OPT_IN = ("constraints",)
 GPU = "nvidia.com/gpu"
+# Keys of a pod written as TOML tables (headers) rather than inline, and, inside them, the
+# keys whose values are tables again; everything else stays inline, on one line.
+SUBTABLES = ("affinity", "topology_spread_constraints")
+HEADERS = ("nodeAffinity", "podAffinity", "podAntiAffinity",
+           "requiredDuringSchedulingIgnoredDuringExecution",
+           "preferredDuringSchedulingIgnoredDuringExecution")
 
 
 def toml_value(v):
@@ -57,8 +73,31 @@ def toml_value(v):
 def table(name, fields):
     lines = [f"[[{name}]]"]
     for k, v in fields.items():
-        lines.append(f"{k} = {toml_value(v)}")
+        if k not in SUBTABLES:
+            lines.append(f"{k} = {toml_value(v)}")
+    for k in SUBTABLES:
+        if k in fields:
+            lines += subtables(f"{name}.{k}", fields[k])
     return "\n".join(lines)
+
+
+def subtables(path, v):
+    """v under path as TOML tables: a list as an array of tables, a dict as a table (its
+    header left out when only tables follow); inside, the values of HEADERS keys again as
+    tables, the others inline."""
+    items = v if isinstance(v, list) else [v]
+    lines = []
+    for d in items:
+        flat = [f"{k} = {toml_value(x)}" for k, x in d.items() if k not in HEADERS]
+        if isinstance(v, list):
+            lines.append(f"[[{path}]]")
+        elif flat:
+            lines.append(f"[{path}]")
+        lines += flat
+        for k, x in d.items():
+            if k in HEADERS:
+                lines += subtables(f"{path}.{k}", x)
+    return lines
 
 
 def cpu_text(m):
@@ -292,6 +331,294 @@ def variant(family, seed, nodes, groups, pods):
     return tiers
 
 
+ZONE = "topology.kubernetes.io/zone"
+HOST = "kubernetes.io/hostname"
+APPS = ["a", "b", "c"]
+TIER_LABELS = ["web", "db"]
+MB = 1000 * 1000
+# Images some nodes hold (NodeStatus names are normalized, tag included) and the names pods
+# give them: "registry/c" is "registry/c:latest"; "registry/e:9" is on no node.
+NODE_IMAGES = ["registry/a:1", "registry/b:2", "registry/c:latest", "registry/d:3"]
+POD_IMAGES = ["registry/a:1", "registry/b:2", "registry/c", "registry/c:latest", "registry/d:3",
+              "registry/e:9"]
+HOST_PORTS = [8080, 8443, 9000]
+PREDICATE_FLAGS = ["predicate.NodeAffinityEnable", "predicate.PodAffinityEnable",
+                   "predicate.PodTopologySpreadEnable", "predicate.NodePortsEnable",
+                   "predicate.TaintTolerationEnable"]
+NODEORDER_WEIGHTS = {"nodeaffinity.weight": 2, "podaffinity.weight": 2,
+                     "podtopologyspread.weight": 2, "imagelocality.weight": 1,
+                     "tainttoleration.weight": 3, "leastrequested.weight": 1,
+                     "balancedresource.weight": 1}
+
+
+def label_selector(r, own):
+    """A labelSelector: the job's own labels, an app, a set of apps, the tier key."""
+    x = r.random()
+    if x < 0.3:
+        return {"matchLabels": dict(own)}
+    if x < 0.55:
+        return {"matchLabels": {"app": r.choice(APPS)}}
+    if x < 0.75:
+        return {"matchExpressions": [{"key": "app", "operator": "In",
+                                      "values": sorted(r.sample(APPS, r.randint(1, 2)))}]}
+    if x < 0.85:
+        return {"matchExpressions": [{"key": "tier",
+                                      "operator": r.choice(["Exists", "DoesNotExist"])}]}
+    return {"matchLabels": {"tier": r.choice(TIER_LABELS)},
+            "matchExpressions": [{"key": "app", "operator": "NotIn", "values": [r.choice(APPS)]}]}
+
+
+def pod_term(r, own):
+    """A PodAffinityTerm, in the pod's namespace or in others (namespaceSelector {} is every
+    namespace)."""
+    term = {"labelSelector": label_selector(r, own),
+            "topologyKey": r.choice([HOST, ZONE, ZONE])}
+    x = r.random()
+    if x < 0.15:
+        term["namespaces"] = r.choice([["web"], ["ns", "web"]])
+    elif x < 0.3:
+        term["namespaceSelector"] = {}
+    return term
+
+
+def pod_affinity(r, own, required):
+    a = {}
+    if r.random() < required:
+        a["requiredDuringSchedulingIgnoredDuringExecution"] = [
+            pod_term(r, own) for _ in range(r.choice([1, 1, 2]))]
+    if r.random() < 0.5 or not a:
+        a["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            {"weight": r.randint(1, 100), "podAffinityTerm": pod_term(r, own)}
+            for _ in range(r.choice([1, 1, 2]))]
+    return a
+
+
+def node_expression(r, zones, keys):
+    kind = r.choice(["zone", "zone", "zone-not", "exists"] + keys)
+    if kind == "zone":
+        return {"key": ZONE, "operator": "In", "values": sorted(r.sample(zones, r.randint(1, 2)))}
+    if kind == "zone-not":
+        return {"key": ZONE, "operator": "NotIn", "values": [r.choice(zones)]}
+    if kind == "exists":
+        return {"key": r.choice([ZONE, "disk"]), "operator": r.choice(["Exists", "DoesNotExist"])}
+    if kind == "disk":
+        return {"key": "disk", "operator": r.choice(["In", "In", "NotIn"]), "values": ["ssd"]}
+    return {"key": "gen", "operator": r.choice(["Gt", "Lt"]), "values": [str(r.randint(1, 5))]}
+
+
+def node_affinity(r, zones, keys, names):
+    a = {}
+    if r.random() < 0.7:
+        terms = []
+        for _ in range(r.choice([1, 1, 2])):
+            term = {}
+            if r.random() < 0.85:
+                term["matchExpressions"] = [node_expression(r, zones, keys)
+                                            for _ in range(r.choice([1, 1, 2]))]
+            if r.random() < 0.15 or not term:
+                # One value: the API server refuses a node field requirement with more.
+                term["matchFields"] = [{"key": "metadata.name",
+                                        "operator": r.choice(["In", "NotIn"]),
+                                        "values": [r.choice(names)]}]
+            terms.append(term)
+        a["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": terms}
+    if r.random() < 0.5 or not a:
+        a["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            {"weight": r.randint(1, 100),
+             "preference": {"matchExpressions": [node_expression(r, zones, keys)]}}
+            for _ in range(r.choice([1, 1, 2]))]
+    return a
+
+
+def spread(r, own, zones, nodes, key=None, when=None):
+    c = {"maxSkew": r.choice([1, 1, 1, 2, 3]), "topologyKey": key or r.choice([ZONE, ZONE, HOST]),
+         "whenUnsatisfiable": when or r.choice(["DoNotSchedule"] * 3 + ["ScheduleAnyway"]),
+         "labelSelector": label_selector(r, own) if key is None else {"matchLabels": dict(own)}}
+    if c["whenUnsatisfiable"] == "DoNotSchedule" and r.random() < 0.25:
+        c["minDomains"] = r.randint(1, (len(zones) if c["topologyKey"] == ZONE else nodes) + 2)
+    if r.random() < 0.2:
+        c["nodeAffinityPolicy"] = r.choice(["Honor", "Ignore"])
+    if r.random() < 0.2:
+        c["nodeTaintsPolicy"] = r.choice(["Honor", "Ignore"])
+    selector_keys = {e["key"] for e in c["labelSelector"].get("matchExpressions", [])}
+    selector_keys |= set(c["labelSelector"].get("matchLabels", {}))
+    if "job" not in selector_keys and r.random() < 0.15:
+        c["matchLabelKeys"] = ["job"]
+    return c
+
+
+def host_ports(r):
+    ports, seen = [], set()
+    for _ in range(r.choice([1, 1, 2])):
+        p = {"containerPort": r.choice([80, 443, 9000]), "hostPort": r.choice(HOST_PORTS)}
+        if r.random() < 0.7:
+            p["protocol"] = r.choice(["TCP", "TCP", "UDP"])
+        if r.random() < 0.15:
+            p["hostIP"] = r.choice(["127.0.0.1", "10.0.0.1", "0.0.0.0"])
+        if (p["hostPort"], p.get("protocol", "TCP")) not in seen:
+            seen.add((p["hostPort"], p.get("protocol", "TCP")))
+            ports.append(p)
+    return ports
+
+
+def constraints(seed, nodes, queues, groups, pods):
+    """The constraints family: the state's nodes (more of them, up to 30) in 2-4 zones
+    (topology.kubernetes.io/zone, some nodes without), some with disk / gen labels and
+    images; running jobs in two namespaces with app / tier labels, host ports and
+    anti-affinity; each pending job one pod template with some of node affinity, pod affinity
+    and anti-affinity, topology spread constraints, host ports and images; often a gang job
+    one pod per node (required anti-affinity on the hostname) and one spread over zones. The
+    predicates' filters and nodeorder's weights vary, preempt runs sometimes."""
+    r = random.Random(seed * 104729 + len("constraints"))
+    actions = ["enqueue", "allocate", "preempt", "backfill"] if r.random() < 0.2 \
+        else ["enqueue", "allocate", "backfill"]
+    tiers = [list(t) for t in DEFAULT_TIERS]
+    pred = {k: r.random() < 0.85 for k in PREDICATE_FLAGS if r.random() < 0.4}
+    order = {k: (v if r.random() < 0.5 else r.randint(0, 5))
+             for k, v in NODEORDER_WEIGHTS.items() if r.random() < 0.35}
+    for i, (name, extra) in enumerate(tiers[1]):
+        if name == "predicates" and pred:
+            tiers[1][i] = (name, {"arguments": pred})
+        if name == "nodeorder" and order:
+            tiers[1][i] = (name, {"arguments": order})
+
+    # Nodes: zones, labels, images.
+    for i in range(len(nodes), min(30, len(nodes) + r.choice([0, 1, 2, 3, 4, 5, 6, 8, 12, 24]))):
+        n = {"name": f"n{i + 1}", "cpu": r.choice([4000, 8000, 16000]),
+             "mem": r.choice([8, 16, 32]), "pods": 110, "labels": {"zone": r.choice(["a", "b"])}}
+        if r.random() < 0.15:
+            n["taints"] = [{"key": "dedicated", "value": "gpu",
+                            "effect": r.choice(["NoSchedule", "PreferNoSchedule"])}]
+        nodes.append(n)
+    names = [n["name"] for n in nodes]
+    zones = [f"zone-{c}" for c in "abcd"[:r.randint(2, 4)]]
+    keys = []
+    for n in nodes:
+        if r.random() < 0.9:
+            n["labels"][ZONE] = r.choice(zones)
+    if r.random() < 0.6:
+        keys.append("disk")
+        for n in nodes:
+            if r.random() < 0.8:
+                n["labels"]["disk"] = r.choice(["ssd", "hdd"])
+    if r.random() < 0.5:
+        keys.append("gen")
+        for n in nodes:
+            if r.random() < 0.85:
+                n["labels"]["gen"] = str(r.randint(1, 5))
+    size = {img: r.choice([10, 30, 100, 300, 800, 1500, 3000]) * MB for img in NODE_IMAGES}
+    for n in nodes:
+        if r.random() < 0.5:
+            held = [{"names": [img], "sizeBytes": size[img]} for img in NODE_IMAGES
+                    if r.random() < 0.5]
+            if held:
+                n["images"] = held
+
+    # What is left on each node by the running pods.
+    free = {n["name"]: [n["cpu"], n["mem"] * 1024, n["pods"]] for n in nodes}
+    for p in pods:
+        if p.get("phase") == "Running" and "requests" in p:
+            f = free[p["node"]]
+            f[0] -= cpu_milli(p["requests"]["cpu"])
+            f[1] -= int(p["requests"]["memory"][:-2])
+            f[2] -= 1
+        elif p.get("phase") == "Running":
+            free[p["node"]][2] -= 1
+
+    # Labels for the state's jobs; running jobs in namespaces ns and web.
+    t = max(g["created"] for g in groups)
+    for g in groups:
+        own = {"app": r.choice(APPS)}
+        if r.random() < 0.4:
+            own["tier"] = r.choice(TIER_LABELS)
+        g["labels"] = own
+    for i in range(r.choice([0, 1, 1, 2, 2, 3])):
+        t += 1
+        name = f"j{len(groups) + 1}"
+        ns = r.choice(["ns", "ns", "web"])
+        group = {"name": name, "namespace": ns, "queue": r.choice(queues)["name"],
+                 "min_member": 1, "created": t, "phase": "Running",
+                 "labels": {"app": r.choice(APPS), "tier": r.choice(TIER_LABELS)}}
+        groups.append(group)
+        cpu, mem = r.choice([250, 500, 1000]), r.choice([256, 512, 1024])
+        anti = r.random() < 0.3
+        ports = host_ports(r) if r.random() < 0.4 else None
+        for k in range(r.randint(1, 4)):
+            fits = sorted(n for n, f in free.items() if f[0] >= cpu and f[1] >= mem and f[2] >= 1)
+            if not fits:
+                break
+            n = r.choice(fits)
+            free[n][0] -= cpu
+            free[n][1] -= mem
+            free[n][2] -= 1
+            pod = {"name": f"{name}-{k}", "namespace": ns, "podgroup": name, "created": t,
+                   "requests": {"cpu": cpu_text(cpu), "memory": f"{mem}Mi"},
+                   "node": n, "phase": "Running"}
+            if ports:
+                pod["ports"] = ports
+            if anti:
+                pod["affinity"] = {"podAntiAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [
+                        {"labelSelector": {"matchLabels": {"app": r.choice(APPS)}},
+                         "topologyKey": r.choice([HOST, HOST, ZONE])}]}}
+            pods.append(pod)
+
+    # Pending jobs: a gang one pod per node, a job spread over zones.
+    specs = {}
+    for kind in ("one-per-node", "zone-spread"):
+        if r.random() < (0.6 if kind == "one-per-node" else 0.5):
+            t += 1
+            name = f"j{len(groups) + 1}"
+            tasks = r.randint(2, min(6, len(nodes) + 2))
+            group = {"name": name, "namespace": "ns", "queue": r.choice(queues)["name"],
+                     "min_member": tasks if r.random() < 0.7 else r.randint(2, tasks),
+                     "created": t, "phase": r.choice(["Pending", "Inqueue"]),
+                     "labels": {"app": r.choice(APPS), "job": name}}
+            groups.append(group)
+            cpu, mem = r.choice([250, 500, 1000]), r.choice([256, 512, 1024])
+            for k in range(tasks):
+                pods.append({"name": f"{name}-{k}", "namespace": "ns", "podgroup": name,
+                             "created": t,
+                             "requests": {"cpu": cpu_text(cpu), "memory": f"{mem}Mi"}})
+            if kind == "one-per-node":
+                term = {"labelSelector": {"matchLabels": {"job": name}}, "topologyKey": HOST}
+                specs[name] = {"affinity": {"podAntiAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [term]}}}
+            else:
+                specs[name] = {"topology_spread_constraints": [
+                    spread(r, {"job": name}, zones, len(nodes), ZONE, "DoNotSchedule")]}
+
+    # Every job's pod template: labels, then constraints for the pending ones.
+    for g in groups:
+        own = g.pop("labels")
+        mine = [p for p in pods if p["podgroup"] == g["name"]]
+        spec = specs.get(g["name"], {})
+        if all("node" in p for p in mine):
+            if g["phase"] == "Running" and r.random() < 0.3:
+                spec["ports"] = host_ports(r)
+        else:
+            if r.random() < 0.35:
+                spec.setdefault("affinity", {})["nodeAffinity"] = node_affinity(r, zones, keys, names)
+            if r.random() < 0.3:
+                spec.setdefault("affinity", {})["podAffinity"] = pod_affinity(r, own, 0.5)
+            if r.random() < 0.3:
+                spec.setdefault("affinity", {}).setdefault(
+                    "podAntiAffinity", pod_affinity(r, own, 0.6))
+            if r.random() < 0.35:
+                spec.setdefault("topology_spread_constraints", []).extend(
+                    spread(r, own, zones, len(nodes)) for _ in range(r.choice([1, 1, 2])))
+            if r.random() < 0.35:
+                spec["ports"] = host_ports(r)
+            if r.random() < 0.4:
+                spec["images"] = r.sample(POD_IMAGES, r.choice([1, 1, 2]))
+        for p in mine:
+            p["labels"] = dict(p.get("labels", {}), **own)
+            for k in ("ports", "images", "affinity", "topology_spread_constraints"):
+                if k in spec and k not in p:
+                    p[k] = spec[k]
+    return actions, tiers
+
+
 def cpu_milli(text):
     return int(text[:-1]) if text.endswith("m") else int(text) * 1000
 
@@ -301,7 +628,9 @@ def scenario(seed, family):
     sessions, nodes, queues, prios, groups, pods = state(seed)
     if family == "hierarchy":
         queues = hierarchy(queues, groups, seed)
-    if tiers is None:
+    if family == "constraints":
+        actions, tiers = constraints(seed, nodes, queues, groups, pods)
+    elif tiers is None:
         tiers = variant(family, seed, nodes, groups, pods)
     out = [f'name = "differential {family} seed {seed}"']
     if sessions > 1:
@@ -324,7 +653,8 @@ def scenario(seed, family):
             "cpu": cpu_text(n["cpu"]), "memory": f"{n['mem']}Gi", "pods": n["pods"]}}
         if "gpu" in n:
             fields["allocatable"][GPU] = n["gpu"]
-        fields.update({k: n[k] for k in ("labels", "taints", "unschedulable") if k in n})
+        fields.update({k: n[k] for k in ("labels", "taints", "unschedulable", "images")
+                       if k in n})
         out.append(table("nodes", fields))
     for g in groups:
         out.append(table("podgroups", g))
@@ -337,11 +667,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--seeds", default="1..100", help="A..B, both included")
-    ap.add_argument("--family", action="append", choices=sorted(FAMILIES))
+    ap.add_argument("--family", action="append", choices=sorted(FAMILIES),
+                    help="default: every family but " + ", ".join(OPT_IN))
     a = ap.parse_args()
     lo, hi = (int(x) for x in a.seeds.split(".."))
     os.makedirs(a.out, exist_ok=True)
-    for family in a.family or sorted(FAMILIES):
+    for family in a.family or sorted(f for f in FAMILIES if f not in OPT_IN):
         for seed in range(lo, hi + 1):
             with open(os.path.join(a.out, f"{family}-{seed}.toml"), "w") as f:
                 f.write(scenario(seed, family))

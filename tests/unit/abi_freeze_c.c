@@ -19,7 +19,9 @@ C_STATIC_ASSERT(CAL_HOST_API_V1_0_SIZE == 824, host_api_v1_0_size);
 C_STATIC_ASSERT(CAL_HOST_API_V1_1_SIZE == 952, host_api_v1_1_size);
 C_STATIC_ASSERT(offsetof(cal_host_api, node_index) == 824, host_api_1_1_group_start);
 C_STATIC_ASSERT(CAL_HOST_API_V1_2_SIZE == 968, host_api_v1_2_size);
-C_STATIC_ASSERT(sizeof(cal_host_api) == 968, host_api_size);
+C_STATIC_ASSERT(CAL_HOST_API_V1_3_SIZE == 1080, host_api_v1_3_size);
+C_STATIC_ASSERT(offsetof(cal_host_api, task_pod) == 968, host_api_1_3_group_start);
+C_STATIC_ASSERT(sizeof(cal_host_api) == 1080, host_api_size);
 C_STATIC_ASSERT(CAL_PLUGIN_V1_0_SIZE == 256, plugin_v1_0_size);
 C_STATIC_ASSERT(CAL_PLUGIN_V1_1_SIZE == 280, plugin_v1_1_size);
 C_STATIC_ASSERT(offsetof(cal_plugin, reserved) == 280, plugin_reserved_offset);
@@ -166,6 +168,20 @@ static const abi_c_member members[] = {
     M(cal_host_api, node_table),
     M(cal_host_api, state_get),
     M(cal_host_api, state_put),
+    M(cal_host_api, task_pod),
+    M(cal_host_api, pod_task),
+    M(cal_host_api, node_pod_count),
+    M(cal_host_api, node_pod_at),
+    M(cal_host_api, pod_name),
+    M(cal_host_api, pod_namespace),
+    M(cal_host_api, pod_label),
+    M(cal_host_api, pod_label_count),
+    M(cal_host_api, pod_label_key),
+    M(cal_host_api, pod_label_value),
+    M(cal_host_api, pod_constraints),
+    M(cal_host_api, pod_terminating),
+    M(cal_host_api, node_image_count),
+    M(cal_host_api, node_image_at),
     M(cal_plugin, struct_size),
     M(cal_plugin, abi_version),
     M(cal_plugin, name),
@@ -203,11 +219,68 @@ static const abi_c_member members[] = {
     M(cal_plugin, predicate_many),
     M(cal_plugin, node_order_many),
     M(cal_plugin, reserved),
+    M(cal_string_list, items),
+    M(cal_string_list, count),
+    M(cal_requirement, key),
+    M(cal_requirement, op),
+    M(cal_requirement, values),
+    M(cal_label_selector, absent),
+    M(cal_label_selector, requirements),
+    M(cal_label_selector, count),
+    M(cal_node_selector_term, expressions),
+    M(cal_node_selector_term, expression_count),
+    M(cal_node_selector_term, fields),
+    M(cal_node_selector_term, field_count),
+    M(cal_preferred_node_term, weight),
+    M(cal_preferred_node_term, term),
+    M(cal_pod_affinity_term, weight),
+    M(cal_pod_affinity_term, topology_key),
+    M(cal_pod_affinity_term, selector),
+    M(cal_pod_affinity_term, namespaces),
+    M(cal_pod_affinity_term, has_namespace_selector),
+    M(cal_pod_affinity_term, namespace_selector),
+    M(cal_pod_affinity_term, match_label_keys),
+    M(cal_pod_affinity_term, mismatch_label_keys),
+    M(cal_spread_constraint, max_skew),
+    M(cal_spread_constraint, topology_key),
+    M(cal_spread_constraint, do_not_schedule),
+    M(cal_spread_constraint, selector),
+    M(cal_spread_constraint, min_domains),
+    M(cal_spread_constraint, node_affinity_policy_honor),
+    M(cal_spread_constraint, node_taints_policy_honor),
+    M(cal_spread_constraint, match_label_keys),
+    M(cal_host_port, port),
+    M(cal_host_port, protocol),
+    M(cal_host_port, host_ip),
+    M(cal_image, struct_size),
+    M(cal_image, names),
+    M(cal_image, size_bytes),
+    M(cal_pod_constraints, struct_size),
+    M(cal_pod_constraints, has_required_node_affinity),
+    M(cal_pod_constraints, required_node_terms),
+    M(cal_pod_constraints, required_node_term_count),
+    M(cal_pod_constraints, preferred_node_terms),
+    M(cal_pod_constraints, preferred_node_term_count),
+    M(cal_pod_constraints, required_affinity),
+    M(cal_pod_constraints, required_affinity_count),
+    M(cal_pod_constraints, preferred_affinity),
+    M(cal_pod_constraints, preferred_affinity_count),
+    M(cal_pod_constraints, required_anti_affinity),
+    M(cal_pod_constraints, required_anti_affinity_count),
+    M(cal_pod_constraints, preferred_anti_affinity),
+    M(cal_pod_constraints, preferred_anti_affinity_count),
+    M(cal_pod_constraints, spread),
+    M(cal_pod_constraints, spread_count),
+    M(cal_pod_constraints, host_ports),
+    M(cal_pod_constraints, host_port_count),
+    M(cal_pod_constraints, images),
 };
 
 #define S(s) {#s, #s, sizeof(s), 0}
 static const abi_c_member sizes[] = {
-    S(cal_status), S(cal_taint), S(cal_option), S(cal_host_api), S(cal_plugin)
+    S(cal_status), S(cal_taint), S(cal_option), S(cal_host_api), S(cal_plugin),
+    /* added in 1.3 */
+    S(cal_string_list), S(cal_requirement), S(cal_label_selector), S(cal_node_selector_term), S(cal_preferred_node_term), S(cal_pod_affinity_term), S(cal_spread_constraint), S(cal_host_port), S(cal_image), S(cal_pod_constraints)
 };
 
 const abi_c_member *abi_c_members(size_t *n) {

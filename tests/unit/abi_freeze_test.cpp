@@ -60,7 +60,7 @@ const Member kMembers[] = {
     {"cal_option", "type", 16, 4},
     {"cal_option", "default_value", 24, 8},
     {"cal_option", "description", 32, 8},
-    // cal_host_api: 120 members
+    // cal_host_api: 134 members
     {"cal_host_api", "struct_size", 0, 4},
     {"cal_host_api", "abi_version", 4, 4},
     {"cal_host_api", "log", 8, 8},
@@ -184,6 +184,21 @@ const Member kMembers[] = {
     // added in 1.2
     {"cal_host_api", "state_get", 952, 8},
     {"cal_host_api", "state_put", 960, 8},
+    // added in 1.3
+    {"cal_host_api", "task_pod", 968, 8},
+    {"cal_host_api", "pod_task", 976, 8},
+    {"cal_host_api", "node_pod_count", 984, 8},
+    {"cal_host_api", "node_pod_at", 992, 8},
+    {"cal_host_api", "pod_name", 1000, 8},
+    {"cal_host_api", "pod_namespace", 1008, 8},
+    {"cal_host_api", "pod_label", 1016, 8},
+    {"cal_host_api", "pod_label_count", 1024, 8},
+    {"cal_host_api", "pod_label_key", 1032, 8},
+    {"cal_host_api", "pod_label_value", 1040, 8},
+    {"cal_host_api", "pod_constraints", 1048, 8},
+    {"cal_host_api", "pod_terminating", 1056, 8},
+    {"cal_host_api", "node_image_count", 1064, 8},
+    {"cal_host_api", "node_image_at", 1072, 8},
     // cal_plugin: 37 members
     {"cal_plugin", "struct_size", 0, 4},
     {"cal_plugin", "abi_version", 4, 4},
@@ -222,6 +237,62 @@ const Member kMembers[] = {
     {"cal_plugin", "predicate_many", 264, 8},
     {"cal_plugin", "node_order_many", 272, 8},
     {"cal_plugin", "reserved", 280, 104},
+    // added in 1.3: the Kubernetes constraint structs
+    {"cal_string_list", "items", 0, 8},
+    {"cal_string_list", "count", 8, 8},
+    {"cal_requirement", "key", 0, 8},
+    {"cal_requirement", "op", 8, 4},
+    {"cal_requirement", "values", 16, 16},
+    {"cal_label_selector", "absent", 0, 4},
+    {"cal_label_selector", "requirements", 8, 8},
+    {"cal_label_selector", "count", 16, 8},
+    {"cal_node_selector_term", "expressions", 0, 8},
+    {"cal_node_selector_term", "expression_count", 8, 8},
+    {"cal_node_selector_term", "fields", 16, 8},
+    {"cal_node_selector_term", "field_count", 24, 8},
+    {"cal_preferred_node_term", "weight", 0, 4},
+    {"cal_preferred_node_term", "term", 8, 32},
+    {"cal_pod_affinity_term", "weight", 0, 4},
+    {"cal_pod_affinity_term", "topology_key", 8, 8},
+    {"cal_pod_affinity_term", "selector", 16, 24},
+    {"cal_pod_affinity_term", "namespaces", 40, 16},
+    {"cal_pod_affinity_term", "has_namespace_selector", 56, 4},
+    {"cal_pod_affinity_term", "namespace_selector", 64, 24},
+    {"cal_pod_affinity_term", "match_label_keys", 88, 16},
+    {"cal_pod_affinity_term", "mismatch_label_keys", 104, 16},
+    {"cal_spread_constraint", "max_skew", 0, 4},
+    {"cal_spread_constraint", "topology_key", 8, 8},
+    {"cal_spread_constraint", "do_not_schedule", 16, 4},
+    {"cal_spread_constraint", "selector", 24, 24},
+    {"cal_spread_constraint", "min_domains", 48, 4},
+    {"cal_spread_constraint", "node_affinity_policy_honor", 52, 4},
+    {"cal_spread_constraint", "node_taints_policy_honor", 56, 4},
+    {"cal_spread_constraint", "match_label_keys", 64, 16},
+    {"cal_host_port", "port", 0, 4},
+    {"cal_host_port", "protocol", 8, 8},
+    {"cal_host_port", "host_ip", 16, 8},
+    {"cal_image", "struct_size", 0, 4},
+    {"cal_image", "names", 8, 16},
+    {"cal_image", "size_bytes", 24, 8},
+    {"cal_pod_constraints", "struct_size", 0, 4},
+    {"cal_pod_constraints", "has_required_node_affinity", 4, 4},
+    {"cal_pod_constraints", "required_node_terms", 8, 8},
+    {"cal_pod_constraints", "required_node_term_count", 16, 8},
+    {"cal_pod_constraints", "preferred_node_terms", 24, 8},
+    {"cal_pod_constraints", "preferred_node_term_count", 32, 8},
+    {"cal_pod_constraints", "required_affinity", 40, 8},
+    {"cal_pod_constraints", "required_affinity_count", 48, 8},
+    {"cal_pod_constraints", "preferred_affinity", 56, 8},
+    {"cal_pod_constraints", "preferred_affinity_count", 64, 8},
+    {"cal_pod_constraints", "required_anti_affinity", 72, 8},
+    {"cal_pod_constraints", "required_anti_affinity_count", 80, 8},
+    {"cal_pod_constraints", "preferred_anti_affinity", 88, 8},
+    {"cal_pod_constraints", "preferred_anti_affinity_count", 96, 8},
+    {"cal_pod_constraints", "spread", 104, 8},
+    {"cal_pod_constraints", "spread_count", 112, 8},
+    {"cal_pod_constraints", "host_ports", 120, 8},
+    {"cal_pod_constraints", "host_port_count", 128, 8},
+    {"cal_pod_constraints", "images", 136, 16},
 };
 
 struct StructLayout {
@@ -230,11 +301,22 @@ struct StructLayout {
   size_t align;
 };
 // KEPT FOREVER. sizeof(cal_plugin) was 384 at 1.0 too (the slots of 1.1 came out of the
-// reserved room); cal_host_api was 824 bytes at 1.0 (CAL_HOST_API_V1_0_SIZE), 952 at 1.1
-// and is 968 at 1.2.
+// reserved room); cal_host_api was 824 bytes at 1.0 (CAL_HOST_API_V1_0_SIZE), 952 at 1.1, 968
+// at 1.2 and is 1080 at 1.3.
 const StructLayout kStructs[] = {
     {"cal_status", 260, 4},   {"cal_taint", 40, 8},   {"cal_option", 40, 8},
-    {"cal_host_api", 968, 8}, {"cal_plugin", 384, 8},
+    {"cal_host_api", 1080, 8}, {"cal_plugin", 384, 8},
+    // added in 1.3
+    {"cal_string_list", 16, 8},
+    {"cal_requirement", 32, 8},
+    {"cal_label_selector", 24, 8},
+    {"cal_node_selector_term", 32, 8},
+    {"cal_preferred_node_term", 40, 8},
+    {"cal_pod_affinity_term", 120, 8},
+    {"cal_spread_constraint", 80, 8},
+    {"cal_host_port", 24, 8},
+    {"cal_image", 32, 8},
+    {"cal_pod_constraints", 152, 8},
 };
 
 // The actual layouts, as this C++ compiler sees them.
@@ -374,6 +456,20 @@ const Member kActual[] = {
     CAL_MEMBER(cal_host_api, node_table),
     CAL_MEMBER(cal_host_api, state_get),
     CAL_MEMBER(cal_host_api, state_put),
+    CAL_MEMBER(cal_host_api, task_pod),
+    CAL_MEMBER(cal_host_api, pod_task),
+    CAL_MEMBER(cal_host_api, node_pod_count),
+    CAL_MEMBER(cal_host_api, node_pod_at),
+    CAL_MEMBER(cal_host_api, pod_name),
+    CAL_MEMBER(cal_host_api, pod_namespace),
+    CAL_MEMBER(cal_host_api, pod_label),
+    CAL_MEMBER(cal_host_api, pod_label_count),
+    CAL_MEMBER(cal_host_api, pod_label_key),
+    CAL_MEMBER(cal_host_api, pod_label_value),
+    CAL_MEMBER(cal_host_api, pod_constraints),
+    CAL_MEMBER(cal_host_api, pod_terminating),
+    CAL_MEMBER(cal_host_api, node_image_count),
+    CAL_MEMBER(cal_host_api, node_image_at),
     CAL_MEMBER(cal_plugin, struct_size),
     CAL_MEMBER(cal_plugin, abi_version),
     CAL_MEMBER(cal_plugin, name),
@@ -411,6 +507,61 @@ const Member kActual[] = {
     CAL_MEMBER(cal_plugin, predicate_many),
     CAL_MEMBER(cal_plugin, node_order_many),
     CAL_MEMBER(cal_plugin, reserved),
+    CAL_MEMBER(cal_string_list, items),
+    CAL_MEMBER(cal_string_list, count),
+    CAL_MEMBER(cal_requirement, key),
+    CAL_MEMBER(cal_requirement, op),
+    CAL_MEMBER(cal_requirement, values),
+    CAL_MEMBER(cal_label_selector, absent),
+    CAL_MEMBER(cal_label_selector, requirements),
+    CAL_MEMBER(cal_label_selector, count),
+    CAL_MEMBER(cal_node_selector_term, expressions),
+    CAL_MEMBER(cal_node_selector_term, expression_count),
+    CAL_MEMBER(cal_node_selector_term, fields),
+    CAL_MEMBER(cal_node_selector_term, field_count),
+    CAL_MEMBER(cal_preferred_node_term, weight),
+    CAL_MEMBER(cal_preferred_node_term, term),
+    CAL_MEMBER(cal_pod_affinity_term, weight),
+    CAL_MEMBER(cal_pod_affinity_term, topology_key),
+    CAL_MEMBER(cal_pod_affinity_term, selector),
+    CAL_MEMBER(cal_pod_affinity_term, namespaces),
+    CAL_MEMBER(cal_pod_affinity_term, has_namespace_selector),
+    CAL_MEMBER(cal_pod_affinity_term, namespace_selector),
+    CAL_MEMBER(cal_pod_affinity_term, match_label_keys),
+    CAL_MEMBER(cal_pod_affinity_term, mismatch_label_keys),
+    CAL_MEMBER(cal_spread_constraint, max_skew),
+    CAL_MEMBER(cal_spread_constraint, topology_key),
+    CAL_MEMBER(cal_spread_constraint, do_not_schedule),
+    CAL_MEMBER(cal_spread_constraint, selector),
+    CAL_MEMBER(cal_spread_constraint, min_domains),
+    CAL_MEMBER(cal_spread_constraint, node_affinity_policy_honor),
+    CAL_MEMBER(cal_spread_constraint, node_taints_policy_honor),
+    CAL_MEMBER(cal_spread_constraint, match_label_keys),
+    CAL_MEMBER(cal_host_port, port),
+    CAL_MEMBER(cal_host_port, protocol),
+    CAL_MEMBER(cal_host_port, host_ip),
+    CAL_MEMBER(cal_image, struct_size),
+    CAL_MEMBER(cal_image, names),
+    CAL_MEMBER(cal_image, size_bytes),
+    CAL_MEMBER(cal_pod_constraints, struct_size),
+    CAL_MEMBER(cal_pod_constraints, has_required_node_affinity),
+    CAL_MEMBER(cal_pod_constraints, required_node_terms),
+    CAL_MEMBER(cal_pod_constraints, required_node_term_count),
+    CAL_MEMBER(cal_pod_constraints, preferred_node_terms),
+    CAL_MEMBER(cal_pod_constraints, preferred_node_term_count),
+    CAL_MEMBER(cal_pod_constraints, required_affinity),
+    CAL_MEMBER(cal_pod_constraints, required_affinity_count),
+    CAL_MEMBER(cal_pod_constraints, preferred_affinity),
+    CAL_MEMBER(cal_pod_constraints, preferred_affinity_count),
+    CAL_MEMBER(cal_pod_constraints, required_anti_affinity),
+    CAL_MEMBER(cal_pod_constraints, required_anti_affinity_count),
+    CAL_MEMBER(cal_pod_constraints, preferred_anti_affinity),
+    CAL_MEMBER(cal_pod_constraints, preferred_anti_affinity_count),
+    CAL_MEMBER(cal_pod_constraints, spread),
+    CAL_MEMBER(cal_pod_constraints, spread_count),
+    CAL_MEMBER(cal_pod_constraints, host_ports),
+    CAL_MEMBER(cal_pod_constraints, host_port_count),
+    CAL_MEMBER(cal_pod_constraints, images),
 };
 #undef CAL_MEMBER
 
@@ -420,6 +571,16 @@ size_t actual_size(const std::string& s) {
   if (s == "cal_option") return sizeof(cal_option);
   if (s == "cal_host_api") return sizeof(cal_host_api);
   if (s == "cal_plugin") return sizeof(cal_plugin);
+  if (s == "cal_string_list") return sizeof(cal_string_list);
+  if (s == "cal_requirement") return sizeof(cal_requirement);
+  if (s == "cal_label_selector") return sizeof(cal_label_selector);
+  if (s == "cal_node_selector_term") return sizeof(cal_node_selector_term);
+  if (s == "cal_preferred_node_term") return sizeof(cal_preferred_node_term);
+  if (s == "cal_pod_affinity_term") return sizeof(cal_pod_affinity_term);
+  if (s == "cal_spread_constraint") return sizeof(cal_spread_constraint);
+  if (s == "cal_host_port") return sizeof(cal_host_port);
+  if (s == "cal_image") return sizeof(cal_image);
+  if (s == "cal_pod_constraints") return sizeof(cal_pod_constraints);
   return 0;
 }
 size_t actual_align(const std::string& s) {
@@ -428,6 +589,16 @@ size_t actual_align(const std::string& s) {
   if (s == "cal_option") return alignof(cal_option);
   if (s == "cal_host_api") return alignof(cal_host_api);
   if (s == "cal_plugin") return alignof(cal_plugin);
+  if (s == "cal_string_list") return alignof(cal_string_list);
+  if (s == "cal_requirement") return alignof(cal_requirement);
+  if (s == "cal_label_selector") return alignof(cal_label_selector);
+  if (s == "cal_node_selector_term") return alignof(cal_node_selector_term);
+  if (s == "cal_preferred_node_term") return alignof(cal_preferred_node_term);
+  if (s == "cal_pod_affinity_term") return alignof(cal_pod_affinity_term);
+  if (s == "cal_spread_constraint") return alignof(cal_spread_constraint);
+  if (s == "cal_host_port") return alignof(cal_host_port);
+  if (s == "cal_image") return alignof(cal_image);
+  if (s == "cal_pod_constraints") return alignof(cal_pod_constraints);
   return 0;
 }
 
@@ -537,8 +708,11 @@ TEST(AbiFreeze, HostApiGroups) {
   // 1.2: state_get, state_put.
   EXPECT_EQ(CAL_HOST_API_V1_2_SIZE, 968u);
   EXPECT_EQ(offsetof(cal_host_api, state_get), 952u);
-  // 1.2 is the newest minor: the table is exactly its size.
-  EXPECT_EQ(sizeof(cal_host_api), CAL_HOST_API_V1_2_SIZE);
+  // 1.3: pods and their constraints, node images.
+  EXPECT_EQ(offsetof(cal_host_api, task_pod), 968u);
+  EXPECT_EQ(CAL_HOST_API_V1_3_SIZE, 1080u);
+  // 1.3 is the newest minor: the table is exactly its size.
+  EXPECT_EQ(sizeof(cal_host_api), CAL_HOST_API_V1_3_SIZE);
 }
 
 TEST(AbiFreeze, PluginDescriptorGroups) {
@@ -554,6 +728,7 @@ TEST(AbiFreeze, PluginDescriptorGroups) {
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(0), CAL_PLUGIN_V1_0_SIZE);
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(1), CAL_PLUGIN_V1_1_SIZE);
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(2), CAL_PLUGIN_V1_1_SIZE);  // 1.2 added no slot
+  EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(3), CAL_PLUGIN_V1_1_SIZE);  // nor did 1.3
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(CAL_ABI_MINOR), CAL_PLUGIN_V1_1_SIZE);
 
   // CAL_PLUGIN_HAS reads a 1.1 slot only when the minor and the struct size both cover it.
@@ -626,6 +801,12 @@ TEST(AbiFreeze, ConstantsAndEnums) {
   EXPECT_EQ(CAL_NODE_POD_REQUESTS, 6);
   EXPECT_EQ(CAL_NODE_POD_REQUESTS_NONZERO, 7);
   EXPECT_EQ(CAL_NODE_FIELD_COUNT, 8);
+  EXPECT_EQ(CAL_SELECT_IN, 0);
+  EXPECT_EQ(CAL_SELECT_NOT_IN, 1);
+  EXPECT_EQ(CAL_SELECT_EXISTS, 2);
+  EXPECT_EQ(CAL_SELECT_DOES_NOT_EXIST, 3);
+  EXPECT_EQ(CAL_SELECT_GT, 4);
+  EXPECT_EQ(CAL_SELECT_LT, 5);
 }
 
 // The C view: the same header compiled as C99 lays every member out at the same place.

@@ -1,41 +1,52 @@
 // nodeorder: node scores from Kubernetes' score plugins, weighted, as Volcano's
 // pkg/scheduler/plugins/nodeorder/nodeorder.go registers them.
 //
-// node_order (Volcano's NodeOrderFn, one node at a time):
-//   leastrequested.weight   * NodeResourcesFit LeastAllocated (cpu 50, memory 50)
-//   mostrequested.weight    * NodeResourcesFit MostAllocated  (cpu 1, memory 1)
-//   balancedresource.weight * NodeResourcesBalancedAllocation (cpu, memory, nvidia.com/gpu)
+// node_order (Volcano's NodeOrderFn and its per-node scores):
+//   leastrequested.weight    * NodeResourcesFit LeastAllocated (cpu 50, memory 50)
+//   mostrequested.weight     * NodeResourcesFit MostAllocated  (cpu 1, memory 1)
+//   balancedresource.weight  * NodeResourcesBalancedAllocation (cpu, memory, nvidia.com/gpu)
+//   imagelocality.weight     * ImageLocality (kube/image_locality.hpp)
 // batch_node_order (Volcano's BatchNodeOrderFn, normalised over the candidate nodes):
-//   tainttoleration.weight  * TaintToleration (PreferNoSchedule taints, reversed)
-// Formulas in nodeorder_math.hpp.
+//   tainttoleration.weight   * TaintToleration (PreferNoSchedule taints, reversed)
+//   nodeaffinity.weight      * NodeAffinity (preferred node affinity terms)
+//   podaffinity.weight       * InterPodAffinity (preferred pod affinity and anti-affinity,
+//                              the pod's and the placed pods'; kube/pod_affinity.hpp)
+//   podtopologyspread.weight * PodTopologySpread (ScheduleAnyway constraints;
+//                              kube/topology_spread.hpp)
+// Formulas in nodeorder_math.hpp and plugins/builtin/kube/.
 //
 // What the Kubernetes plugins see as the node, as Volcano feeds them: the node's
 // allocatable and the pods of every task on the node (Volcano builds its k8s NodeInfo from
 // NodeInfo.Tasks, running, pipelined and releasing alike, and removes a pod when a task is
-// evicted in the session): the host keeps these sums as node_pod_requests(_nonzero)
-// (caldera/plugin.h). Each pod counts its InitResreq (Kubernetes' PodRequests takes
-// init containers into account). Least / most allocated count a pod that requests no cpu
-// as 100m and no memory as 200Mi (Kubernetes applies these defaults per container; the
-// model knows pods, not containers, so here they apply to a pod that requests none at
-// all). The pod being placed is counted in, as Kubernetes scores a node with the pod on it.
+// evicted in the session): the host keeps these sums as node_pod_requests(_nonzero) and
+// the pods as node_pod_at (caldera/plugin.h). Each pod counts its InitResreq (Kubernetes'
+// PodRequests takes init containers into account). Least / most allocated count a pod that
+// requests no cpu as 100m and no memory as 200Mi (Kubernetes applies these defaults per
+// container; the model knows pods, not containers, so here they apply to a pod that
+// requests none at all). The pod being placed is counted in, as Kubernetes scores a node
+// with the pod on it.
 //
-// nodeaffinity, podaffinity, imagelocality, podtopologyspread, selectorspread and
-// volumebinding weights are accepted with Volcano's defaults; their Kubernetes plugins
-// score 0 on every node for pods that carry no preferred affinity terms, images, topology
-// constraints, selectors or volumes, which is every pod of the model, so they add nothing.
+// selectorspread and volumebinding weights are accepted with Volcano's defaults; the model
+// has no services, replica sets or volumes yet, so those scores are 0 on every node.
 //
-// Scoring only reads: node-parallel.
+// node_order and node_order_many only read: node-parallel.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "caldera/sdk.hpp"
 #include "nodeorder/nodeorder_math.hpp"
+#include "kube/image_locality.hpp"
+#include "kube/pod_affinity.hpp"
+#include "kube/selectors.hpp"
+#include "kube/topology_spread.hpp"
 #include "predicates/predicates_math.hpp"
 
 namespace {
 
+namespace kube = caldera::kube;
 namespace no = caldera::nodeorder;
 namespace pr = caldera::predicates;
 namespace sdk = caldera::sdk;
@@ -45,6 +56,10 @@ struct Weights {
   int64_t most = 0;
   int64_t balanced = 0;
   int64_t taint = 0;
+  int64_t node_affinity = 0;
+  int64_t pod_affinity = 0;
+  int64_t image_locality = 0;
+  int64_t spread = 0;
 };
 
 class NodeOrder {
@@ -52,8 +67,9 @@ class NodeOrder {
   static constexpr const char* kName = "nodeorder";
   static constexpr const char* kVersion = "1.0.0";
   static constexpr const char* kDescription =
-      "scores nodes with Kubernetes' least / most allocated, balanced allocation and taint "
-      "toleration scores, weighted (Volcano's nodeorder)";
+      "scores nodes with Kubernetes' least / most allocated, balanced allocation, taint "
+      "toleration, node affinity, inter-pod affinity, topology spread and image locality "
+      "scores, weighted (Volcano's nodeorder)";
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::node_order,
       sdk::Hook::node_order_many, sdk::Hook::batch_node_order);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
@@ -74,23 +90,23 @@ class NodeOrder {
       "tainttoleration.weight", 3,
       "Weight of TaintToleration: fewer untolerated PreferNoSchedule taints score higher, "
       "normalised to 0..100 over the candidate nodes."};
-  // Accepted with Volcano's defaults; their scores are 0 for every pod of the model.
   static constexpr sdk::Int kNodeAffinity{
       "nodeaffinity.weight", 2,
-      "Weight of NodeAffinity's preferred terms. Accepted; no effect: the model has no "
-      "preferred node affinity, so the score is 0."};
+      "Weight of NodeAffinity: the weights of the pod's preferred node affinity terms the "
+      "node matches, normalised to 0..100 over the candidate nodes."};
   static constexpr sdk::Int kPodAffinity{
       "podaffinity.weight", 2,
-      "Weight of InterPodAffinity. Accepted; no effect: the model has no pod affinity terms, "
-      "so the score is 0."};
+      "Weight of InterPodAffinity: preferred pod affinity (+) and anti-affinity (-) terms, "
+      "the pod's and those of the pods already placed, per topology domain, normalised to "
+      "0..100 over the candidate nodes."};
   static constexpr sdk::Int kImageLocality{
       "imagelocality.weight", 1,
-      "Weight of ImageLocality. Accepted; no effect: the model has no images, so the score "
-      "is 0."};
+      "Weight of ImageLocality: the size of the pod's images the node already holds, "
+      "scaled by how many nodes hold them, 0..100."};
   static constexpr sdk::Int kPodTopologySpread{
       "podtopologyspread.weight", 2,
-      "Weight of PodTopologySpread. Accepted; no effect: the model has no topology spread "
-      "constraints, so the score is 0."};
+      "Weight of PodTopologySpread: fewer matching pods in the node's domains of the pod's "
+      "ScheduleAnyway constraints score higher, normalised to 0..100."};
   static constexpr sdk::Int kSelectorSpread{
       "selectorspread.weight", 0,
       "Weight of SelectorSpread (older Volcano). Accepted; no effect: the model has no "
@@ -104,28 +120,47 @@ class NodeOrder {
                    kImageLocality, kPodTopologySpread, kSelectorSpread, kVolumeBinding);
 
   NodeOrder(sdk::Session s, const sdk::Args& a)
-      : resources_(s.resource_count()), gpu_(s.resource_id("nvidia.com/gpu")) {
+      : session_(s), resources_(s.resource_count()), gpu_(s.resource_id("nvidia.com/gpu")) {
     w_.least = a.get(kLeast);
     w_.most = a.get(kMost);
     w_.balanced = a.get(kBalanced);
     w_.taint = a.get(kTaint);
+    w_.node_affinity = a.get(kNodeAffinity);
+    w_.pod_affinity = a.get(kPodAffinity);
+    w_.image_locality = a.get(kImageLocality);
+    w_.spread = a.get(kPodTopologySpread);
+    if (w_.pod_affinity != 0) affinity_nodes_ = kube::AffinityNodes::at_open(s);
+    if (w_.image_locality != 0) images_.emplace(s);
   }
 
   double node_order(sdk::Task t, sdk::Node n) const {
-    if (w_.least == 0 && w_.most == 0 && w_.balanced == 0) return 0;
-    return score_on(amounts_of(t), n);
+    const double images = image_score(t.pod().constraints(), n);
+    if (w_.least == 0 && w_.most == 0 && w_.balanced == 0) return images;
+    return score_on(amounts_of(t), n) + images;
   }
 
   // The same scores for many nodes, the task's amounts read once.
   void node_order_many(sdk::Task t, const cal_node* const* nodes, size_t count,
                        double* scores) const {
+    const cal_pod_constraints* c = t.pod().constraints();
     if (w_.least == 0 && w_.most == 0 && w_.balanced == 0) {
-      for (size_t i = 0; i < count; ++i) scores[i] = 0;
+      for (size_t i = 0; i < count; ++i) scores[i] = image_score(c, sdk::Node(nodes[i], resources_));
       return;
     }
     const Amounts pod = amounts_of(t);
-    for (size_t i = 0; i < count; ++i) scores[i] = score_on(pod, sdk::Node(nodes[i], resources_));
+    for (size_t i = 0; i < count; ++i) {
+      const sdk::Node n(nodes[i], resources_);
+      scores[i] = score_on(pod, n) + image_score(c, n);
+    }
   }
+
+ private:
+  double image_score(const cal_pod_constraints* c, sdk::Node n) const {
+    if (w_.image_locality == 0 || !images_) return 0;
+    return static_cast<double>(images_->score(c, n) * w_.image_locality);
+  }
+
+ public:
 
  private:
   struct Amounts {
@@ -174,7 +209,77 @@ class NodeOrder {
  public:
   void batch_node_order(sdk::Task t, const cal_node* const* nodes, size_t count,
                         double* scores) const {
-    if (w_.taint == 0 || count == 0) return;
+    if (count == 0) return;
+    taint_scores(t, nodes, count, scores);
+    const sdk::Pod pod = t.pod();
+    std::vector<int64_t>& buf = kube_scores_;
+    buf.assign(count, 0);
+    if (w_.node_affinity != 0) node_affinity_scores(pod.constraints(), nodes, count, scores);
+    if (w_.pod_affinity != 0 &&
+        kube::pod_affinity_scores(session_, affinity_nodes_, pod, nodes, count, buf.data()))
+      for (size_t k = 0; k < count; ++k) scores[k] += static_cast<double>(buf[k] * w_.pod_affinity);
+    if (w_.spread != 0) {
+      const SpreadContext ctx{t};
+      kube::Inclusion inc;
+      inc.ctx = &ctx;
+      inc.node_affinity = [](const void* c, sdk::Node n) {
+        return static_cast<const SpreadContext*>(c)->node_affinity_matches(n);
+      };
+      inc.untolerated = [](const void* c, sdk::Node n) {
+        return static_cast<const SpreadContext*>(c)->untolerated(n);
+      };
+      if (kube::spread_scores(session_, pod, inc, nodes, count, buf.data()))
+        for (size_t k = 0; k < count; ++k) scores[k] += static_cast<double>(buf[k] * w_.spread);
+    }
+  }
+
+ private:
+  // What PodTopologySpread's node inclusion policies read of the task.
+  struct SpreadContext {
+    explicit SpreadContext(sdk::Task t) : task(t), constraints(t.pod().constraints()) {
+      for (const cal_taint& tol : t.tolerations())
+        tolerations.push_back({sdk::sv(tol.key), sdk::sv(tol.op), sdk::sv(tol.value), sdk::sv(tol.effect)});
+    }
+    bool node_affinity_matches(sdk::Node n) const {
+      for (size_t i = 0; i < task.selector_count(); ++i) {
+        const char* v = n.label(task.selector_key(i).data());
+        if (v == nullptr || sdk::sv(v) != task.selector_value(i)) return false;
+      }
+      return kube::required_node_affinity_matches(
+          constraints, [&](const char* k) { return n.label(k); }, n.name().data());
+    }
+    bool untolerated(sdk::Node n) const {
+      for (size_t i = 0; i < n.taint_count(); ++i) {
+        const cal_taint raw = n.taint(i);
+        if (pr::blocks(pr::Taint{sdk::sv(raw.key), sdk::sv(raw.value), sdk::sv(raw.effect)},
+                       tolerations))
+          return true;
+      }
+      return false;
+    }
+    sdk::Task task;
+    const cal_pod_constraints* constraints;
+    std::vector<pr::Toleration> tolerations;
+  };
+
+  // NodeAffinity: the preferred terms' weights, normalised (DefaultNormalizeScore); skipped
+  // for a pod without preferred terms.
+  void node_affinity_scores(const cal_pod_constraints* c, const cal_node* const* nodes,
+                            size_t count, double* scores) const {
+    if (c == nullptr || c->preferred_node_term_count == 0) return;
+    std::vector<int64_t>& buf = kube_scores_;
+    for (size_t k = 0; k < count; ++k) {
+      const sdk::Node n(nodes[k], 0);
+      buf[k] = kube::preferred_node_affinity_score(c, [&](const char* key) { return n.label(key); },
+                                                   n.name().data());
+    }
+    no::normalize(buf, /*reverse=*/false);
+    for (size_t k = 0; k < count; ++k) scores[k] += static_cast<double>(buf[k] * w_.node_affinity);
+  }
+
+  void taint_scores(sdk::Task t, const cal_node* const* nodes, size_t count,
+                    double* scores) const {
+    if (w_.taint == 0) return;
     // PreScore: the tolerations that can tolerate PreferNoSchedule (empty effect included).
     std::vector<pr::Toleration> tolerations;
     const std::vector<cal_taint> raw = t.tolerations();
@@ -213,10 +318,14 @@ class NodeOrder {
     return a;
   }
 
+  sdk::Session session_;
   Weights w_;
   size_t resources_;
   int32_t gpu_;  // resource id of nvidia.com/gpu, -1 when the session has none
   mutable std::vector<int64_t> taint_counts_;
+  mutable std::vector<int64_t> kube_scores_;  // batch_node_order's per-score buffer
+  kube::AffinityNodes affinity_nodes_;        // the snapshot's lists at open
+  std::optional<kube::ImageIndex> images_;
 };
 
 }  // namespace

@@ -1,29 +1,40 @@
 // predicates: node filters, as Volcano's pkg/scheduler/plugins/predicates/predicates.go
 // registers them (AddPredicateFn), in the same order and with the same codes:
-//   1. pod count        node's pods >= its allocatable pods   Unschedulable, and go on
-//                       (pods evicted in this session do not count, as in Volcano)
-//   2. NodeUnschedulable                                       UnschedulableAndUnresolvable
-//   3. NodeAffinity     the pod's nodeSelector                 UnschedulableAndUnresolvable
-//   4. TaintToleration  NoSchedule / NoExecute taints          UnschedulableAndUnresolvable
+//   1. pod count         node's pods >= its allocatable pods   Unschedulable, and go on
+//                        (pods evicted in this session do not count, as in Volcano)
+//   2. NodeUnschedulable                                        UnschedulableAndUnresolvable
+//   3. NodeAffinity      nodeSelector and required node affinity terms
+//                                                               UnschedulableAndUnresolvable
+//   4. TaintToleration   NoSchedule / NoExecute taints          UnschedulableAndUnresolvable
+//   5. NodePorts         the pod's host ports are free           Unschedulable
+//   6. InterPodAffinity  required pod affinity (Unresolvable), anti-affinity and existing
+//                        pods' anti-affinity (Unschedulable)     (plugins/builtin/kube/)
+//   7. PodTopologySpread DoNotSchedule constraints              Unschedulable; a node
+//                        without the topology label: UnschedulableAndUnresolvable
 // Volcano stops at the first UnschedulableAndUnresolvable (ShouldAbort) and otherwise
 // reports every failure: a full node that a filter refuses gives both reasons (one per
 // line, as cal_status allows). Unschedulable keeps a node open to preemption, as Volcano's
 // PredicateForPreemptAction does.
+//
+// Steps 5 to 7 read what their PreFilter computed when the task was last pre-predicated
+// (Volcano's cycle state): pre_predicate builds it, over Kubernetes' view of every node's
+// pods (node_pod_at), so pods placed earlier in the session count. A PreFilter that has
+// nothing to check for the pod (Kubernetes' Skip) switches its filter off for the task for
+// the rest of the session, as Volcano's skip set is never emptied.
 //
 // Resources are not checked here, as in Volcano: its allocate and backfill check the fit
 // before they call predicates, and so does the host (actions/placement.cpp). So a
 // predicate call on a node that is merely full passes, which preempt's nominated-node
 // check (taskEligibleToPreempt) relies on.
 //
-// Volcano's other filters (NodePorts, InterPodAffinity, NodeVolumeLimits, VolumeZone,
-// PodTopologySpread, VolumeBinding, DRA) and its pre-predicates need pod fields our model
-// does not carry (ports, pod affinity terms, volumes, claims, topology constraints); their
-// switches are accepted so that Volcano configs load, and pass every pod. Required node
-// affinity terms are not in the model either: NodeAffinity here is the nodeSelector part.
+// Volcano's volume filters (NodeVolumeLimits, VolumeZone, VolumeBinding) and DRA read pod
+// volumes and claims, which the model does not carry yet: their switches are accepted so
+// that Volcano configs load, and pass every pod.
 //
 // Steps 2 to 4 read only what a session never changes; their answers are kept for the
-// session per node and per set of selector and tolerations (see Static below), so that a
-// node's label and taint look-ups are paid once per such set, not once per task.
+// session per node and per set of selector, node affinity and tolerations (see Static
+// below), so that a node's label and taint look-ups are paid once per such set, not once
+// per task.
 //
 // Only reads session state: node-parallel.
 #include <algorithm>
@@ -36,10 +47,15 @@
 #include <vector>
 
 #include "caldera/sdk.hpp"
+#include "kube/node_ports.hpp"
+#include "kube/pod_affinity.hpp"
+#include "kube/selectors.hpp"
+#include "kube/topology_spread.hpp"
 #include "predicates/predicates_math.hpp"
 
 namespace {
 
+namespace kube = caldera::kube;
 namespace pr = caldera::predicates;
 namespace sdk = caldera::sdk;
 
@@ -48,20 +64,20 @@ class Predicates {
   static constexpr const char* kName = "predicates";
   static constexpr const char* kVersion = "1.0.0";
   static constexpr const char* kDescription =
-      "filters nodes: pod count, unschedulable nodes, node selector, taints and tolerations, "
-      "GPU proportionality, resource fit (Volcano's predicates)";
+      "filters nodes: pod count, unschedulable nodes, node selector and affinity, taints and "
+      "tolerations, host ports, inter-pod affinity, topology spread (Volcano's predicates)";
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::pre_predicate,
       sdk::Hook::predicate, sdk::Hook::on_allocate, sdk::Hook::on_deallocate);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
 // The tail of the description of a filter Volcano has and the model gives no input to.
 #define CALDERA_PREDICATES_NO_INPUT                                                          \
-  " Accepted so that Volcano configs load; no effect here: the pod model has no input for "   \
-  "this filter, so every pod passes it."
+  " Accepted so that Volcano configs load; no effect yet: the pod model carries no volumes "  \
+  "or resource claims, so every pod passes it."
   static constexpr sdk::Bool kNodeAffinity{
       "predicate.NodeAffinityEnable", true,
-      "Check the pod's nodeSelector against the node's labels (Kubernetes NodeAffinity; the "
-      "model carries no required affinity terms)."};
+      "Check the pod's nodeSelector and required node affinity terms against the node's "
+      "labels and name (Kubernetes NodeAffinity)."};
   static constexpr sdk::Bool kTaintToleration{
       "predicate.TaintTolerationEnable", true,
       "Refuse nodes with a NoSchedule or NoExecute taint the pod does not tolerate "
@@ -85,10 +101,12 @@ class Predicates {
 #undef CALDERA_PREDICATES_MOVED
   static constexpr sdk::Bool kNodePorts{
       "predicate.NodePortsEnable", true,
-      "Volcano's NodePorts filter." CALDERA_PREDICATES_NO_INPUT};
+      "Refuse nodes where one of the pod's host ports (protocol, address) is taken "
+      "(Kubernetes NodePorts)."};
   static constexpr sdk::Bool kPodAffinity{
       "predicate.PodAffinityEnable", true,
-      "Volcano's InterPodAffinity filter." CALDERA_PREDICATES_NO_INPUT};
+      "Honour required pod affinity and anti-affinity, the pod's and that of the pods "
+      "already placed (Kubernetes InterPodAffinity)."};
   static constexpr sdk::Bool kNodeVolumeLimits{
       "predicate.NodeVolumeLimitsEnable", true,
       "Volcano's NodeVolumeLimits (CSI) filter." CALDERA_PREDICATES_NO_INPUT};
@@ -97,7 +115,8 @@ class Predicates {
       "Volcano's VolumeZone filter." CALDERA_PREDICATES_NO_INPUT};
   static constexpr sdk::Bool kPodTopologySpread{
       "predicate.PodTopologySpreadEnable", true,
-      "Volcano's PodTopologySpread filter." CALDERA_PREDICATES_NO_INPUT};
+      "Honour the pod's DoNotSchedule topology spread constraints (Kubernetes "
+      "PodTopologySpread)."};
   static constexpr sdk::Bool kVolumeBinding{
       "predicate.VolumeBindingEnable", true,
       "Volcano's VolumeBinding filter." CALDERA_PREDICATES_NO_INPUT};
@@ -108,9 +127,9 @@ class Predicates {
   static constexpr sdk::Bool kCache{
       "predicate.CacheEnable", false,
       "Volcano's equivalence cache of filter results. Accepted; no effect here: the answers "
-      "of the filters on what a session never changes (node unschedulable, selector, taints) "
-      "are always kept per selector and tolerations for the session, and give the same "
-      "answers as without."};
+      "of the filters on what a session never changes (node unschedulable, selector and "
+      "node affinity, taints) are always kept per such set for the session, and give the "
+      "same answers as without."};
   static constexpr sdk::Bool kGpuSharing{
       "predicate.GPUSharingEnable", false,
       "Volcano's older GPU-sharing switch. Accepted; no effect here: GPU sharing is the "
@@ -133,13 +152,19 @@ class Predicates {
       kBindTimeout);
 
   Predicates(sdk::Session s, const sdk::Args& a)
-      : node_affinity_(a.get(kNodeAffinity)),
+      : session_(s),
+        node_affinity_(a.get(kNodeAffinity)),
         taint_toleration_(a.get(kTaintToleration)),
+        node_ports_(a.get(kNodePorts)),
+        pod_affinity_(a.get(kPodAffinity)),
+        topology_spread_(a.get(kPodTopologySpread)),
         // Kubernetes filters that read what their PreFilter left in the task's cycle state.
         needs_cycle_state_(a.get(kNodePorts) || a.get(kPodAffinity) || a.get(kVolumeZone) ||
                            a.get(kNodeVolumeLimits) || a.get(kPodTopologySpread) ||
                            a.get(kVolumeBinding)),
-        node_count_(s.node_count()) {}
+        node_count_(s.node_count()),
+        affinity_nodes_(a.get(kPodAffinity) ? kube::AffinityNodes::at_open(s)
+                                            : kube::AffinityNodes{}) {}
 
   // What predicate() needs of a task, read once per task: pre_predicate prepares the task
   // the next search is for (the host calls it first, on the scheduling thread), so the
@@ -148,18 +173,19 @@ class Predicates {
     prepared_ = TaskView::of(t);
     prepared_.known = known_for(prepared_);
     prefiltered_.insert(t.handle());
+    prefilter(t);
     return sdk::Status::ok();
   }
 
   sdk::Status predicate(sdk::Task t, sdk::Node n) const {
-    if (prepared_.task == t.handle()) return check(prepared_, n);
+    if (prepared_.task == t.handle()) return check(prepared_, n, kube_state(t.handle()));
     // Asked before this session's pre-predicate for the task (preempt's nominated-node
     // check does that): Volcano's Kubernetes filters find no PreFilter data in the task's
     // cycle state and fail the node, with a code that neither passes nor rules it out.
     if (needs_cycle_state_ && !prefiltered_.count(t.handle()))
       return sdk::Status::unschedulable(
           "reading \"PreFilterNodePorts\" from cycleState: not found");
-    return check(TaskView::of(t), n);
+    return check(TaskView::of(t), n, kube_state(t.handle()));
   }
 
  // Volcano's k8s NodeInfo loses a task's pod when the task is deallocated (evicted) in
@@ -185,17 +211,41 @@ class Predicates {
   enum Static : uint8_t { kUnknown = 0, kPasses = 1, kNodeUnschedulable = 2, kSelector = 3,
                           kTaint = 4 };
 
+  // What the PreFilters of steps 5 to 7 left for a task (Volcano's cycle state): kept per
+  // task for the session, rebuilt by each pre_predicate. A filter whose PreFilter skipped
+  // once stays off for the task (`skipped`).
+  struct KubeState {
+    const cal_pod_constraints* constraints = nullptr;
+    bool ports = false, affinity = false, spread = false;
+    uint8_t skipped = 0;  // kSkip* bits
+    kube::PodAffinityFilter affinity_filter;
+    kube::SpreadFilter spread_filter;
+  };
+  static constexpr uint8_t kSkipPorts = 1, kSkipAffinity = 2, kSkipSpread = 4;
+
   // A task's tolerations and node selector, as views of host strings (valid for the
   // session).
   struct TaskView {
     const cal_task* task = nullptr;
     std::vector<pr::Toleration> tolerations;
     std::vector<std::pair<std::string_view, std::string_view>> selector;
+    const cal_pod_constraints* constraints = nullptr;  // required node affinity and more
     uint8_t* known = nullptr;  // the static answers of tasks like this one, or null
+
+    // Kubernetes' RequiredNodeAffinity: the node selector and the required terms.
+    bool node_affinity_matches(sdk::Node n) const {
+      if (!selector.empty() &&
+          // Selector keys are views of whole host strings, so data() is NUL-terminated.
+          !pr::selector_matches(selector, [&](std::string_view k) { return n.label(k.data()); }))
+        return false;
+      return kube::required_node_affinity_matches(
+          constraints, [&](const char* k) { return n.label(k); }, n.name().data());
+    }
 
     static TaskView of(sdk::Task t) {
       TaskView v;
       v.task = t.handle();
+      v.constraints = t.pod().constraints();
       for (const cal_taint& tol : t.tolerations())
         v.tolerations.push_back({sdk::sv(tol.key), sdk::sv(tol.op), sdk::sv(tol.value), sdk::sv(tol.effect)});
       for (size_t i = 0; i < t.selector_count(); ++i)
@@ -211,6 +261,11 @@ class Predicates {
     std::string key;
     for (const auto& [k, v] : t.selector) key.append(k).append(1, '\x1f').append(v).append(1, '\x1e');
     key.append(1, '\x1d');
+    // Pods with other required node affinity terms answer differently; the terms are the
+    // pod's own record (shared by pods read from one template), so its address keys them.
+    if (t.constraints != nullptr && t.constraints->has_required_node_affinity)
+      key.append(std::to_string(reinterpret_cast<uintptr_t>(t.constraints)));
+    key.append(1, '\x1d');
     for (const pr::Toleration& tol : t.tolerations)
       key.append(tol.key).append(1, '\x1f').append(tol.op).append(1, '\x1f').append(tol.value)
           .append(1, '\x1f').append(tol.effect).append(1, '\x1e');
@@ -222,10 +277,7 @@ class Predicates {
   // The checks on what the session never changes, in Volcano's order.
   uint8_t static_answer(const TaskView& t, sdk::Node n) const {
     if (pr::unschedulable_blocks(n.unschedulable(), t.tolerations)) return kNodeUnschedulable;
-    if (node_affinity_ && !t.selector.empty() &&
-        // Selector keys are views of whole host strings, so data() is NUL-terminated.
-        !pr::selector_matches(t.selector, [&](std::string_view k) { return n.label(k.data()); }))
-      return kSelector;
+    if (node_affinity_ && !t.node_affinity_matches(n)) return kSelector;
     if (taint_toleration_ && has_blocking_taint(t, n)) return kTaint;
     return kPasses;
   }
@@ -242,7 +294,7 @@ class Predicates {
     return false;
   }
 
-  sdk::Status check(const TaskView& t, sdk::Node n) const {
+  sdk::Status check(const TaskView& t, sdk::Node n, const KubeState* k) const {
     uint8_t answer = kUnknown;
     if (t.known != nullptr) {
       uint8_t& slot = t.known[n.index()];
@@ -261,8 +313,55 @@ class Predicates {
       if (too_many_pods) return sdk::Status::unresolvable({pr::kPodNumberExceeded, "\n", why});
       return sdk::Status::unresolvable(why);
     }
-    if (too_many_pods) return sdk::Status::unschedulable(pr::kPodNumberExceeded);
-    return sdk::Status::ok();
+    // The filters with a PreFilter, in Volcano's order; each failure is reported, the
+    // first UnschedulableAndUnresolvable ends the check.
+    const char* reasons[4];
+    size_t count = 0;
+    if (too_many_pods) reasons[count++] = pr::kPodNumberExceeded;
+    bool unresolvable = false;
+    if (k != nullptr) {
+      if (k->ports && !kube::ports_fit(k->constraints, n)) reasons[count++] = kube::kNodePortsNotFree;
+      if (k->affinity)
+        if (const char* why = k->affinity_filter.filter(n, &unresolvable)) reasons[count++] = why;
+      if (!unresolvable && k->spread)
+        if (const char* why = k->spread_filter.filter(n, &unresolvable)) reasons[count++] = why;
+    }
+    if (count == 0) return sdk::Status::ok();
+    std::string text;
+    for (size_t i = 0; i < count; ++i) text.append(i ? "\n" : "").append(reasons[i]);
+    return unresolvable ? sdk::Status::unresolvable(text) : sdk::Status::unschedulable(text);
+  }
+
+
+  const KubeState* kube_state(const cal_task* t) const {
+    auto it = kube_.find(t);
+    return it == kube_.end() ? nullptr : &it->second;
+  }
+
+  // Runs the PreFilters of steps 5 to 7 for t.
+  void prefilter(sdk::Task t) {
+    const sdk::Pod pod = t.pod();
+    KubeState& k = kube_[t.handle()];
+    k.constraints = pod.constraints();
+    if (node_ports_ && (k.constraints == nullptr || k.constraints->host_port_count == 0))
+      k.skipped |= kSkipPorts;
+    k.ports = node_ports_ && !(k.skipped & kSkipPorts);
+    if (pod_affinity_ && !k.affinity_filter.prefilter(session_, affinity_nodes_, pod))
+      k.skipped |= kSkipAffinity;
+    k.affinity = pod_affinity_ && !(k.skipped & kSkipAffinity);
+    if (topology_spread_) {
+      const TaskView& view = prepared_;
+      kube::Inclusion inc;
+      inc.ctx = &view;
+      inc.node_affinity = [](const void* ctx, sdk::Node n) {
+        return static_cast<const TaskView*>(ctx)->node_affinity_matches(n);
+      };
+      inc.untolerated = [](const void* ctx, sdk::Node n) {
+        return has_blocking_taint(*static_cast<const TaskView*>(ctx), n);
+      };
+      if (!k.spread_filter.prefilter(session_, pod, inc)) k.skipped |= kSkipSpread;
+    }
+    k.spread = topology_spread_ && !(k.skipped & kSkipSpread);
   }
 
   // The pods Volcano's pod-count check counts on the node (see on_deallocate).
@@ -274,14 +373,20 @@ class Predicates {
     return pods;
   }
 
+  sdk::Session session_;
   bool node_affinity_;
   bool taint_toleration_;
+  bool node_ports_;
+  bool pod_affinity_;
+  bool topology_spread_;
   bool needs_cycle_state_;
   std::unordered_set<const cal_task*> prefiltered_;  // pre_predicate ran for them
   std::unordered_set<const cal_task*> evicted_;
   size_t node_count_;
   std::unordered_map<std::string, std::vector<uint8_t>> known_;  // by selector + tolerations
   TaskView prepared_;
+  kube::AffinityNodes affinity_nodes_;  // the snapshot's lists at open (kube/pod_affinity.hpp)
+  std::unordered_map<const cal_task*, KubeState> kube_;
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
 /*
- * caldera/plugin.h -- the Caldera plugin ABI, version 1.1.
+ * caldera/plugin.h -- the Caldera plugin ABI, version 1.3.
  *
  * This header is the whole contract between the Caldera host and a policy plugin. A plugin
  * is a shared object that includes this header, links against nothing of the host, and
@@ -50,6 +50,11 @@
  *            predicate_many and node_order_many slots.
  *       1.2  host: state_get, state_put (a plugin's state kept across sessions;
  *            CAL_STATE_MAX).
+ *       1.3  host: Kubernetes scheduling constraints (cal_pod and its readers:
+ *            task_pod, pod_task, node_pod_count, node_pod_at, pod_name, pod_namespace,
+ *            pod_label, pod_label_count, pod_label_key, pod_label_value,
+ *            pod_constraints, pod_terminating; node_image_count, node_image_at; cal_pod_constraints and the
+ *            element structs it points to).
  *
  * (1) Types and booleans.
  *     Fixed-width integers, size_t for counts and indexes, double for amounts and times.
@@ -80,8 +85,8 @@
  *     - In cal_option, default_value NULL means "no default"; description may be NULL.
  *
  * (3) Strings, memory and lifetimes.
- *     - Handles (cal_session, cal_job, cal_task, cal_node, cal_queue, cal_hypernode) are
- *       opaque and owned by the host. They are valid from the plugin's open() to its
+ *     - Handles (cal_session, cal_job, cal_task, cal_node, cal_queue, cal_hypernode,
+ *       cal_pod) are opaque and owned by the host. They are valid from the plugin's open() to its
  *       close() for that session. Never free them; never keep them past close().
  *     - Strings the host returns (const char *) are NUL-terminated UTF-8, owned by the
  *       host, valid until the end of the session (those of cal_args: while the config
@@ -195,7 +200,7 @@ extern "C" {
  * Keep each a plain `#define NAME <digits>`.
  * ------------------------------------------------------------------------------------- */
 #define CAL_ABI_MAJOR 1
-#define CAL_ABI_MINOR 2
+#define CAL_ABI_MINOR 3
 #define CAL_ABI_VERSION ((uint32_t)((CAL_ABI_MAJOR << 16) | CAL_ABI_MINOR))
 #define CAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
 #define CAL_ABI_MINOR_OF(v) ((uint32_t)(v)&0xffffu)
@@ -212,6 +217,8 @@ typedef struct cal_task cal_task;       /* a task: one pod */
 typedef struct cal_node cal_node;       /* a node */
 typedef struct cal_queue cal_queue;     /* a queue */
 typedef struct cal_hypernode cal_hypernode; /* a HyperNode: a switch and the nodes behind it */
+typedef struct cal_pod cal_pod;         /* 1.3: a pod as Kubernetes sees it (a task's, or one
+                                           no job owns: placed by another scheduler) */
 typedef struct cal_args cal_args;       /* the validated arguments of one plugin instance */
 
 /* ---------------------------------------------------------------------------------------
@@ -341,6 +348,152 @@ typedef enum cal_node_field {
   CAL_NODE_POD_REQUESTS_NONZERO = 7
 } cal_node_field;
 #define CAL_NODE_FIELD_COUNT 8
+
+/* ---------------------------------------------------------------------------------------
+ * Kubernetes scheduling constraints (added in 1.3).
+ *
+ * What a pod's spec asks of the node it runs on, read from the API object as Kubernetes
+ * writes it: PodSpec.affinity, PodSpec.topologySpreadConstraints, the containers' host
+ * ports and images. pod_constraints() returns one cal_pod_constraints per pod (NULL for a
+ * pod that carries none of them, which is most pods); everything it points to is owned by
+ * the host, read-only and valid until the session ends.
+ *
+ * Layout rules on top of (0): cal_pod_constraints starts with struct_size and only ever
+ * grows at its end (read a field only when struct_size covers it). The element structs it
+ * points to arrays of (cal_requirement, cal_node_selector_term, ...) are frozen as
+ * released: growth comes as new arrays in cal_pod_constraints, never as new fields of an
+ * element. A list (pointer + count) with count 0 may have a NULL pointer.
+ * ------------------------------------------------------------------------------------- */
+
+/* A list of strings. */
+typedef struct cal_string_list {
+  const char *const *items;
+  size_t count;
+} cal_string_list;
+
+/* The operator of a selector requirement. Gt and Lt only occur in node selector
+ * requirements, where Kubernetes compares the label's value as an integer. */
+typedef enum cal_selector_op {
+  CAL_SELECT_IN = 0,
+  CAL_SELECT_NOT_IN = 1,
+  CAL_SELECT_EXISTS = 2,
+  CAL_SELECT_DOES_NOT_EXIST = 3,
+  CAL_SELECT_GT = 4,
+  CAL_SELECT_LT = 5
+} cal_selector_op;
+
+/* One requirement: a label (or, in cal_node_selector_term.fields, a node field such as
+ * "metadata.name") against values. values has one item for Gt and Lt, none for Exists and
+ * DoesNotExist. */
+typedef struct cal_requirement {
+  const char *key;
+  cal_selector_op op;
+  cal_string_list values;
+} cal_requirement;
+
+/* A label selector (metav1.LabelSelector): matchLabels come first as In requirements with
+ * one value, in key order, then matchExpressions as written. Every requirement must hold.
+ * absent is 1 when the API object had no selector at all: Kubernetes reads that as
+ * matching nothing (labels.Nothing()); a present selector with no requirements matches
+ * every object. */
+typedef struct cal_label_selector {
+  int absent;
+  const cal_requirement *requirements;
+  size_t count;
+} cal_label_selector;
+
+/* A node selector term: every expression (over node labels) and every field requirement
+ * (over node fields: only "metadata.name" exists) must hold. A term with neither matches no
+ * node, as in Kubernetes. */
+typedef struct cal_node_selector_term {
+  const cal_requirement *expressions;
+  size_t expression_count;
+  const cal_requirement *fields;
+  size_t field_count;
+} cal_node_selector_term;
+
+/* A preferred node affinity term: weight 1..100 for nodes the term matches. */
+typedef struct cal_preferred_node_term {
+  int32_t weight;
+  cal_node_selector_term term;
+} cal_preferred_node_term;
+
+/* A pod affinity or anti-affinity term (required, or preferred with its weight). The pods
+ * it counts are those the selector matches in the namespaces it names: `namespaces`, plus
+ * those the namespace selector matches when has_namespace_selector is 1 (an empty namespace
+ * selector matches every namespace); when both are empty / absent, the pod's own namespace.
+ * Namespaces carry one label in the session's view, kubernetes.io/metadata.name = the
+ * namespace's name, as the API server sets it. match_label_keys and mismatch_label_keys are
+ * as written: the API server has already merged them into the selector (Kubernetes 1.33),
+ * so a plugin reads them for information only. */
+typedef struct cal_pod_affinity_term {
+  int32_t weight; /* preferred terms: 1..100; required terms: 0 */
+  const char *topology_key;
+  cal_label_selector selector;
+  cal_string_list namespaces;
+  int has_namespace_selector;
+  cal_label_selector namespace_selector;
+  cal_string_list match_label_keys;
+  cal_string_list mismatch_label_keys;
+} cal_pod_affinity_term;
+
+/* A topology spread constraint (core/v1 TopologySpreadConstraint), with Kubernetes'
+ * defaults filled in: min_domains 1 when unset, node_affinity_policy_honor 1 (Honor),
+ * node_taints_policy_honor 0 (Ignore). match_label_keys are as written; Kubernetes'
+ * scheduler adds `key In (the pod's value)` to the selector for each key the pod has a label
+ * for, and so must a plugin that follows it. */
+typedef struct cal_spread_constraint {
+  int32_t max_skew;
+  const char *topology_key;
+  int do_not_schedule; /* whenUnsatisfiable: 1 DoNotSchedule, 0 ScheduleAnyway */
+  cal_label_selector selector;
+  int32_t min_domains;
+  int node_affinity_policy_honor;
+  int node_taints_policy_honor;
+  cal_string_list match_label_keys;
+} cal_spread_constraint;
+
+/* A host port one of the pod's containers asks for (a container port with hostPort set).
+ * protocol is "TCP" (the default), "UDP" or "SCTP"; host_ip is "0.0.0.0" when unset. */
+typedef struct cal_host_port {
+  int32_t port;
+  const char *protocol;
+  const char *host_ip;
+} cal_host_port;
+
+/* A container image a node holds (NodeStatus.images): every name it is known by, and its
+ * size in bytes. */
+typedef struct cal_image {
+  uint32_t struct_size;
+  cal_string_list names;
+  int64_t size_bytes;
+} cal_image;
+
+/* Everything above, for one pod. has_required_node_affinity is 1 when the pod has
+ * requiredDuringSchedulingIgnoredDuringExecution node affinity: its terms are ORed (a
+ * node matching any one passes), and no term at all matches no node. images lists the
+ * image of each container, init containers last, as the pod spec names them. */
+typedef struct cal_pod_constraints {
+  uint32_t struct_size;
+  int has_required_node_affinity;
+  const cal_node_selector_term *required_node_terms;
+  size_t required_node_term_count;
+  const cal_preferred_node_term *preferred_node_terms;
+  size_t preferred_node_term_count;
+  const cal_pod_affinity_term *required_affinity;
+  size_t required_affinity_count;
+  const cal_pod_affinity_term *preferred_affinity;
+  size_t preferred_affinity_count;
+  const cal_pod_affinity_term *required_anti_affinity;
+  size_t required_anti_affinity_count;
+  const cal_pod_affinity_term *preferred_anti_affinity;
+  size_t preferred_anti_affinity_count;
+  const cal_spread_constraint *spread;
+  size_t spread_count;
+  const cal_host_port *host_ports;
+  size_t host_port_count;
+  cal_string_list images;
+} cal_pod_constraints;
 
 /* ---------------------------------------------------------------------------------------
  * The host API: one table of functions handed to the plugin's entry point. The pointer
@@ -602,16 +755,51 @@ typedef struct cal_host_api {
   const void *(*state_get)(const cal_session *s, size_t *size);
   int (*state_put)(cal_session *s, const void *bytes, size_t size);
 
+  /* ===== added in 1.3 (starts at CAL_HOST_API_V1_2_SIZE) ============================== */
+
+  /* --- added in 1.3: pods as Kubernetes sees them, and their constraints -------------- */
+  /* A task's pod (never NULL), and a pod's task (NULL for a pod no job owns: one another
+   * scheduler placed, or whose PodGroup is not in the session). */
+  cal_pod *(*task_pod)(const cal_task *t);
+  cal_task *(*pod_task)(const cal_pod *p);
+  /* The pods of Kubernetes' view of the node, the view node_pod_requests sums: every task
+   * on the node (running, pipelined, releasing) except those evicted in this session, and
+   * every pod no job owns. Kept current as the session allocates, pipelines, evicts and
+   * undoes (so it changes between callbacks, never during node-parallel ones); in the
+   * order pods joined the view, a pod that leaves it replaced by the last one (as
+   * Kubernetes' NodeInfo.RemovePod does). */
+  size_t (*node_pod_count)(const cal_node *n);
+  cal_pod *(*node_pod_at)(const cal_node *n, size_t i);
+  const char *(*pod_name)(const cal_pod *p);      /* "namespace/name" */
+  const char *(*pod_namespace)(const cal_pod *p);
+  const char *(*pod_label)(const cal_pod *p, const char *key); /* NULL if absent */
+  size_t (*pod_label_count)(const cal_pod *p);
+  const char *(*pod_label_key)(const cal_pod *p, size_t i);   /* in key order */
+  const char *(*pod_label_value)(const cal_pod *p, size_t i);
+  /* The pod's scheduling constraints; NULL when it carries none (see cal_pod_constraints). */
+  const cal_pod_constraints *(*pod_constraints)(const cal_pod *p);
+  /* 1 when the pod is being deleted (metadata.deletionTimestamp set; its task, if any, was
+   * Releasing when the session opened): Kubernetes' topology spread does not count it. */
+  int (*pod_terminating)(const cal_pod *p);
+  /* The images the node holds (NodeStatus.images), in the order the node lists them.
+   * node_image_at fills *out (the caller sets out->struct_size) and returns 1, or 0 when i
+   * is out of range. */
+  size_t (*node_image_count)(const cal_node *n);
+  int (*node_image_at)(const cal_node *n, size_t i, cal_image *out);
+
   /* A new function goes here, in a group headed "added in 1.N", never anywhere else. */
 } cal_host_api;
 
 /* The bytes of cal_host_api each minor defines (fixed forever; the 1.1 group starts at
- * CAL_HOST_API_V1_0_SIZE, the 1.2 group at CAL_HOST_API_V1_1_SIZE). */
+ * CAL_HOST_API_V1_0_SIZE, the 1.2 group at CAL_HOST_API_V1_1_SIZE, the 1.3 group at
+ * CAL_HOST_API_V1_2_SIZE). */
 #define CAL_HOST_API_V1_0_SIZE (offsetof(cal_host_api, node_index))
 #define CAL_HOST_API_V1_1_SIZE                                                              \
   (offsetof(cal_host_api, node_table) + sizeof(((cal_host_api *)0)->node_table))
 #define CAL_HOST_API_V1_2_SIZE                                                              \
   (offsetof(cal_host_api, state_put) + sizeof(((cal_host_api *)0)->state_put))
+#define CAL_HOST_API_V1_3_SIZE                                                              \
+  (offsetof(cal_host_api, node_image_at) + sizeof(((cal_host_api *)0)->node_image_at))
 
 /* The largest state a plugin may save (state_put), in bytes. */
 #define CAL_STATE_MAX ((size_t)16 * 1024 * 1024)

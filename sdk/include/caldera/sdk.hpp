@@ -123,6 +123,29 @@ class Queue {
 class Node;
 class Job;
 
+// A pod as Kubernetes sees it (ABI 1.3): a task's, or one no job owns. Its constraints are
+// the C view (cal_pod_constraints, caldera/plugin.h), null when it carries none.
+class Pod {
+ public:
+  explicit Pod(const cal_pod* h = nullptr) : h_(h) {}
+  const cal_pod* handle() const { return h_; }
+  explicit operator bool() const { return h_ != nullptr; }
+  bool operator==(const Pod& o) const { return h_ == o.h_; }
+  std::string_view name() const { return sv(host->pod_name(h_)); }
+  std::string_view ns() const { return sv(host->pod_namespace(h_)); }
+  const char* label(const char* key) const { return host->pod_label(h_, key); }
+  size_t label_count() const { return host->pod_label_count(h_); }
+  std::string_view label_key(size_t i) const { return sv(host->pod_label_key(h_, i)); }
+  std::string_view label_value(size_t i) const { return sv(host->pod_label_value(h_, i)); }
+  const cal_pod_constraints* constraints() const { return host->pod_constraints(h_); }
+  bool terminating() const { return host->pod_terminating(h_) != 0; }
+  // Its task, or null for a pod no job owns.
+  const cal_task* task() const { return host->pod_task(h_); }
+
+ private:
+  const cal_pod* h_;
+};
+
 class Task {
  public:
   Task() = default;
@@ -150,6 +173,7 @@ class Task {
   }
   size_t selector_count() const { return host->task_selector_count(h_); }
   std::string_view selector_key(size_t i) const { return sv(host->task_selector_key(h_, i)); }
+  Pod pod() const { return Pod(host->task_pod(h_)); }
   std::string_view selector_value(size_t i) const {
     return sv(host->task_selector_value(h_, i));
   }
@@ -205,6 +229,16 @@ class Node {
   }
   size_t task_count() const { return host->node_task_count(h_); }
   Task task(size_t i) const { return Task(host->node_task_at(h_, i), n_); }
+  // Kubernetes' view of the node's pods (ABI 1.3, host->node_pod_at).
+  size_t pod_count() const { return host->node_pod_count(h_); }
+  Pod pod(size_t i) const { return Pod(host->node_pod_at(h_, i)); }
+  size_t image_count() const { return host->node_image_count(h_); }
+  cal_image image(size_t i) const {
+    cal_image im{};
+    im.struct_size = sizeof im;
+    host->node_image_at(h_, i, &im);
+    return im;
+  }
   const char* annotation(const char* key) const { return host->node_annotation(h_, key); }
   size_t numa_count() const { return host->node_numa_count(h_); }
   double numa_cpu(size_t i) const { return host->node_numa_cpu(h_, i); }

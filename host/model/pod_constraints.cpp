@@ -1,0 +1,590 @@
+#include "host/model/pod_constraints.hpp"
+
+#include <algorithm>
+#include <array>
+#include <initializer_list>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace caldera {
+
+using json = nlohmann::json;
+
+ApiFieldError::ApiFieldError(std::string path_, std::string problem_, std::string expected_)
+    : std::runtime_error(fmt::format("{}: {}{}{}", path_, problem_,
+                                     expected_.empty() ? "" : "; expected ", expected_)),
+      path(std::move(path_)),
+      problem(std::move(problem_)),
+      expected(std::move(expected_)) {}
+
+// ---- the parsed fields -------------------------------------------------------------------
+
+namespace {
+
+struct Requirement {
+  std::string key;
+  cal_selector_op op = CAL_SELECT_IN;
+  std::vector<std::string> values;
+};
+
+struct Selector {
+  bool absent = true;
+  std::vector<Requirement> requirements;
+};
+
+struct NodeTerm {
+  std::vector<Requirement> expressions;
+  std::vector<Requirement> fields;
+};
+
+struct PreferredNodeTerm {
+  int32_t weight = 0;
+  NodeTerm term;
+};
+
+struct AffinityTerm {
+  int32_t weight = 0;
+  std::string topology_key;
+  Selector selector;
+  std::vector<std::string> namespaces;
+  bool has_namespace_selector = false;
+  Selector namespace_selector;
+  std::vector<std::string> match_label_keys;
+  std::vector<std::string> mismatch_label_keys;
+};
+
+struct SpreadConstraint {
+  int32_t max_skew = 1;
+  std::string topology_key;
+  bool do_not_schedule = true;
+  Selector selector;
+  int32_t min_domains = 1;
+  bool node_affinity_honor = true;
+  bool node_taints_honor = false;
+  std::vector<std::string> match_label_keys;
+};
+
+struct HostPort {
+  int32_t port = 0;
+  std::string protocol = "TCP";
+  std::string host_ip = "0.0.0.0";
+};
+
+}  // namespace
+
+struct PodConstraintsReader::Parts {
+  bool has_required_node_affinity = false;
+  std::vector<NodeTerm> required_node;
+  std::vector<PreferredNodeTerm> preferred_node;
+  std::vector<AffinityTerm> required_affinity, preferred_affinity;
+  std::vector<AffinityTerm> required_anti_affinity, preferred_anti_affinity;
+  std::vector<SpreadConstraint> spread;
+  std::vector<HostPort> host_ports;
+  std::vector<std::string> images;
+
+  bool empty() const {
+    return !has_required_node_affinity && preferred_node.empty() &&
+           required_affinity.empty() && preferred_affinity.empty() &&
+           required_anti_affinity.empty() && preferred_anti_affinity.empty() &&
+           spread.empty() && host_ports.empty() && images.empty();
+  }
+};
+
+// ---- reading JSON with the path of each field --------------------------------------------
+
+namespace {
+
+[[noreturn]] void bad(const std::string& path, std::string problem, std::string expected) {
+  throw ApiFieldError(path, std::move(problem), std::move(expected));
+}
+
+std::string field(const std::string& parent, std::string_view key) {
+  return parent.empty() ? std::string(key) : fmt::format("{}.{}", parent, key);
+}
+std::string element(const std::string& parent, size_t i) {
+  return fmt::format("{}[{}]", parent, i);
+}
+
+const char* kind_of(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "an array";
+    case json::value_t::string: return "a string";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: return "an integer";
+    case json::value_t::number_float: return "a float";
+    default: return "a value";
+  }
+}
+
+const json& object(const json& v, const std::string& path,
+                   std::initializer_list<std::string_view> allowed) {
+  if (!v.is_object()) bad(path, fmt::format("got {}", kind_of(v)), "an object");
+  for (const auto& [k, _] : v.items()) {
+    if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
+    std::string names;
+    for (std::string_view a : allowed) names += (names.empty() ? "" : ", ") + std::string(a);
+    bad(field(path, k), fmt::format("unknown field '{}'", k), "one of the fields " + names);
+  }
+  return v;
+}
+
+const json* member(const json& obj, std::string_view key) {
+  auto it = obj.find(key);
+  return it == obj.end() || it->is_null() ? nullptr : &*it;
+}
+
+const json& array(const json& v, const std::string& path) {
+  if (!v.is_array()) bad(path, fmt::format("got {}", kind_of(v)), "an array");
+  return v;
+}
+
+std::string string(const json& v, const std::string& path) {
+  if (!v.is_string()) bad(path, fmt::format("got {}", kind_of(v)), "a string");
+  return v.get<std::string>();
+}
+
+std::vector<std::string> strings(const json& v, const std::string& path) {
+  std::vector<std::string> out;
+  const json& a = array(v, path);
+  for (size_t i = 0; i < a.size(); ++i) out.push_back(string(a[i], element(path, i)));
+  return out;
+}
+
+int64_t integer(const json& v, const std::string& path, int64_t min, int64_t max) {
+  if (!v.is_number_integer())
+    bad(path, fmt::format("got {}", kind_of(v)), fmt::format("an integer from {} to {}", min, max));
+  const int64_t n = v.get<int64_t>();
+  if (n < min || n > max)
+    bad(path, fmt::format("{} is out of range", n), fmt::format("an integer from {} to {}", min, max));
+  return n;
+}
+
+std::string required_string(const json& obj, const std::string& path, std::string_view key,
+                            std::string_view expected) {
+  const json* v = member(obj, key);
+  if (v == nullptr) bad(path, fmt::format("missing field '{}'", key), std::string(expected));
+  std::string s = string(*v, field(path, key));
+  if (s.empty()) bad(field(path, key), "empty string", std::string(expected));
+  return s;
+}
+
+// One of `choices` (an API enum): "unknown value 'x'; expected one of a, b".
+template <size_t N>
+size_t choice(const json& v, const std::string& path, const std::array<std::string_view, N>& choices) {
+  const std::string s = string(v, path);
+  for (size_t i = 0; i < N; ++i)
+    if (s == choices[i]) return i;
+  std::string names;
+  for (std::string_view c : choices) names += (names.empty() ? "" : ", ") + std::string(c);
+  bad(path, fmt::format("unknown value '{}'", s), "one of " + names);
+}
+
+bool is_integer_text(const std::string& s) {
+  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  if (i == s.size()) return false;
+  for (; i < s.size(); ++i)
+    if (s[i] < '0' || s[i] > '9') return false;
+  return true;
+}
+
+// A selector requirement. `node`: a node selector requirement (Gt and Lt allowed);
+// `fields`: a node field requirement (metadata.name with In / NotIn and one value).
+Requirement requirement(const json& v, const std::string& path, bool node, bool fields) {
+  object(v, path, {"key", "operator", "values"});
+  Requirement r;
+  r.key = required_string(v, path, "key", fields ? "metadata.name" : "a label key");
+  if (fields && r.key != "metadata.name")
+    bad(field(path, "key"), fmt::format("unknown node field '{}'", r.key), "metadata.name");
+  const json* op = member(v, "operator");
+  if (op == nullptr) bad(path, "missing field 'operator'", "an operator");
+  static constexpr std::array<std::string_view, 6> kOps{"In", "NotIn", "Exists", "DoesNotExist",
+                                                       "Gt", "Lt"};
+  static constexpr std::array<std::string_view, 4> kLabelOps{"In", "NotIn", "Exists",
+                                                            "DoesNotExist"};
+  static constexpr std::array<std::string_view, 2> kFieldOps{"In", "NotIn"};
+  const std::string op_path = field(path, "operator");
+  r.op = fields ? static_cast<cal_selector_op>(choice(*op, op_path, kFieldOps))
+         : node ? static_cast<cal_selector_op>(choice(*op, op_path, kOps))
+                : static_cast<cal_selector_op>(choice(*op, op_path, kLabelOps));
+  if (const json* vals = member(v, "values")) r.values = strings(*vals, field(path, "values"));
+  const std::string values_path = field(path, "values");
+  const std::string op_name = op->get<std::string>();
+  switch (r.op) {
+    case CAL_SELECT_IN:
+    case CAL_SELECT_NOT_IN:
+      if (r.values.empty())
+        bad(values_path, fmt::format("no values with operator {}", op_name), "at least one value");
+      if (fields && r.values.size() != 1)
+        bad(values_path, fmt::format("{} values", r.values.size()),
+            "exactly one value for a node field requirement");
+      break;
+    case CAL_SELECT_EXISTS:
+    case CAL_SELECT_DOES_NOT_EXIST:
+      if (!r.values.empty())
+        bad(values_path, fmt::format("values with operator {}", op_name), "no values");
+      break;
+    case CAL_SELECT_GT:
+    case CAL_SELECT_LT:
+      if (r.values.size() != 1 || !is_integer_text(r.values[0]))
+        bad(values_path, fmt::format("{} value(s) with operator {}", r.values.size(), op_name),
+            "exactly one value, an integer");
+      break;
+  }
+  return r;
+}
+
+// metav1.LabelSelector; matchLabels first, in key order, as In requirements.
+Selector label_selector(const json* v, const std::string& path) {
+  Selector s;
+  if (v == nullptr) return s;
+  object(*v, path, {"matchLabels", "matchExpressions"});
+  s.absent = false;
+  if (const json* ml = member(*v, "matchLabels")) {
+    const std::string mp = field(path, "matchLabels");
+    if (!ml->is_object()) bad(mp, fmt::format("got {}", kind_of(*ml)), "an object of strings");
+    std::vector<std::pair<std::string, std::string>> labels;
+    for (const auto& [k, val] : ml->items())
+      labels.emplace_back(k, string(val, field(mp, k)));
+    std::sort(labels.begin(), labels.end());
+    for (auto& [k, val] : labels) s.requirements.push_back({k, CAL_SELECT_IN, {val}});
+  }
+  if (const json* me = member(*v, "matchExpressions")) {
+    const std::string ep = field(path, "matchExpressions");
+    const json& a = array(*me, ep);
+    for (size_t i = 0; i < a.size(); ++i)
+      s.requirements.push_back(requirement(a[i], element(ep, i), false, false));
+  }
+  return s;
+}
+
+NodeTerm node_term(const json& v, const std::string& path) {
+  object(v, path, {"matchExpressions", "matchFields"});
+  NodeTerm t;
+  if (const json* me = member(v, "matchExpressions")) {
+    const std::string ep = field(path, "matchExpressions");
+    const json& a = array(*me, ep);
+    for (size_t i = 0; i < a.size(); ++i)
+      t.expressions.push_back(requirement(a[i], element(ep, i), true, false));
+  }
+  if (const json* mf = member(v, "matchFields")) {
+    const std::string fp = field(path, "matchFields");
+    const json& a = array(*mf, fp);
+    for (size_t i = 0; i < a.size(); ++i)
+      t.fields.push_back(requirement(a[i], element(fp, i), true, true));
+  }
+  return t;
+}
+
+AffinityTerm affinity_term(const json& v, const std::string& path) {
+  object(v, path, {"labelSelector", "namespaces", "topologyKey", "namespaceSelector",
+                   "matchLabelKeys", "mismatchLabelKeys"});
+  AffinityTerm t;
+  t.topology_key = required_string(v, path, "topologyKey", "a node label key");
+  t.selector = label_selector(member(v, "labelSelector"), field(path, "labelSelector"));
+  if (const json* ns = member(v, "namespaces")) t.namespaces = strings(*ns, field(path, "namespaces"));
+  if (const json* nss = member(v, "namespaceSelector")) {
+    t.has_namespace_selector = true;
+    t.namespace_selector = label_selector(nss, field(path, "namespaceSelector"));
+  }
+  if (const json* k = member(v, "matchLabelKeys"))
+    t.match_label_keys = strings(*k, field(path, "matchLabelKeys"));
+  if (const json* k = member(v, "mismatchLabelKeys"))
+    t.mismatch_label_keys = strings(*k, field(path, "mismatchLabelKeys"));
+  return t;
+}
+
+int32_t weight(const json& v, const std::string& path) {
+  const json* w = member(v, "weight");
+  if (w == nullptr) bad(path, "missing field 'weight'", "an integer from 1 to 100");
+  return static_cast<int32_t>(integer(*w, field(path, "weight"), 1, 100));
+}
+
+// podAffinity / podAntiAffinity.
+void pod_affinity(const json& v, const std::string& path, std::vector<AffinityTerm>& required,
+                  std::vector<AffinityTerm>& preferred) {
+  object(v, path, {"requiredDuringSchedulingIgnoredDuringExecution",
+                   "preferredDuringSchedulingIgnoredDuringExecution"});
+  if (const json* r = member(v, "requiredDuringSchedulingIgnoredDuringExecution")) {
+    const std::string rp = field(path, "requiredDuringSchedulingIgnoredDuringExecution");
+    const json& a = array(*r, rp);
+    for (size_t i = 0; i < a.size(); ++i) required.push_back(affinity_term(a[i], element(rp, i)));
+  }
+  if (const json* p = member(v, "preferredDuringSchedulingIgnoredDuringExecution")) {
+    const std::string pp = field(path, "preferredDuringSchedulingIgnoredDuringExecution");
+    const json& a = array(*p, pp);
+    for (size_t i = 0; i < a.size(); ++i) {
+      const std::string ep = element(pp, i);
+      object(a[i], ep, {"weight", "podAffinityTerm"});
+      const json* term = member(a[i], "podAffinityTerm");
+      if (term == nullptr) bad(ep, "missing field 'podAffinityTerm'", "a pod affinity term");
+      AffinityTerm t = affinity_term(*term, field(ep, "podAffinityTerm"));
+      t.weight = weight(a[i], ep);
+      preferred.push_back(std::move(t));
+    }
+  }
+}
+
+// Adds ":latest" to an image name whose last ':' does not come after its last '/' (no
+// tag), as Kubernetes' image locality score normalises a pod's images before it looks them
+// up on nodes (normalizedImageName).
+std::string normalized_image(std::string name) {
+  const auto last = [&](char c) {
+    const size_t at = name.rfind(c);
+    return at == std::string::npos ? -1L : static_cast<long>(at);
+  };
+  if (last(':') <= last('/')) name += ":latest";
+  return name;
+}
+
+}  // namespace
+
+// ---- the reader ----------------------------------------------------------------------------
+
+PodConstraintsReader::PodConstraintsReader() : parts_(std::make_unique<Parts>()) {}
+PodConstraintsReader::~PodConstraintsReader() = default;
+
+void PodConstraintsReader::affinity(const json& v, const std::string& prefix) {
+  object(v, prefix, {"nodeAffinity", "podAffinity", "podAntiAffinity"});
+  if (const json* na = member(v, "nodeAffinity")) {
+    const std::string np = field(prefix, "nodeAffinity");
+    object(*na, np, {"requiredDuringSchedulingIgnoredDuringExecution",
+                     "preferredDuringSchedulingIgnoredDuringExecution"});
+    if (const json* r = member(*na, "requiredDuringSchedulingIgnoredDuringExecution")) {
+      const std::string rp = field(np, "requiredDuringSchedulingIgnoredDuringExecution");
+      object(*r, rp, {"nodeSelectorTerms"});
+      const json* terms = member(*r, "nodeSelectorTerms");
+      if (terms == nullptr || !terms->is_array() || terms->empty())
+        bad(field(rp, "nodeSelectorTerms"), terms == nullptr ? "missing" : "no terms",
+            "at least one node selector term");
+      parts_->has_required_node_affinity = true;
+      for (size_t i = 0; i < terms->size(); ++i)
+        parts_->required_node.push_back(
+            node_term((*terms)[i], element(field(rp, "nodeSelectorTerms"), i)));
+    }
+    if (const json* p = member(*na, "preferredDuringSchedulingIgnoredDuringExecution")) {
+      const std::string pp = field(np, "preferredDuringSchedulingIgnoredDuringExecution");
+      const json& a = array(*p, pp);
+      for (size_t i = 0; i < a.size(); ++i) {
+        const std::string ep = element(pp, i);
+        object(a[i], ep, {"weight", "preference"});
+        const json* pref = member(a[i], "preference");
+        if (pref == nullptr) bad(ep, "missing field 'preference'", "a node selector term");
+        PreferredNodeTerm t;
+        t.weight = weight(a[i], ep);
+        t.term = node_term(*pref, field(ep, "preference"));
+        parts_->preferred_node.push_back(std::move(t));
+      }
+    }
+  }
+  if (const json* pa = member(v, "podAffinity"))
+    pod_affinity(*pa, field(prefix, "podAffinity"), parts_->required_affinity,
+                 parts_->preferred_affinity);
+  if (const json* pa = member(v, "podAntiAffinity"))
+    pod_affinity(*pa, field(prefix, "podAntiAffinity"), parts_->required_anti_affinity,
+                 parts_->preferred_anti_affinity);
+}
+
+void PodConstraintsReader::topology_spread(const json& v, const std::string& prefix) {
+  const json& a = array(v, prefix);
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string path = element(prefix, i);
+    const json& c = object(a[i], path,
+                           {"maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector",
+                            "minDomains", "nodeAffinityPolicy", "nodeTaintsPolicy",
+                            "matchLabelKeys"});
+    SpreadConstraint s;
+    const json* skew = member(c, "maxSkew");
+    if (skew == nullptr) bad(path, "missing field 'maxSkew'", "an integer from 1");
+    s.max_skew = static_cast<int32_t>(integer(*skew, field(path, "maxSkew"), 1, INT32_MAX));
+    s.topology_key = required_string(c, path, "topologyKey", "a node label key");
+    const json* when = member(c, "whenUnsatisfiable");
+    if (when == nullptr) bad(path, "missing field 'whenUnsatisfiable'", "DoNotSchedule or ScheduleAnyway");
+    static constexpr std::array<std::string_view, 2> kWhen{"DoNotSchedule", "ScheduleAnyway"};
+    s.do_not_schedule = choice(*when, field(path, "whenUnsatisfiable"), kWhen) == 0;
+    s.selector = label_selector(member(c, "labelSelector"), field(path, "labelSelector"));
+    if (const json* md = member(c, "minDomains")) {
+      s.min_domains = static_cast<int32_t>(integer(*md, field(path, "minDomains"), 1, INT32_MAX));
+      if (!s.do_not_schedule)
+        bad(field(path, "minDomains"), "minDomains with whenUnsatisfiable ScheduleAnyway",
+            "no minDomains, or whenUnsatisfiable DoNotSchedule");
+    }
+    static constexpr std::array<std::string_view, 2> kPolicy{"Honor", "Ignore"};
+    if (const json* p = member(c, "nodeAffinityPolicy"))
+      s.node_affinity_honor = choice(*p, field(path, "nodeAffinityPolicy"), kPolicy) == 0;
+    if (const json* p = member(c, "nodeTaintsPolicy"))
+      s.node_taints_honor = choice(*p, field(path, "nodeTaintsPolicy"), kPolicy) == 0;
+    if (const json* k = member(c, "matchLabelKeys"))
+      s.match_label_keys = strings(*k, field(path, "matchLabelKeys"));
+    parts_->spread.push_back(std::move(s));
+  }
+}
+
+void PodConstraintsReader::container_ports(const json& v, const std::string& prefix) {
+  const json& a = array(v, prefix);
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string path = element(prefix, i);
+    const json& p = object(a[i], path, {"name", "containerPort", "hostPort", "protocol", "hostIP"});
+    const json* cp = member(p, "containerPort");
+    if (cp == nullptr) bad(path, "missing field 'containerPort'", "an integer from 1 to 65535");
+    integer(*cp, field(path, "containerPort"), 1, 65535);
+    if (const json* n = member(p, "name")) string(*n, field(path, "name"));
+    HostPort hp;
+    if (const json* pr = member(p, "protocol")) {
+      static constexpr std::array<std::string_view, 3> kProtocols{"TCP", "UDP", "SCTP"};
+      hp.protocol = std::string(kProtocols[choice(*pr, field(path, "protocol"), kProtocols)]);
+    }
+    if (const json* ip = member(p, "hostIP")) {
+      hp.host_ip = string(*ip, field(path, "hostIP"));
+      if (hp.host_ip.empty()) hp.host_ip = "0.0.0.0";
+    }
+    const json* host = member(p, "hostPort");
+    if (host == nullptr) continue;
+    hp.port = static_cast<int32_t>(integer(*host, field(path, "hostPort"), 0, 65535));
+    if (hp.port == 0) continue;  // no host port: nothing to reserve on the node
+    parts_->host_ports.push_back(std::move(hp));
+  }
+}
+
+void PodConstraintsReader::image(std::string name) {
+  if (!name.empty()) parts_->images.push_back(normalized_image(std::move(name)));
+}
+
+std::shared_ptr<const PodConstraints> PodConstraintsReader::finish() {
+  if (parts_->empty()) return nullptr;
+  return std::make_shared<const PodConstraints>(std::exchange(parts_, std::make_unique<Parts>()));
+}
+
+// ---- the C view ------------------------------------------------------------------------------
+
+// Every array the view points into. Each inner vector is filled once, before the next one
+// is added: moving the outer vector keeps inner buffers where they are.
+struct PodConstraints::Arrays {
+  std::vector<std::vector<const char*>> strings;
+  std::vector<std::vector<cal_requirement>> requirements;
+  std::vector<cal_node_selector_term> required_node;
+  std::vector<cal_preferred_node_term> preferred_node;
+  std::vector<std::vector<cal_pod_affinity_term>> affinity;
+  std::vector<cal_spread_constraint> spread;
+  std::vector<cal_host_port> host_ports;
+
+  cal_string_list list(const std::vector<std::string>& v) {
+    if (v.empty()) return {nullptr, 0};
+    std::vector<const char*>& a = strings.emplace_back();
+    for (const std::string& s : v) a.push_back(s.c_str());
+    return {a.data(), a.size()};
+  }
+
+  std::pair<const cal_requirement*, size_t> reqs(const std::vector<Requirement>& v) {
+    if (v.empty()) return {nullptr, 0};
+    std::vector<cal_requirement> out;
+    out.reserve(v.size());
+    for (const Requirement& r : v) out.push_back({r.key.c_str(), r.op, list(r.values)});
+    std::vector<cal_requirement>& a = requirements.emplace_back(std::move(out));
+    return {a.data(), a.size()};
+  }
+
+  cal_label_selector selector(const Selector& s) {
+    auto [p, n] = reqs(s.requirements);
+    return {s.absent ? 1 : 0, p, n};
+  }
+
+  cal_node_selector_term term(const NodeTerm& t) {
+    auto [e, en] = reqs(t.expressions);
+    auto [f, fn] = reqs(t.fields);
+    return {e, en, f, fn};
+  }
+
+  std::pair<const cal_pod_affinity_term*, size_t> terms(const std::vector<AffinityTerm>& v) {
+    if (v.empty()) return {nullptr, 0};
+    std::vector<cal_pod_affinity_term> out;
+    for (const AffinityTerm& t : v) {
+      cal_pod_affinity_term c{};
+      c.weight = t.weight;
+      c.topology_key = t.topology_key.c_str();
+      c.selector = selector(t.selector);
+      c.namespaces = list(t.namespaces);
+      c.has_namespace_selector = t.has_namespace_selector ? 1 : 0;
+      c.namespace_selector = selector(t.namespace_selector);
+      c.match_label_keys = list(t.match_label_keys);
+      c.mismatch_label_keys = list(t.mismatch_label_keys);
+      out.push_back(c);
+    }
+    std::vector<cal_pod_affinity_term>& a = affinity.emplace_back(std::move(out));
+    return {a.data(), a.size()};
+  }
+};
+
+PodConstraints::PodConstraints(std::unique_ptr<PodConstraintsReader::Parts> parts)
+    : parts_(std::move(parts)), arrays_(std::make_unique<Arrays>()) {
+  const PodConstraintsReader::Parts& p = *parts_;
+  Arrays& a = *arrays_;
+  view_.struct_size = sizeof(cal_pod_constraints);
+  view_.has_required_node_affinity = p.has_required_node_affinity ? 1 : 0;
+  for (const NodeTerm& t : p.required_node) a.required_node.push_back(a.term(t));
+  view_.required_node_terms = a.required_node.data();
+  view_.required_node_term_count = a.required_node.size();
+  for (const PreferredNodeTerm& t : p.preferred_node)
+    a.preferred_node.push_back({t.weight, a.term(t.term)});
+  view_.preferred_node_terms = a.preferred_node.data();
+  view_.preferred_node_term_count = a.preferred_node.size();
+  std::tie(view_.required_affinity, view_.required_affinity_count) = a.terms(p.required_affinity);
+  std::tie(view_.preferred_affinity, view_.preferred_affinity_count) = a.terms(p.preferred_affinity);
+  std::tie(view_.required_anti_affinity, view_.required_anti_affinity_count) =
+      a.terms(p.required_anti_affinity);
+  std::tie(view_.preferred_anti_affinity, view_.preferred_anti_affinity_count) =
+      a.terms(p.preferred_anti_affinity);
+  for (const SpreadConstraint& s : p.spread) {
+    cal_spread_constraint c{};
+    c.max_skew = s.max_skew;
+    c.topology_key = s.topology_key.c_str();
+    c.do_not_schedule = s.do_not_schedule ? 1 : 0;
+    c.selector = a.selector(s.selector);
+    c.min_domains = s.min_domains;
+    c.node_affinity_policy_honor = s.node_affinity_honor ? 1 : 0;
+    c.node_taints_policy_honor = s.node_taints_honor ? 1 : 0;
+    c.match_label_keys = a.list(s.match_label_keys);
+    a.spread.push_back(c);
+  }
+  view_.spread = a.spread.data();
+  view_.spread_count = a.spread.size();
+  for (const HostPort& hp : p.host_ports)
+    a.host_ports.push_back({hp.port, hp.protocol.c_str(), hp.host_ip.c_str()});
+  view_.host_ports = a.host_ports.data();
+  view_.host_port_count = a.host_ports.size();
+  view_.images = a.list(p.images);
+}
+
+PodConstraints::~PodConstraints() = default;
+
+// ---- node images -------------------------------------------------------------------------------
+
+NodeImages::NodeImages(std::vector<Image> images) : images_(std::move(images)) {
+  for (const Image& im : images_) {
+    std::vector<const char*>& names = name_ptrs_.emplace_back();
+    for (const std::string& n : im.names) names.push_back(n.c_str());
+  }
+}
+
+std::shared_ptr<const NodeImages> read_node_images(const json& v, const std::string& prefix) {
+  std::vector<NodeImages::Image> images;
+  const json& a = array(v, prefix);
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string path = element(prefix, i);
+    const json& im = object(a[i], path, {"names", "sizeBytes"});
+    NodeImages::Image image;
+    if (const json* n = member(im, "names")) image.names = strings(*n, field(path, "names"));
+    if (const json* s = member(im, "sizeBytes"))
+      image.size_bytes = integer(*s, field(path, "sizeBytes"), 0, INT64_MAX);
+    images.push_back(std::move(image));
+  }
+  if (images.empty()) return nullptr;
+  return std::make_shared<const NodeImages>(std::move(images));
+}
+
+}  // namespace caldera

@@ -1,0 +1,241 @@
+// Kubernetes' InterPodAffinity (pkg/scheduler/framework/plugins/interpodaffinity, v1.36) as
+// Volcano runs it: its PreFilter / Filter in the predicates plugin, its PreScore / Score /
+// NormalizeScore in nodeorder, over the host's view of each node's pods (node_pod_at).
+//
+// Volcano builds each plugin's Kubernetes snapshot when the session opens, and with it the
+// lists of nodes that hold a pod with affinity terms (HavePodsWithAffinityList) and with
+// required anti-affinity (HavePodsWithRequiredAntiAffinityList). The pods on a listed node
+// follow the session (allocations add them), but a node that gains its first such pod during
+// the session stays off the list. `AffinityNodes` records the lists at open so that the
+// same pods count here.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "caldera/sdk.hpp"
+#include "kube/selectors.hpp"
+
+namespace caldera::kube {
+
+inline constexpr const char* kAffinityRulesNotMatch = "node(s) didn't match pod affinity rules";
+inline constexpr const char* kAntiAffinityRulesNotMatch =
+    "node(s) didn't match pod anti-affinity rules";
+inline constexpr const char* kExistingAntiAffinityRulesNotMatch =
+    "node(s) didn't satisfy existing pods anti-affinity rules";
+
+// A topology domain: a node label key and its value (views of host strings).
+using TopologyPair = std::pair<std::string_view, std::string_view>;
+
+// Whether term (of a pod in owner_ns) matches pod p (AffinityTerm.Matches).
+inline bool term_matches(const cal_pod_affinity_term& t, std::string_view owner_ns, sdk::Pod p) {
+  const std::string_view ns = p.ns();
+  if (!term_covers_namespace(t, owner_ns, ns.data())) return false;
+  return selector_matches(t.selector, [&](const char* k) { return p.label(k); });
+}
+
+inline bool has_pod_affinity(const cal_pod_constraints* c) {
+  return c != nullptr && (c->required_affinity_count > 0 || c->preferred_affinity_count > 0 ||
+                          c->required_anti_affinity_count > 0 ||
+                          c->preferred_anti_affinity_count > 0);
+}
+inline bool has_required_anti_affinity(const cal_pod_constraints* c) {
+  return c != nullptr && c->required_anti_affinity_count > 0;
+}
+
+// The nodes of the two snapshot lists, by node index, as they were when the session opened.
+struct AffinityNodes {
+  std::vector<size_t> with_affinity;               // a pod with any pod (anti-)affinity
+  std::vector<size_t> with_required_anti_affinity;  // a pod with required anti-affinity
+
+  static AffinityNodes at_open(sdk::Session s) {
+    AffinityNodes out;
+    for (size_t i = 0; i < s.node_count(); ++i) {
+      const sdk::Node n = s.node(i);
+      bool any = false, anti = false;
+      for (size_t k = 0; k < n.pod_count(); ++k) {
+        const cal_pod_constraints* c = n.pod(k).constraints();
+        any = any || has_pod_affinity(c);
+        anti = anti || has_required_anti_affinity(c);
+      }
+      if (any) out.with_affinity.push_back(i);
+      if (anti) out.with_required_anti_affinity.push_back(i);
+    }
+    return out;
+  }
+};
+
+// PreFilter's state for one pod, and Filter.
+class PodAffinityFilter {
+ public:
+  // Returns false for Kubernetes' Skip (nothing to check for this pod).
+  bool prefilter(sdk::Session s, const AffinityNodes& lists, sdk::Pod pod) {
+    pod_ = pod;
+    c_ = pod.constraints();
+    existing_anti_.clear();
+    affinity_.clear();
+    anti_.clear();
+    const std::string_view ns = pod.ns();
+    // Existing pods' required anti-affinity terms that match this pod.
+    for (size_t i : lists.with_required_anti_affinity) {
+      const sdk::Node n = s.node(i);
+      for (size_t k = 0; k < n.pod_count(); ++k) {
+        const sdk::Pod other = n.pod(k);
+        const cal_pod_constraints* oc = other.constraints();
+        if (!has_required_anti_affinity(oc)) continue;
+        for (size_t t = 0; t < oc->required_anti_affinity_count; ++t) {
+          const cal_pod_affinity_term& term = oc->required_anti_affinity[t];
+          if (term_matches(term, other.ns(), pod)) add(existing_anti_, n, term.topology_key, 1);
+        }
+      }
+    }
+    const size_t req_aff = c_ ? c_->required_affinity_count : 0;
+    const size_t req_anti = c_ ? c_->required_anti_affinity_count : 0;
+    if (req_aff > 0 || req_anti > 0) {
+      for (size_t i = 0; i < s.node_count(); ++i) {
+        const sdk::Node n = s.node(i);
+        for (size_t k = 0; k < n.pod_count(); ++k) {
+          const sdk::Pod other = n.pod(k);
+          if (matches_all(c_->required_affinity, req_aff, ns, other))
+            for (size_t t = 0; t < req_aff; ++t)
+              add(affinity_, n, c_->required_affinity[t].topology_key, 1);
+          for (size_t t = 0; t < req_anti; ++t)
+            if (term_matches(c_->required_anti_affinity[t], ns, other))
+              add(anti_, n, c_->required_anti_affinity[t].topology_key, 1);
+        }
+      }
+    }
+    return !(existing_anti_.empty() && req_aff == 0 && req_anti == 0);
+  }
+
+  // nullptr when the node passes; else the reason, and *unresolvable for
+  // UnschedulableAndUnresolvable (affinity) rather than Unschedulable.
+  const char* filter(sdk::Node n, bool* unresolvable) const {
+    *unresolvable = false;
+    if (!satisfies_affinity(n)) {
+      *unresolvable = true;
+      return kAffinityRulesNotMatch;
+    }
+    if (!anti_.empty() && c_ != nullptr) {
+      for (size_t t = 0; t < c_->required_anti_affinity_count; ++t) {
+        const char* key = c_->required_anti_affinity[t].topology_key;
+        if (const char* v = n.label(key); v != nullptr && count(anti_, key, v) > 0)
+          return kAntiAffinityRulesNotMatch;
+      }
+    }
+    if (!existing_anti_.empty()) {
+      for (const auto& [pair, cnt] : existing_anti_) {
+        if (cnt <= 0) continue;
+        const char* v = n.label(pair.first.data());
+        if (v != nullptr && sv(v) == pair.second) return kExistingAntiAffinityRulesNotMatch;
+      }
+    }
+    return nullptr;
+  }
+
+ private:
+  static void add(std::map<TopologyPair, int64_t>& m, sdk::Node n, const char* key, int64_t v) {
+    if (const char* value = n.label(key)) m[{sv(key), sv(value)}] += v;
+  }
+  static int64_t count(const std::map<TopologyPair, int64_t>& m, const char* key, const char* v) {
+    auto it = m.find({sv(key), sv(v)});
+    return it == m.end() ? 0 : it->second;
+  }
+  // podMatchesAllAffinityTerms: false for no terms.
+  static bool matches_all(const cal_pod_affinity_term* terms, size_t n, std::string_view owner_ns,
+                          sdk::Pod p) {
+    if (n == 0) return false;
+    for (size_t t = 0; t < n; ++t)
+      if (!term_matches(terms[t], owner_ns, p)) return false;
+    return true;
+  }
+
+  bool satisfies_affinity(sdk::Node n) const {
+    const size_t req = c_ ? c_->required_affinity_count : 0;
+    bool pods_exist = true;
+    for (size_t t = 0; t < req; ++t) {
+      const char* key = c_->required_affinity[t].topology_key;
+      const char* v = n.label(key);
+      if (v == nullptr) return false;
+      if (count(affinity_, key, v) <= 0) pods_exist = false;
+    }
+    if (pods_exist) return true;
+    // The first pod of a group that selects itself may go anywhere its terms' keys exist.
+    return affinity_.empty() && matches_all(c_->required_affinity, req, pod_.ns(), pod_);
+  }
+
+  sdk::Pod pod_;
+  const cal_pod_constraints* c_ = nullptr;
+  std::map<TopologyPair, int64_t> existing_anti_, affinity_, anti_;
+};
+
+// InterPodAffinity's score over the candidate nodes, normalised to 0..100; false when
+// PreScore skips (the scores are then left alone).
+inline bool pod_affinity_scores(sdk::Session s, const AffinityNodes& lists, sdk::Pod pod,
+                                const cal_node* const* nodes, size_t count, int64_t* out) {
+  const cal_pod_constraints* c = pod.constraints();
+  const bool constraints =
+      c != nullptr && (c->preferred_affinity_count > 0 || c->preferred_anti_affinity_count > 0);
+  const std::string_view ns = pod.ns();
+  // topologyScore: key -> value -> score.
+  std::map<std::string_view, std::map<std::string_view, int64_t>> topo;
+  auto process = [&](const cal_pod_affinity_term& t, int64_t weight, std::string_view owner,
+                     sdk::Pod matched, sdk::Node n) {
+    if (!term_matches(t, owner, matched)) return;
+    if (const char* v = n.label(t.topology_key)) topo[sv(t.topology_key)][sv(v)] += weight;
+  };
+  auto visit = [&](sdk::Node n) {
+    for (size_t k = 0; k < n.pod_count(); ++k) {
+      const sdk::Pod other = n.pod(k);
+      const cal_pod_constraints* oc = other.constraints();
+      if (!constraints && !has_pod_affinity(oc)) continue;
+      if (c != nullptr) {
+        for (size_t t = 0; t < c->preferred_affinity_count; ++t)
+          process(c->preferred_affinity[t], c->preferred_affinity[t].weight, ns, other, n);
+        for (size_t t = 0; t < c->preferred_anti_affinity_count; ++t)
+          process(c->preferred_anti_affinity[t], -c->preferred_anti_affinity[t].weight, ns, other, n);
+      }
+      // Volcano's InterPodAffinityArgs leave HardPodAffinityWeight at 0: existing pods'
+      // required affinity terms add nothing.
+      if (oc != nullptr) {
+        for (size_t t = 0; t < oc->preferred_affinity_count; ++t)
+          process(oc->preferred_affinity[t], oc->preferred_affinity[t].weight, other.ns(), pod, n);
+        for (size_t t = 0; t < oc->preferred_anti_affinity_count; ++t)
+          process(oc->preferred_anti_affinity[t], -oc->preferred_anti_affinity[t].weight,
+                  other.ns(), pod, n);
+      }
+    }
+  };
+  if (constraints) {
+    for (size_t i = 0; i < s.node_count(); ++i) visit(s.node(i));
+  } else {
+    for (size_t i : lists.with_affinity) visit(s.node(i));
+  }
+  if (topo.empty()) return false;
+  int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
+  for (size_t i = 0; i < count; ++i) {
+    const sdk::Node n(nodes[i], 0);
+    int64_t score = 0;
+    for (const auto& [key, values] : topo) {
+      if (const char* v = n.label(key.data()))
+        if (auto it = values.find(sv(v)); it != values.end()) score += it->second;
+    }
+    out[i] = score;
+    lo = std::min(lo, score);
+    hi = std::max(hi, score);
+  }
+  const int64_t diff = hi - lo;
+  for (size_t i = 0; i < count; ++i) {
+    double f = 0;
+    if (diff > 0) f = 100.0 * (static_cast<double>(out[i] - lo) / static_cast<double>(diff));
+    out[i] = static_cast<int64_t>(f);
+  }
+  return true;
+}
+
+}  // namespace caldera::kube

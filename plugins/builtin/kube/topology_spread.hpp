@@ -1,0 +1,226 @@
+// Kubernetes' PodTopologySpread (pkg/scheduler/framework/plugins/podtopologyspread, v1.36)
+// as Volcano runs it: DoNotSchedule constraints filter in the predicates plugin (PreFilter /
+// Filter), ScheduleAnyway constraints score in nodeorder (PreScore / Score /
+// NormalizeScore). Feature gates at their 1.36 defaults: node inclusion policies and
+// matchLabelKeys on. Cluster-level default constraints (SystemDefaulting) apply only to
+// pods selected by a Service, ReplicaSet or StatefulSet, which the session does not know: a
+// pod without constraints of its own has none.
+#pragma once
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "caldera/sdk.hpp"
+#include "kube/selectors.hpp"
+
+namespace caldera::kube {
+
+inline constexpr const char* kSpreadNotMatch =
+    "node(s) didn't match pod topology spread constraints";
+inline constexpr const char* kSpreadMissingLabel =
+    "node(s) didn't match pod topology spread constraints (missing required label)";
+inline constexpr const char* kHostnameKey = "kubernetes.io/hostname";
+
+// Whether node n has a NoSchedule / NoExecute taint none of the tolerations tolerates
+// (FindMatchingUntoleratedTaint with DoNotScheduleTaintsFilterFunc). Supplied by the caller,
+// which knows tolerations.
+using TaintCheck = bool (*)(const void* ctx, sdk::Node n);
+
+// One constraint of the pod, its selector merged with the pod's values of matchLabelKeys.
+struct SpreadConstraint {
+  const cal_spread_constraint* c = nullptr;
+  std::vector<std::pair<const char*, const char*>> extra;  // key In (value)
+
+  // labels.Selector.Empty(): counts nothing (but the pod itself still matches).
+  bool empty() const { return extra.empty() && selector_everything(c->selector); }
+  bool matches(sdk::Pod p) const {
+    if (c->selector.absent) return false;  // labels.Nothing(), whatever the extra keys
+    for (const auto& [k, v] : extra) {
+      const char* have = p.label(k);
+      if (have == nullptr || sv(have) != sv(v)) return false;
+    }
+    return selector_matches(c->selector, [&](const char* k) { return p.label(k); });
+  }
+};
+
+// The pod's constraints with whenUnsatisfiable = do_not_schedule.
+inline std::vector<SpreadConstraint> spread_constraints(sdk::Pod pod, bool do_not_schedule) {
+  std::vector<SpreadConstraint> out;
+  const cal_pod_constraints* c = pod.constraints();
+  if (c == nullptr) return out;
+  for (size_t i = 0; i < c->spread_count; ++i) {
+    const cal_spread_constraint& sc = c->spread[i];
+    if ((sc.do_not_schedule != 0) != do_not_schedule) continue;
+    SpreadConstraint s;
+    s.c = &sc;
+    for (size_t k = 0; k < sc.match_label_keys.count; ++k)
+      if (const char* v = pod.label(sc.match_label_keys.items[k]))
+        s.extra.emplace_back(sc.match_label_keys.items[k], v);
+    // SelectorFromSet keeps one value per key, in key order: duplicates collapse.
+    std::sort(s.extra.begin(), s.extra.end(),
+              [](const auto& a, const auto& b) { return sv(a.first) < sv(b.first); });
+    s.extra.erase(std::unique(s.extra.begin(), s.extra.end(),
+                              [](const auto& a, const auto& b) { return sv(a.first) == sv(b.first); }),
+                  s.extra.end());
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+inline bool has_all_keys(sdk::Node n, const std::vector<SpreadConstraint>& cs) {
+  for (const SpreadConstraint& s : cs)
+    if (n.label(s.c->topology_key) == nullptr) return false;
+  return true;
+}
+
+// countPodsMatchSelector over the node's pods: same namespace, not terminating.
+inline int64_t matching_pods(sdk::Node n, const SpreadConstraint& s, std::string_view ns) {
+  if (s.empty()) return 0;
+  int64_t count = 0;
+  for (size_t k = 0; k < n.pod_count(); ++k) {
+    const sdk::Pod p = n.pod(k);
+    if (p.terminating() || p.ns() != ns) continue;
+    if (s.matches(p)) ++count;
+  }
+  return count;
+}
+
+// Node inclusion policies: Honor nodeAffinity (the pod's required node affinity and node
+// selector) and, when asked, its NoSchedule / NoExecute taints.
+struct Inclusion {
+  const void* ctx = nullptr;
+  bool (*node_affinity)(const void* ctx, sdk::Node n) = nullptr;  // required affinity matches
+  TaintCheck untolerated = nullptr;
+
+  bool includes(const SpreadConstraint& s, sdk::Node n) const {
+    if (s.c->node_affinity_policy_honor && !node_affinity(ctx, n)) return false;
+    if (s.c->node_taints_policy_honor && untolerated(ctx, n)) return false;
+    return true;
+  }
+};
+
+// PreFilter's state and Filter.
+class SpreadFilter {
+ public:
+  // False for Kubernetes' Skip: the pod has no DoNotSchedule constraint.
+  bool prefilter(sdk::Session s, sdk::Pod pod, const Inclusion& inc) {
+    pod_ = pod;
+    constraints_ = spread_constraints(pod, /*do_not_schedule=*/true);
+    counts_.assign(constraints_.size(), {});
+    if (constraints_.empty()) return false;
+    const std::string_view ns = pod.ns();
+    for (size_t i = 0; i < s.node_count(); ++i) {
+      const sdk::Node n = s.node(i);
+      if (!has_all_keys(n, constraints_)) continue;
+      for (size_t c = 0; c < constraints_.size(); ++c) {
+        if (!inc.includes(constraints_[c], n)) continue;
+        counts_[c][sv(n.label(constraints_[c].c->topology_key))] +=
+            matching_pods(n, constraints_[c], ns);
+      }
+    }
+    return true;
+  }
+
+  const char* filter(sdk::Node n, bool* unresolvable) const {
+    *unresolvable = false;
+    for (size_t c = 0; c < constraints_.size(); ++c) {
+      const cal_spread_constraint& sc = *constraints_[c].c;
+      const char* value = n.label(sc.topology_key);
+      if (value == nullptr) {
+        *unresolvable = true;
+        return kSpreadMissingLabel;
+      }
+      const auto& domains = counts_[c];
+      int64_t min_match = INT32_MAX;
+      for (const auto& [_, cnt] : domains) min_match = std::min(min_match, cnt);
+      if (static_cast<int64_t>(domains.size()) < sc.min_domains) min_match = 0;
+      const int64_t self = constraints_[c].matches(pod_) ? 1 : 0;
+      auto it = domains.find(sv(value));
+      const int64_t match = it == domains.end() ? 0 : it->second;
+      if (match + self - min_match > sc.max_skew) return kSpreadNotMatch;
+    }
+    return nullptr;
+  }
+
+ private:
+  sdk::Pod pod_;
+  std::vector<SpreadConstraint> constraints_;
+  std::vector<std::map<std::string_view, int64_t>> counts_;  // per constraint: domain -> pods
+};
+
+// PodTopologySpread's score over the candidate nodes, normalised; false when PreScore skips.
+inline bool spread_scores(sdk::Session s, sdk::Pod pod, const Inclusion& inc,
+                          const cal_node* const* nodes, size_t count, int64_t* out) {
+  const std::vector<SpreadConstraint> cs = spread_constraints(pod, /*do_not_schedule=*/false);
+  if (cs.empty() || s.node_count() == 0) return false;
+  const std::string_view ns = pod.ns();
+  std::vector<char> ignored(count, 0);
+  std::vector<std::map<std::string_view, int64_t>> counts(cs.size());
+  std::vector<size_t> sizes(cs.size(), 0);
+  size_t ignored_count = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const sdk::Node n(nodes[i], 0);
+    if (!has_all_keys(n, cs)) {
+      ignored[i] = 1;
+      ++ignored_count;
+      continue;
+    }
+    for (size_t c = 0; c < cs.size(); ++c) {
+      if (sv(cs[c].c->topology_key) == kHostnameKey) continue;
+      if (counts[c].emplace(sv(n.label(cs[c].c->topology_key)), 0).second) ++sizes[c];
+    }
+  }
+  std::vector<double> weight(cs.size());
+  for (size_t c = 0; c < cs.size(); ++c) {
+    const size_t size = sv(cs[c].c->topology_key) == kHostnameKey ? count - ignored_count : sizes[c];
+    weight[c] = std::log(static_cast<double>(size + 2));
+  }
+  for (size_t i = 0; i < s.node_count(); ++i) {
+    const sdk::Node n = s.node(i);
+    if (!has_all_keys(n, cs)) continue;
+    for (size_t c = 0; c < cs.size(); ++c) {
+      if (!inc.includes(cs[c], n)) continue;
+      auto it = counts[c].find(sv(n.label(cs[c].c->topology_key)));
+      if (it == counts[c].end()) continue;
+      it->second += matching_pods(n, cs[c], ns);
+    }
+  }
+  int64_t lo = INT64_MAX, hi = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (ignored[i]) continue;
+    const sdk::Node n(nodes[i], 0);
+    double score = 0;
+    for (size_t c = 0; c < cs.size(); ++c) {
+      const char* value = n.label(cs[c].c->topology_key);
+      if (value == nullptr) continue;
+      int64_t cnt = 0;
+      if (sv(cs[c].c->topology_key) == kHostnameKey) {
+        cnt = matching_pods(n, cs[c], ns);
+      } else {
+        cnt = counts[c][sv(value)];
+      }
+      score += static_cast<double>(cnt) * weight[c] + static_cast<double>(cs[c].c->max_skew - 1);
+    }
+    out[i] = static_cast<int64_t>(std::round(score));
+    lo = std::min(lo, out[i]);
+    hi = std::max(hi, out[i]);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    if (ignored[i]) {
+      out[i] = 0;
+    } else if (hi == 0) {
+      out[i] = 100;
+    } else {
+      out[i] = 100 * (hi + lo - out[i]) / hi;
+    }
+  }
+  return true;
+}
+
+}  // namespace caldera::kube
