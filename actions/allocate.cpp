@@ -285,7 +285,7 @@ class AllocateRun {
     failed_roles_[job].insert(task->role);
     std::string why = fe.str();
     if (attempt.failure.empty()) attempt.failure = why;
-    ssn_.set_fit_error(task, std::move(why));
+    ssn_.set_fit_error(task, std::move(why), fe.unresolvable_nodes());
   }
 
   // Volcano's JobInfo.TaskHasFitErrors: a task with a role is skipped once a task of the

@@ -52,7 +52,7 @@ class BackfillAction : public Action {
       FitErrors fe(ssn.reasons());
       std::vector<NodeInfo*> nodes = helper.predicate_nodes(task, kBackfillFilter, &fe);
       if (nodes.empty()) {
-        ssn.set_fit_error(task, fe.str());
+        ssn.set_fit_error(task, fe.str(), fe.unresolvable_nodes());
         spdlog::debug("backfill: no node for {}", task->uid);
         continue;
       }

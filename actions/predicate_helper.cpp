@@ -26,13 +26,17 @@ constexpr size_t kMinChunk = 64;
 //               one); none at all for "didn't pass the predicates".
 //   kPluginId   a reason id of the session's table.
 //   kPoolEntry  the offset of an entry of pool_ (host failures with resources past the mask).
+// Bit 61 (kUnresolvable) marks a plugin refusal with code UnschedulableAndUnresolvable:
+// preempt and reclaim leave such nodes out for the task (Volcano's
+// FilterOutUnschedulableAndUnresolvableNodesForTask).
 namespace {
 constexpr uint64_t kKindShift = 62;
 constexpr uint64_t kHostMask = uint64_t{1} << kKindShift;
 constexpr uint64_t kPluginId = uint64_t{2} << kKindShift;
 constexpr uint64_t kPoolEntry = uint64_t{3} << kKindShift;
-constexpr uint64_t kPayload = (uint64_t{1} << kKindShift) - 1;
-constexpr size_t kMaskDims = 62;
+constexpr uint64_t kUnresolvable = uint64_t{1} << 61;
+constexpr uint64_t kPayload = kUnresolvable - 1;
+constexpr size_t kMaskDims = 61;
 
 // Arrays of failure slots, all zero, kept for the next helper of this thread.
 thread_local std::vector<std::vector<uint64_t>> spare_slots;
@@ -137,6 +141,11 @@ PredicateHelper::Failure PredicateHelper::failure_of(const TaskInfo* t, const No
     pool_.push_back(ssn_.insufficient_reason(d));
     return kPoolEntry | at;
   }
+  const uint64_t unresolvable = v.code == CAL_UNSCHEDULABLE_AND_UNRESOLVABLE ? kUnresolvable : 0;
+  return plugin_failure(v) | unresolvable;
+}
+
+PredicateHelper::Failure PredicateHelper::plugin_failure(const Verdict& v) {
   const bool worded = v.reason != nullptr && v.reason[0] != '\0';
   if (v.code == CAL_ERROR)
     spdlog::error("plugin {}: error: {}", *v.plugin, worded ? v.reason : "no reason");
@@ -181,7 +190,7 @@ void PredicateHelper::record(Group*& group, const TaskInfo* t, const NodeInfo* n
 
 void PredicateHelper::add_reasons(Failure f, FitErrors& fe) const {
   const uint64_t payload = f & kPayload;
-  switch (f & ~kPayload) {
+  switch (f & ~(kPayload | kUnresolvable)) {
     case kHostMask:
       if (payload == 0) {
         fe.add("node(s) didn't pass the predicates");
@@ -263,7 +272,11 @@ std::vector<NodeInfo*> PredicateHelper::predicate_nodes(const TaskInfo* t,
   // No node: the walk saw every node and each failed, fresh or from the cache, so the
   // group's slots hold every node's reasons.
   if (found.empty() && fe != nullptr && group != nullptr)
-    for (const NodeInfo* n : nodes) add_reasons(group->slots[n->index], *fe);
+    for (const NodeInfo* n : nodes) {
+      const Failure f = group->slots[n->index];
+      add_reasons(f, *fe);
+      if (f & kUnresolvable) fe->add_unresolvable_node(n->index);
+    }
   return found;
 }
 

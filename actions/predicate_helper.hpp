@@ -90,6 +90,8 @@ class PredicateHelper {
   // The failure word of a node that did not pass (not for a cached one).
   Failure failure_of(const TaskInfo* t, const NodeInfo* n, const NodeFilter& filter,
                      const Verdict& v);
+  // A plugin's refusal as a failure word, without the unresolvable bit.
+  Failure plugin_failure(const Verdict& v);
   void record(Group*& group, const TaskInfo* t, const NodeInfo* n, Failure f);
   void add_reasons(Failure f, FitErrors& fe) const;
   Group* group_of(const TaskInfo* t, bool create);

@@ -23,8 +23,11 @@
 //   - topology-aware preemption starts its dry run at the first node (Volcano: a random
 //     offset) and runs it on one thread (topologyAwarePreemptWorkerNum is accepted and
 //     does not change decisions); ties between candidates go to the first found.
-// Not modelled: scheduling gates, nominated nodes, the allocate action's cache of
-// unresolvable nodes (the preemption predicate rules out the same nodes again).
+// Nodes where the task's last fit errors (allocate's, backfill's) were
+// UnschedulableAndUnresolvable are left out (Volcano's
+// FilterOutUnschedulableAndUnresolvableNodesForTask): a filter that reads what the session
+// changes (pod affinity) may pass there now, and Volcano still does not try them.
+// Not modelled: scheduling gates.
 // A job with a network topology does not preempt (Volcano ed72c7c: "jobs containing
 // networkTopology do not support preemption", issue volcano#4374).
 //
@@ -275,8 +278,9 @@ bool PreemptAction::preempt(Session& ssn, Statement& stmt, TaskInfo* preemptor,
     spdlog::debug("preempt: pre-predicate for task {} failed: {}", preemptor->uid, st.reason);
     return false;
   }
-  const std::vector<NodeInfo*> nodes =
-      ph_->predicate_nodes(preemptor, kPreemptFilter, nullptr);
+  // Nodes the task's last fit errors found unresolvable are not tried again.
+  const std::vector<NodeInfo*> nodes = ph_->predicate_nodes(
+      preemptor, ssn.nodes_not_unresolvable(preemptor), kPreemptFilter, nullptr);
   if (opt_.topology_aware) return topology_aware_preempt(ssn, stmt, preemptor, filter, nodes);
   return normal_preempt(ssn, stmt, preemptor, filter, nodes);
 }

@@ -142,7 +142,10 @@ void ReclaimAction::execute(Session& ssn) {
 void ReclaimAction::reclaim_for_task(Session& ssn, Statement& stmt, TaskInfo* task, JobInfo* job) {
   // A fresh helper per task, as in Volcano: its error cache never serves within one walk.
   PredicateHelper ph(ssn, predicate_error_cache_);
-  const std::vector<NodeInfo*> nodes = ph.predicate_nodes(task, kPreemptFilter, nullptr);
+  // Nodes the task's last fit errors found unresolvable are not tried (Volcano's
+  // FilterOutUnschedulableAndUnresolvableNodesForTask).
+  const std::vector<NodeInfo*> nodes =
+      ph.predicate_nodes(task, ssn.nodes_not_unresolvable(task), kPreemptFilter, nullptr);
 
   for (NodeInfo* n : nodes) {
     std::vector<TaskInfo*> reclaimees;

@@ -39,6 +39,10 @@ class FitErrors {
   }
   void add(std::string_view reason, size_t times = 1) { add(table_->intern(reason), times); }
   void set_nodes(size_t n) { nodes_ = n; }
+  // A node (by index) whose refusal was UnschedulableAndUnresolvable: evicting pods there
+  // will not help (Volcano's GetUnschedulableAndUnresolvableNodes).
+  void add_unresolvable_node(uint32_t node_index) { unresolvable_.push_back(node_index); }
+  const std::vector<uint32_t>& unresolvable_nodes() const { return unresolvable_; }
   bool empty() const { return distinct_ == 0; }
   std::string str() const;
 
@@ -47,6 +51,7 @@ class FitErrors {
   std::vector<uint32_t> counts_;  // by reason id
   size_t distinct_ = 0;
   size_t nodes_ = 0;
+  std::vector<uint32_t> unresolvable_;
 };
 
 }  // namespace caldera

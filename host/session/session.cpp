@@ -149,8 +149,21 @@ const Args& Session::action_args(const std::string& action) const {
 
 void Session::set_job_phase(JobInfo* j, JobPhase p) { j->phase = p; }
 
-void Session::set_fit_error(TaskInfo* t, std::string reason) {
+void Session::set_fit_error(TaskInfo* t, std::string reason,
+                            std::vector<uint32_t> unresolvable_nodes) {
   t->fit_error = std::move(reason);
+  t->unresolvable_nodes = std::move(unresolvable_nodes);
+}
+
+std::vector<NodeInfo*> Session::nodes_not_unresolvable(const TaskInfo* t) const {
+  if (t->unresolvable_nodes.empty()) return node_list_;
+  std::vector<char> skip(node_list_.size(), 0);
+  for (uint32_t i : t->unresolvable_nodes) skip[i] = 1;
+  std::vector<NodeInfo*> out;
+  out.reserve(node_list_.size());
+  for (NodeInfo* n : node_list_)
+    if (!skip[n->index]) out.push_back(n);
+  return out;
 }
 
 void Session::set_job_pending_reason(JobInfo* j, const std::string& plugin, std::string reason) {

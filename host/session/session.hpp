@@ -175,7 +175,13 @@ class Session {
   const double* node_table(cal_node_field f) const;
 
   // Records why no node fits a task (the last search of the session wins).
-  void set_fit_error(TaskInfo* t, std::string reason);
+  // Records why no node took t (Volcano's JobInfo.NodesFitErrors[task]) and the nodes whose
+  // refusal was UnschedulableAndUnresolvable.
+  void set_fit_error(TaskInfo* t, std::string reason,
+                     std::vector<uint32_t> unresolvable_nodes = {});
+  // The session's nodes without those t's last fit errors found unresolvable (Volcano's
+  // FilterOutUnschedulableAndUnresolvableNodesForTask), in node order.
+  std::vector<NodeInfo*> nodes_not_unresolvable(const TaskInfo* t) const;
   // Volcano's JobInfo.FitError(): the message of a pending task that has none of its own.
   std::string job_fit_error(const JobInfo& j) const;
   // Volcano's JobInfo.TaskSchedulingReason: the pod condition's reason and message for a

@@ -85,6 +85,9 @@ struct TaskInfo {
   // Why no node fits it, from the last search that found none in this session ("0/3
   // nodes are unavailable: ..."; Volcano's JobInfo.NodesFitErrors[task]).
   std::string fit_error;
+  // The nodes (by index) whose refusal in those fit errors was UnschedulableAndUnresolvable:
+  // preempt and reclaim do not try them for the task.
+  std::vector<uint32_t> unresolvable_nodes;
   // The task's placement when a statement holding it was last discarded (Volcano's
   // TaskInfo.LastTransaction, set by Statement.Discard, cleared by Statement.Commit): a
   // task left pending says where that placement would have put it.

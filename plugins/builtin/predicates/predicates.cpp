@@ -1,7 +1,7 @@
 // predicates: node filters, as Volcano's pkg/scheduler/plugins/predicates/predicates.go
 // registers them (AddPredicateFn), in the same order and with the same codes:
 //   1. pod count         node's pods >= its allocatable pods   Unschedulable, and go on
-//                        (pods evicted in this session do not count, as in Volcano)
+//                        (the pods of Kubernetes' view of the node, as in Volcano)
 //   2. NodeUnschedulable                                        UnschedulableAndUnresolvable
 //   3. NodeAffinity      nodeSelector and required node affinity terms
 //                                                               UnschedulableAndUnresolvable
@@ -67,7 +67,7 @@ class Predicates {
       "filters nodes: pod count, unschedulable nodes, node selector and affinity, taints and "
       "tolerations, host ports, inter-pod affinity, topology spread (Volcano's predicates)";
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::pre_predicate,
-      sdk::Hook::predicate, sdk::Hook::on_allocate, sdk::Hook::on_deallocate);
+      sdk::Hook::predicate);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
 // The tail of the description of a filter Volcano has and the model gives no input to.
@@ -188,13 +188,6 @@ class Predicates {
     return check(TaskView::of(t), n, kube_state(t.handle()));
   }
 
- // Volcano's k8s NodeInfo loses a task's pod when the task is deallocated (evicted) in
-  // the session and gets it back on allocation; the host keeps an evicted task on its node
-  // (Releasing) until the session ends. Only an evicted task stays on a node after a
-  // deallocation, so this set in effect holds this session's evictions. Changed only by
-  // these events, which the host never runs during node-parallel predicates.
-  void on_deallocate(sdk::Task t) { evicted_.insert(t.handle()); }
-  void on_allocate(sdk::Task t) { evicted_.erase(t.handle()); }
 
  private:
   // The answers of the checks that read only what a session never changes (the node's
@@ -303,7 +296,10 @@ class Predicates {
     } else {
       answer = static_answer(t, n);
     }
-    const bool too_many_pods = n.pods_max() <= pods_on(n);
+    // Volcano counts the pods of its Kubernetes view of the node (len(NodeInfo.GetPods())):
+    // a task evicted in the session leaves it, and an undone eviction brings the pod back
+    // only for a task pre-predicated in the session (the host keeps that view).
+    const bool too_many_pods = static_cast<size_t>(n.pods_max()) <= n.pod_count();
     if (answer != kPasses) {
       // Volcano records the pod count first and goes on, so a full node that a filter
       // then refuses gives both reasons (one per line, see cal_status).
@@ -364,14 +360,6 @@ class Predicates {
     k.spread = topology_spread_ && !(k.skipped & kSkipSpread);
   }
 
-  // The pods Volcano's pod-count check counts on the node (see on_deallocate).
-  int32_t pods_on(sdk::Node n) const {
-    int32_t pods = n.pods_used();
-    if (pods < n.pods_max() || evicted_.empty()) return pods;  // the common case: no walk
-    for (size_t i = 0; i < n.task_count(); ++i)
-      if (evicted_.count(n.task(i).handle())) --pods;
-    return pods;
-  }
 
   sdk::Session session_;
   bool node_affinity_;
@@ -381,7 +369,6 @@ class Predicates {
   bool topology_spread_;
   bool needs_cycle_state_;
   std::unordered_set<const cal_task*> prefiltered_;  // pre_predicate ran for them
-  std::unordered_set<const cal_task*> evicted_;
   size_t node_count_;
   std::unordered_map<std::string, std::vector<uint8_t>> known_;  // by selector + tolerations
   TaskView prepared_;
