@@ -13,6 +13,7 @@
 #include <ctime>
 #include <limits>
 
+#include "host/model/pod_constraints.hpp"
 #include "host/model/quantity.hpp"
 
 namespace caldera::k8s {
@@ -445,9 +446,43 @@ std::optional<NodeSpec> node_from_json(const json& obj, Warnings& w) {
       for (const json& c : *conds)
         if (str_field(c, "type", where, w) == "Ready") n.ready = str_field(c, "status", where, w) == "True";
     }
+    // The images the node holds (image locality): a bad list is reported and left out.
+    if (const json* images = field(*status, "images")) {
+      try {
+        n.images = read_node_images(*images, "status.images");
+      } catch (const ApiFieldError& e) {
+        w.push_back(fmt::format("{}: {}; the node's images are not used", where, e.what()));
+      }
+    }
   }
   return n;
 }
+
+namespace {
+
+// The pod's scheduling constraints: spec.affinity, spec.topologySpreadConstraints, every
+// container's host ports and image (init containers' images last). Throws ApiFieldError.
+std::shared_ptr<const PodConstraints> read_pod_constraints(const json& spec) {
+  PodConstraintsReader r;
+  if (const json* a = field(spec, "affinity")) r.affinity(*a, "spec.affinity");
+  if (const json* t = field(spec, "topologySpreadConstraints"))
+    r.topology_spread(*t, "spec.topologySpreadConstraints");
+  for (const char* list : {"containers", "initContainers"}) {
+    const json* cs = field(spec, list);
+    if (cs == nullptr || !cs->is_array()) continue;
+    for (size_t i = 0; i < cs->size(); ++i) {
+      const json& c = (*cs)[i];
+      if (!c.is_object()) continue;
+      if (const json* ports = field(c, "ports"); ports && std::string_view(list) == "containers")
+        r.container_ports(*ports, fmt::format("spec.{}[{}].ports", list, i));
+      if (const json* image = field(c, "image"); image && image->is_string())
+        r.image(image->get<std::string>());
+    }
+  }
+  return r.finish();
+}
+
+}  // namespace
 
 std::optional<PodSpec> pod_from_json(const json& obj, const std::vector<std::string>& scheduler_names,
                                      Warnings& w) {
@@ -506,6 +541,15 @@ std::optional<PodSpec> pod_from_json(const json& obj, const std::vector<std::str
   p.priority_class = str_field(*spec, "priorityClassName", where, w);
   p.node_selector = string_map(*spec, "nodeSelector", where, w);
   p.tolerations = read_tolerations(*spec, where, w);
+  try {
+    p.constraints = read_pod_constraints(*spec);
+  } catch (const ApiFieldError& e) {
+    // The API server validates these fields, so this is a pod Caldera cannot read right:
+    // one of ours waits rather than be placed against its constraints.
+    w.push_back(fmt::format("{}: {}{}", where, e.what(),
+                            ours && p.node.empty() ? "; the pod is not scheduled" : ""));
+    if (ours && p.node.empty()) return std::nullopt;
+  }
   p.preempt_never = str_field(*spec, "preemptionPolicy", where, w) == "Never";
   PodRequests r = pod_requests(*spec, where, w);
   p.requests = std::move(r.running);
