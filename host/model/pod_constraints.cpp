@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "host/util/spelling.hpp"
+
 namespace caldera {
 
 using json = nlohmann::json;
@@ -122,14 +124,28 @@ const char* kind_of(const json& v) {
   }
 }
 
+// " (did you mean 'x'?)" when one of `words` is close to `written` (host/util/spelling.hpp).
+template <typename Words>
+std::string did_you_mean(std::string_view written, const Words& words) {
+  const std::string guess =
+      closest_word(written, std::vector<std::string>(std::begin(words), std::end(words)));
+  return guess.empty() ? std::string() : " (did you mean '" + guess + "'?)";
+}
+
+template <typename Words>
+std::string listed_words(const Words& words) {
+  std::string out;
+  for (std::string_view w : words) out += (out.empty() ? "" : ", ") + std::string(w);
+  return out;
+}
+
 const json& object(const json& v, const std::string& path,
                    std::initializer_list<std::string_view> allowed) {
   if (!v.is_object()) bad(path, fmt::format("got {}", kind_of(v)), "an object");
   for (const auto& [k, _] : v.items()) {
     if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
-    std::string names;
-    for (std::string_view a : allowed) names += (names.empty() ? "" : ", ") + std::string(a);
-    bad(field(path, k), fmt::format("unknown field '{}'", k), "one of the fields " + names);
+    bad(field(path, k), fmt::format("unknown field '{}'{}", k, did_you_mean(k, allowed)),
+        "one of the fields " + listed_words(allowed));
   }
   return v;
 }
@@ -174,15 +190,15 @@ std::string required_string(const json& obj, const std::string& path, std::strin
   return s;
 }
 
-// One of `choices` (an API enum): "unknown value 'x'; expected one of a, b".
+// One of `choices` (an API enum): "unknown value 'x' (did you mean 'y'?); expected one of
+// a, b".
 template <size_t N>
 size_t choice(const json& v, const std::string& path, const std::array<std::string_view, N>& choices) {
   const std::string s = string(v, path);
   for (size_t i = 0; i < N; ++i)
     if (s == choices[i]) return i;
-  std::string names;
-  for (std::string_view c : choices) names += (names.empty() ? "" : ", ") + std::string(c);
-  bad(path, fmt::format("unknown value '{}'", s), "one of " + names);
+  bad(path, fmt::format("unknown value '{}'{}", s, did_you_mean(s, choices)),
+      "one of " + listed_words(choices));
 }
 
 bool is_integer_text(const std::string& s) {

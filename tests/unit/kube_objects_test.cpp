@@ -182,6 +182,62 @@ TEST(KubePods, MalformedPodsAreSkippedOrRepaired) {
   EXPECT_TRUE(mentions(w2, "labels['a'] is not a string"));
 }
 
+// spec.affinity, topologySpreadConstraints, host ports and images are read into the
+// pod's constraints; an object the API server would refuse is reported with the pod and the
+// field, and one of our pending pods is then left out rather than placed against it.
+TEST(KubePods, SchedulingConstraints) {
+  std::vector<std::string> ours{"volcano"};
+  Warnings w;
+  auto p = pod_from_json(json::parse(R"({"metadata": {"name": "p", "namespace": "t"},
+      "spec": {"schedulerName": "volcano",
+        "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+          {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "a"}}}]}},
+        "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone",
+          "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "a"}}}],
+        "containers": [{"name": "c", "image": "registry/a", "ports": [{"containerPort": 80, "hostPort": 8080}]}],
+        "initContainers": [{"name": "i", "image": "registry/init:2"}]}})"),
+                         ours, w);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(w.empty());
+  ASSERT_TRUE(p->constraints);
+  const cal_pod_constraints* c = p->constraints->view();
+  ASSERT_EQ(c->required_anti_affinity_count, 1u);
+  EXPECT_STREQ(c->required_anti_affinity[0].topology_key, "kubernetes.io/hostname");
+  ASSERT_EQ(c->spread_count, 1u);
+  EXPECT_EQ(c->spread[0].do_not_schedule, 1);
+  EXPECT_EQ(c->spread[0].min_domains, 1);
+  ASSERT_EQ(c->host_port_count, 1u);
+  EXPECT_EQ(c->host_ports[0].port, 8080);
+  EXPECT_STREQ(c->host_ports[0].protocol, "TCP");
+  EXPECT_STREQ(c->host_ports[0].host_ip, "0.0.0.0");
+  ASSERT_EQ(c->images.count, 2u);
+  EXPECT_STREQ(c->images.items[0], "registry/a:latest");  // no tag: normalised
+  EXPECT_STREQ(c->images.items[1], "registry/init:2");
+
+  Warnings w2;
+  EXPECT_FALSE(pod_from_json(json::parse(R"({"metadata": {"name": "q", "namespace": "t"},
+      "spec": {"schedulerName": "volcano", "affinity": {"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+          {"matchExpressions": [{"key": "zone", "operator": "Gt", "values": ["high"]}]}]}}}}})"),
+                             ours, w2));
+  EXPECT_TRUE(mentions(w2, "pod t/q: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnored"
+                           "DuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: 1 "
+                           "value(s) with operator Gt; expected exactly one value, an integer; "
+                           "the pod is not scheduled"))
+      << w2.front();
+
+  Warnings w3;
+  auto n = node_from_json(json::parse(R"({"metadata": {"name": "n1"},
+      "status": {"images": [{"names": ["registry/a:latest"], "sizeBytes": 1000},
+                            {"names": "registry/b"}]}})"),
+                          w3);
+  ASSERT_TRUE(n);
+  EXPECT_FALSE(n->images);
+  EXPECT_TRUE(mentions(w3, "node n1: status.images[1].names: got a string; expected an array; "
+                           "the node's images are not used"))
+      << w3.front();
+}
+
 TEST(KubeNodes, AllocatablePodsAndReadiness) {
   Warnings w;
   auto n = node_from_json(json::parse(R"({"metadata": {"name": "n1", "labels": {"zone": "a"}},

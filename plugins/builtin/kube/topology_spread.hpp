@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "caldera/sdk.hpp"
+#include "kube/pod_fit.hpp"
 #include "kube/selectors.hpp"
 
 namespace caldera::kube {
@@ -26,11 +27,6 @@ inline constexpr const char* kSpreadNotMatch =
 inline constexpr const char* kSpreadMissingLabel =
     "node(s) didn't match pod topology spread constraints (missing required label)";
 inline constexpr const char* kHostnameKey = "kubernetes.io/hostname";
-
-// Whether node n has a NoSchedule / NoExecute taint none of the tolerations tolerates
-// (FindMatchingUntoleratedTaint with DoNotScheduleTaintsFilterFunc). Supplied by the caller,
-// which knows tolerations.
-using TaintCheck = bool (*)(const void* ctx, sdk::Node n);
 
 // One constraint of the pod, its selector merged with the pod's values of matchLabelKeys.
 struct SpreadConstraint {
@@ -91,25 +87,20 @@ inline int64_t matching_pods(sdk::Node n, const SpreadConstraint& s, std::string
   return count;
 }
 
-// Node inclusion policies: Honor nodeAffinity (the pod's required node affinity and node
-// selector) and, when asked, its NoSchedule / NoExecute taints.
-struct Inclusion {
-  const void* ctx = nullptr;
-  bool (*node_affinity)(const void* ctx, sdk::Node n) = nullptr;  // required affinity matches
-  TaintCheck untolerated = nullptr;
-
-  bool includes(const SpreadConstraint& s, sdk::Node n) const {
-    if (s.c->node_affinity_policy_honor && !node_affinity(ctx, n)) return false;
-    if (s.c->node_taints_policy_honor && untolerated(ctx, n)) return false;
-    return true;
-  }
-};
+// Node inclusion policies: with Honor, a node the pod's required node affinity (node
+// selector included) rules out, or whose NoSchedule / NoExecute taints it does not
+// tolerate, is not one of the constraint's domains.
+inline bool included(const SpreadConstraint& s, const PodFit& fit, sdk::Node n) {
+  if (s.c->node_affinity_policy_honor && !fit.node_affinity_matches(n)) return false;
+  if (s.c->node_taints_policy_honor && fit.untolerated_taint(n)) return false;
+  return true;
+}
 
 // PreFilter's state and Filter.
 class SpreadFilter {
  public:
   // False for Kubernetes' Skip: the pod has no DoNotSchedule constraint.
-  bool prefilter(sdk::Session s, sdk::Pod pod, const Inclusion& inc) {
+  bool prefilter(sdk::Session s, sdk::Pod pod, const PodFit& fit) {
     pod_ = pod;
     constraints_ = spread_constraints(pod, /*do_not_schedule=*/true);
     counts_.assign(constraints_.size(), {});
@@ -119,7 +110,7 @@ class SpreadFilter {
       const sdk::Node n = s.node(i);
       if (!has_all_keys(n, constraints_)) continue;
       for (size_t c = 0; c < constraints_.size(); ++c) {
-        if (!inc.includes(constraints_[c], n)) continue;
+        if (!included(constraints_[c], fit, n)) continue;
         counts_[c][sv(n.label(constraints_[c].c->topology_key))] +=
             matching_pods(n, constraints_[c], ns);
       }
@@ -155,7 +146,7 @@ class SpreadFilter {
 };
 
 // PodTopologySpread's score over the candidate nodes, normalised; false when PreScore skips.
-inline bool spread_scores(sdk::Session s, sdk::Pod pod, const Inclusion& inc,
+inline bool spread_scores(sdk::Session s, sdk::Pod pod, const PodFit& fit,
                           const cal_node* const* nodes, size_t count, int64_t* out) {
   const std::vector<SpreadConstraint> cs = spread_constraints(pod, /*do_not_schedule=*/false);
   if (cs.empty() || s.node_count() == 0) return false;
@@ -185,7 +176,7 @@ inline bool spread_scores(sdk::Session s, sdk::Pod pod, const Inclusion& inc,
     const sdk::Node n = s.node(i);
     if (!has_all_keys(n, cs)) continue;
     for (size_t c = 0; c < cs.size(); ++c) {
-      if (!inc.includes(cs[c], n)) continue;
+      if (!included(cs[c], fit, n)) continue;
       auto it = counts[c].find(sv(n.label(cs[c].c->topology_key)));
       if (it == counts[c].end()) continue;
       it->second += matching_pods(n, cs[c], ns);

@@ -39,6 +39,7 @@
 #include "caldera/sdk.hpp"
 #include "nodeorder/nodeorder_math.hpp"
 #include "kube/image_locality.hpp"
+#include "kube/pod_fit.hpp"
 #include "kube/pod_affinity.hpp"
 #include "kube/selectors.hpp"
 #include "kube/topology_spread.hpp"
@@ -134,7 +135,7 @@ class NodeOrder {
   }
 
   double node_order(sdk::Task t, sdk::Node n) const {
-    const double images = image_score(t.pod().constraints(), n);
+    const double images = w_.image_locality == 0 ? 0 : image_score(t.pod().constraints(), n);
     if (w_.least == 0 && w_.most == 0 && w_.balanced == 0) return images;
     return score_on(amounts_of(t), n) + images;
   }
@@ -154,15 +155,29 @@ class NodeOrder {
     }
   }
 
+  void batch_node_order(sdk::Task t, const cal_node* const* nodes, size_t count,
+                        double* scores) const {
+    if (count == 0) return;
+    taint_scores(t, nodes, count, scores);
+    const sdk::Pod pod = t.pod();
+    std::vector<int64_t>& buf = scratch_;
+    buf.assign(count, 0);
+    if (w_.node_affinity != 0) node_affinity_scores(pod.constraints(), nodes, count, scores);
+    if (w_.pod_affinity != 0 &&
+        kube::pod_affinity_scores(session_, affinity_nodes_, pod, nodes, count, buf.data()))
+      for (size_t k = 0; k < count; ++k) scores[k] += static_cast<double>(buf[k] * w_.pod_affinity);
+    const cal_pod_constraints* c = pod.constraints();
+    if (w_.spread != 0 && c != nullptr && c->spread_count > 0 &&
+        kube::spread_scores(session_, pod, kube::PodFit::of(t), nodes, count, buf.data()))
+      for (size_t k = 0; k < count; ++k) scores[k] += static_cast<double>(buf[k] * w_.spread);
+  }
+
  private:
   double image_score(const cal_pod_constraints* c, sdk::Node n) const {
     if (w_.image_locality == 0 || !images_) return 0;
     return static_cast<double>(images_->score(c, n) * w_.image_locality);
   }
 
- public:
-
- private:
   struct Amounts {
     int64_t cpu = 0, memory = 0, gpu = 0;  // as requested
     int64_t cpu_nz = 0, memory_nz = 0;     // with the non-zero defaults
@@ -206,68 +221,12 @@ class NodeOrder {
     return score;
   }
 
- public:
-  void batch_node_order(sdk::Task t, const cal_node* const* nodes, size_t count,
-                        double* scores) const {
-    if (count == 0) return;
-    taint_scores(t, nodes, count, scores);
-    const sdk::Pod pod = t.pod();
-    std::vector<int64_t>& buf = kube_scores_;
-    buf.assign(count, 0);
-    if (w_.node_affinity != 0) node_affinity_scores(pod.constraints(), nodes, count, scores);
-    if (w_.pod_affinity != 0 &&
-        kube::pod_affinity_scores(session_, affinity_nodes_, pod, nodes, count, buf.data()))
-      for (size_t k = 0; k < count; ++k) scores[k] += static_cast<double>(buf[k] * w_.pod_affinity);
-    if (w_.spread != 0) {
-      const SpreadContext ctx{t};
-      kube::Inclusion inc;
-      inc.ctx = &ctx;
-      inc.node_affinity = [](const void* c, sdk::Node n) {
-        return static_cast<const SpreadContext*>(c)->node_affinity_matches(n);
-      };
-      inc.untolerated = [](const void* c, sdk::Node n) {
-        return static_cast<const SpreadContext*>(c)->untolerated(n);
-      };
-      if (kube::spread_scores(session_, pod, inc, nodes, count, buf.data()))
-        for (size_t k = 0; k < count; ++k) scores[k] += static_cast<double>(buf[k] * w_.spread);
-    }
-  }
-
- private:
-  // What PodTopologySpread's node inclusion policies read of the task.
-  struct SpreadContext {
-    explicit SpreadContext(sdk::Task t) : task(t), constraints(t.pod().constraints()) {
-      for (const cal_taint& tol : t.tolerations())
-        tolerations.push_back({sdk::sv(tol.key), sdk::sv(tol.op), sdk::sv(tol.value), sdk::sv(tol.effect)});
-    }
-    bool node_affinity_matches(sdk::Node n) const {
-      for (size_t i = 0; i < task.selector_count(); ++i) {
-        const char* v = n.label(task.selector_key(i).data());
-        if (v == nullptr || sdk::sv(v) != task.selector_value(i)) return false;
-      }
-      return kube::required_node_affinity_matches(
-          constraints, [&](const char* k) { return n.label(k); }, n.name().data());
-    }
-    bool untolerated(sdk::Node n) const {
-      for (size_t i = 0; i < n.taint_count(); ++i) {
-        const cal_taint raw = n.taint(i);
-        if (pr::blocks(pr::Taint{sdk::sv(raw.key), sdk::sv(raw.value), sdk::sv(raw.effect)},
-                       tolerations))
-          return true;
-      }
-      return false;
-    }
-    sdk::Task task;
-    const cal_pod_constraints* constraints;
-    std::vector<pr::Toleration> tolerations;
-  };
-
   // NodeAffinity: the preferred terms' weights, normalised (DefaultNormalizeScore); skipped
   // for a pod without preferred terms.
   void node_affinity_scores(const cal_pod_constraints* c, const cal_node* const* nodes,
                             size_t count, double* scores) const {
     if (c == nullptr || c->preferred_node_term_count == 0) return;
-    std::vector<int64_t>& buf = kube_scores_;
+    std::vector<int64_t>& buf = scratch_;
     for (size_t k = 0; k < count; ++k) {
       const sdk::Node n(nodes[k], 0);
       buf[k] = kube::preferred_node_affinity_score(c, [&](const char* key) { return n.label(key); },
@@ -289,9 +248,7 @@ class NodeOrder {
         tolerations.push_back({sdk::sv(tol.key), sdk::sv(tol.op), sdk::sv(tol.value), effect});
     }
     // Score: the node's PreferNoSchedule taints that none of them tolerates.
-    // batch_node_order runs on the scheduling thread only (plugin.h), so a member buffer
-    // serves every call without allocating.
-    std::vector<int64_t>& counts = taint_counts_;
+    std::vector<int64_t>& counts = scratch_;
     counts.assign(count, 0);
     for (size_t k = 0; k < count; ++k) {
       const sdk::Node node(nodes[k], 0);
@@ -306,7 +263,6 @@ class NodeOrder {
     for (size_t k = 0; k < count; ++k) scores[k] += static_cast<double>(counts[k] * w_.taint);
   }
 
- private:
   Amounts amounts_of(sdk::Task t) const {
     sdk::Res r = t.init_request();
     Amounts a;
@@ -322,8 +278,9 @@ class NodeOrder {
   Weights w_;
   size_t resources_;
   int32_t gpu_;  // resource id of nvidia.com/gpu, -1 when the session has none
-  mutable std::vector<int64_t> taint_counts_;
-  mutable std::vector<int64_t> kube_scores_;  // batch_node_order's per-score buffer
+  // One score per candidate node, for each batch score in turn: batch_node_order runs on
+  // the scheduling thread only (plugin.h), so one member buffer serves every call.
+  mutable std::vector<int64_t> scratch_;
   kube::AffinityNodes affinity_nodes_;        // the snapshot's lists at open
   std::optional<kube::ImageIndex> images_;
 };

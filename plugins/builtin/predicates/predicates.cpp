@@ -48,6 +48,7 @@
 
 #include "caldera/sdk.hpp"
 #include "kube/node_ports.hpp"
+#include "kube/pod_fit.hpp"
 #include "kube/pod_affinity.hpp"
 #include "kube/selectors.hpp"
 #include "kube/topology_spread.hpp"
@@ -173,19 +174,21 @@ class Predicates {
     prepared_ = TaskView::of(t);
     prepared_.known = known_for(prepared_);
     prefiltered_.insert(t.handle());
-    prefilter(t);
+    prepared_.kube = &prefilter(t, prepared_.fit);
     return sdk::Status::ok();
   }
 
   sdk::Status predicate(sdk::Task t, sdk::Node n) const {
-    if (prepared_.task == t.handle()) return check(prepared_, n, kube_state(t.handle()));
+    if (prepared_.task == t.handle()) return check(prepared_, n);
     // Asked before this session's pre-predicate for the task (preempt's nominated-node
     // check does that): Volcano's Kubernetes filters find no PreFilter data in the task's
     // cycle state and fail the node, with a code that neither passes nor rules it out.
     if (needs_cycle_state_ && !prefiltered_.count(t.handle()))
       return sdk::Status::unschedulable(
           "reading \"PreFilterNodePorts\" from cycleState: not found");
-    return check(TaskView::of(t), n, kube_state(t.handle()));
+    TaskView v = TaskView::of(t);
+    if (auto it = kube_.find(t.handle()); it != kube_.end()) v.kube = &it->second;
+    return check(v, n);
   }
 
 
@@ -208,7 +211,6 @@ class Predicates {
   // task for the session, rebuilt by each pre_predicate. A filter whose PreFilter skipped
   // once stays off for the task (`skipped`).
   struct KubeState {
-    const cal_pod_constraints* constraints = nullptr;
     bool ports = false, affinity = false, spread = false;
     uint8_t skipped = 0;  // kSkip* bits
     kube::PodAffinityFilter affinity_filter;
@@ -220,29 +222,14 @@ class Predicates {
   // session).
   struct TaskView {
     const cal_task* task = nullptr;
-    std::vector<pr::Toleration> tolerations;
-    std::vector<std::pair<std::string_view, std::string_view>> selector;
-    const cal_pod_constraints* constraints = nullptr;  // required node affinity and more
-    uint8_t* known = nullptr;  // the static answers of tasks like this one, or null
-
-    // Kubernetes' RequiredNodeAffinity: the node selector and the required terms.
-    bool node_affinity_matches(sdk::Node n) const {
-      if (!selector.empty() &&
-          // Selector keys are views of whole host strings, so data() is NUL-terminated.
-          !pr::selector_matches(selector, [&](std::string_view k) { return n.label(k.data()); }))
-        return false;
-      return kube::required_node_affinity_matches(
-          constraints, [&](const char* k) { return n.label(k); }, n.name().data());
-    }
+    kube::PodFit fit;           // selector, required node affinity, tolerations
+    uint8_t* known = nullptr;   // the static answers of tasks like this one, or null
+    const KubeState* kube = nullptr;  // what steps 5 to 7 read; null before pre_predicate
 
     static TaskView of(sdk::Task t) {
       TaskView v;
       v.task = t.handle();
-      v.constraints = t.pod().constraints();
-      for (const cal_taint& tol : t.tolerations())
-        v.tolerations.push_back({sdk::sv(tol.key), sdk::sv(tol.op), sdk::sv(tol.value), sdk::sv(tol.effect)});
-      for (size_t i = 0; i < t.selector_count(); ++i)
-        v.selector.emplace_back(t.selector_key(i), t.selector_value(i));
+      v.fit = kube::PodFit::of(t);
       return v;
     }
   };
@@ -252,14 +239,15 @@ class Predicates {
   uint8_t* known_for(const TaskView& t) {
     if (!CAL_HOST_HAS(sdk::host, node_index)) return nullptr;
     std::string key;
-    for (const auto& [k, v] : t.selector) key.append(k).append(1, '\x1f').append(v).append(1, '\x1e');
+    for (const auto& [k, v] : t.fit.selector) key.append(k).append(1, '\x1f').append(v).append(1, '\x1e');
     key.append(1, '\x1d');
     // Pods with other required node affinity terms answer differently; the terms are the
     // pod's own record (shared by pods read from one template), so its address keys them.
-    if (t.constraints != nullptr && t.constraints->has_required_node_affinity)
-      key.append(std::to_string(reinterpret_cast<uintptr_t>(t.constraints)));
+    const cal_pod_constraints* c = t.fit.constraints;
+    if (c != nullptr && c->has_required_node_affinity)
+      key.append(std::to_string(reinterpret_cast<uintptr_t>(c)));
     key.append(1, '\x1d');
-    for (const pr::Toleration& tol : t.tolerations)
+    for (const pr::Toleration& tol : t.fit.tolerations)
       key.append(tol.key).append(1, '\x1f').append(tol.op).append(1, '\x1f').append(tol.value)
           .append(1, '\x1f').append(tol.effect).append(1, '\x1e');
     std::vector<uint8_t>& table = known_[key];
@@ -269,25 +257,15 @@ class Predicates {
 
   // The checks on what the session never changes, in Volcano's order.
   uint8_t static_answer(const TaskView& t, sdk::Node n) const {
-    if (pr::unschedulable_blocks(n.unschedulable(), t.tolerations)) return kNodeUnschedulable;
-    if (node_affinity_ && !t.node_affinity_matches(n)) return kSelector;
-    if (taint_toleration_ && has_blocking_taint(t, n)) return kTaint;
+    if (pr::unschedulable_blocks(n.unschedulable(), t.fit.tolerations)) return kNodeUnschedulable;
+    if (node_affinity_ && !t.fit.node_affinity_matches(n)) return kSelector;
+    if (taint_toleration_ && t.fit.untolerated_taint(n)) return kTaint;
     return kPasses;
   }
 
-  // Whether some taint of the node is one none of t's tolerations tolerates.
-  static bool has_blocking_taint(const TaskView& t, sdk::Node n) {
-    const size_t count = n.taint_count();
-    for (size_t i = 0; i < count; ++i) {
-      const cal_taint raw = n.taint(i);
-      if (pr::blocks(pr::Taint{sdk::sv(raw.key), sdk::sv(raw.value), sdk::sv(raw.effect)},
-                     t.tolerations))
-        return true;
-    }
-    return false;
-  }
 
-  sdk::Status check(const TaskView& t, sdk::Node n, const KubeState* k) const {
+  sdk::Status check(const TaskView& t, sdk::Node n) const {
+    const KubeState* k = t.kube;
     uint8_t answer = kUnknown;
     if (t.known != nullptr) {
       uint8_t& slot = t.known[n.index()];
@@ -316,7 +294,7 @@ class Predicates {
     if (too_many_pods) reasons[count++] = pr::kPodNumberExceeded;
     bool unresolvable = false;
     if (k != nullptr) {
-      if (k->ports && !kube::ports_fit(k->constraints, n)) reasons[count++] = kube::kNodePortsNotFree;
+      if (k->ports && !kube::ports_fit(t.fit.constraints, n)) reasons[count++] = kube::kNodePortsNotFree;
       if (k->affinity)
         if (const char* why = k->affinity_filter.filter(n, &unresolvable)) reasons[count++] = why;
       if (!unresolvable && k->spread)
@@ -329,35 +307,21 @@ class Predicates {
   }
 
 
-  const KubeState* kube_state(const cal_task* t) const {
-    auto it = kube_.find(t);
-    return it == kube_.end() ? nullptr : &it->second;
-  }
-
-  // Runs the PreFilters of steps 5 to 7 for t.
-  void prefilter(sdk::Task t) {
+  // Runs the PreFilters of steps 5 to 7 for t; returns the task's state (its address
+  // stays put: unordered_map keeps its elements where they are).
+  const KubeState& prefilter(sdk::Task t, const kube::PodFit& fit) {
     const sdk::Pod pod = t.pod();
     KubeState& k = kube_[t.handle()];
-    k.constraints = pod.constraints();
-    if (node_ports_ && (k.constraints == nullptr || k.constraints->host_port_count == 0))
+    if (node_ports_ && (fit.constraints == nullptr || fit.constraints->host_port_count == 0))
       k.skipped |= kSkipPorts;
     k.ports = node_ports_ && !(k.skipped & kSkipPorts);
     if (pod_affinity_ && !k.affinity_filter.prefilter(session_, affinity_nodes_, pod))
       k.skipped |= kSkipAffinity;
     k.affinity = pod_affinity_ && !(k.skipped & kSkipAffinity);
-    if (topology_spread_) {
-      const TaskView& view = prepared_;
-      kube::Inclusion inc;
-      inc.ctx = &view;
-      inc.node_affinity = [](const void* ctx, sdk::Node n) {
-        return static_cast<const TaskView*>(ctx)->node_affinity_matches(n);
-      };
-      inc.untolerated = [](const void* ctx, sdk::Node n) {
-        return has_blocking_taint(*static_cast<const TaskView*>(ctx), n);
-      };
-      if (!k.spread_filter.prefilter(session_, pod, inc)) k.skipped |= kSkipSpread;
-    }
+    if (topology_spread_ && !k.spread_filter.prefilter(session_, pod, fit))
+      k.skipped |= kSkipSpread;
     k.spread = topology_spread_ && !(k.skipped & kSkipSpread);
+    return k;
   }
 
 
