@@ -217,6 +217,8 @@ class AllocateRun {
         FitErrors fe(ssn_.reasons());
         placement::fail_every_node(fe, all_nodes.size(), placement::status_reason(pre));
         record_fit_errors(job, task, fe, attempt);
+        // As after a search that found no node (Volcano's allocate does the same).
+        if (need_continue_allocating(job)) continue;
         break;
       }
 

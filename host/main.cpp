@@ -46,6 +46,10 @@ int main(int argc, char** argv) {
                   run_opts.volcano.minimum_percentage_nodes_to_find,
                   "as Volcano's flag (over the config's minimum_percentage_of_nodes_to_find)")
       ->check(CLI::Range(1, 100));
+  run->add_option("--ignored-provisioners", run_opts.volcano.ignored_provisioners,
+                  "as Volcano's flag: provisioners whose claims count as no CSI volume (added to "
+                  "the config's ignored_provisioners)")
+      ->delimiter(',');
   std::vector<std::string> plugins_dirs;
   run->add_option("--kube-api-qps", run_opts.kube_api_qps,
                   "requests per second to the API server (Volcano's flag and default, 2000; "

@@ -39,6 +39,27 @@ void Cache::upsert_hypernode(HyperNodeSpec hn) {
   ++generation_;
 }
 void Cache::remove_hypernode(const std::string& name) { generation_ += hypernodes_.erase(name); }
+
+void Cache::upsert_storage_class(StorageClassSpec sc) {
+  ++generation_;
+  std::string k = sc.meta.name;
+  storage_classes_[k] = std::make_shared<const StorageClass>(std::move(sc));
+}
+void Cache::remove_storage_class(const std::string& name) {
+  generation_ += storage_classes_.erase(name);
+}
+void Cache::upsert_persistent_volume(PersistentVolumeSpec pv) {
+  ++generation_;
+  std::string k = pv.meta.name;
+  volumes_[k] = std::make_shared<const PersistentVolume>(std::move(pv));
+}
+void Cache::remove_persistent_volume(const std::string& name) { generation_ += volumes_.erase(name); }
+void Cache::upsert_claim(PersistentVolumeClaimSpec c) {
+  ++generation_;
+  std::string k = c.key();
+  claims_[k] = std::make_shared<const PersistentVolumeClaim>(std::move(c));
+}
+void Cache::remove_claim(const std::string& key) { generation_ += claims_.erase(key); }
 void Cache::upsert_node_record(std::shared_ptr<const NodeSpec> n) {
   std::string k = n->name;
   nodes_[k] = std::move(n);

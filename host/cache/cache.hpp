@@ -10,6 +10,7 @@
 #include <string>
 
 #include "host/model/objects.hpp"
+#include "host/model/storage.hpp"
 
 namespace caldera {
 
@@ -33,6 +34,14 @@ class Cache {
   void remove_priority_class(const std::string& name);
   void upsert_hypernode(HyperNodeSpec hn);
   void remove_hypernode(const std::string& name);
+  // Storage (host/model/storage.hpp): StorageClass and PersistentVolume by name, claims by
+  // "ns/name".
+  void upsert_storage_class(StorageClassSpec sc);
+  void remove_storage_class(const std::string& name);
+  void upsert_persistent_volume(PersistentVolumeSpec pv);
+  void remove_persistent_volume(const std::string& name);
+  void upsert_claim(PersistentVolumeClaimSpec c);
+  void remove_claim(const std::string& key);
   // The same for a record already built (shared, not copied): a front end that keeps its
   // records can put them back without copying them (the openb replay's fast path). A pod
   // record should come from make_pod_record, which fills its digest; one that does not is
@@ -48,12 +57,22 @@ class Cache {
   const RecordMap<QueueSpec>& queues() const { return queues_; }
   const RecordMap<PriorityClassSpec>& priority_classes() const { return pcs_; }
   const RecordMap<HyperNodeSpec>& hypernodes() const { return hypernodes_; }
+  const RecordMap<StorageClass>& storage_classes() const { return storage_classes_; }
+  const RecordMap<PersistentVolume>& persistent_volumes() const { return volumes_; }
+  const RecordMap<PersistentVolumeClaim>& claims() const { return claims_; }
 
   // nullptr when absent.
   const NodeSpec* node(const std::string& name) const { return find(nodes_, name); }
   const PodSpec* pod(const std::string& key) const { return find(pods_, key); }
   const PodGroupSpec* podgroup(const std::string& key) const { return find(podgroups_, key); }
   const QueueSpec* queue(const std::string& name) const { return find(queues_, name); }
+  const StorageClass* storage_class(const std::string& name) const {
+    return find(storage_classes_, name);
+  }
+  const PersistentVolume* persistent_volume(const std::string& name) const {
+    return find(volumes_, name);
+  }
+  const PersistentVolumeClaim* claim(const std::string& key) const { return find(claims_, key); }
 
   // Bumped by every change, so a caller can tell whether anything happened.
   uint64_t generation() const { return generation_; }
@@ -70,6 +89,9 @@ class Cache {
   RecordMap<QueueSpec> queues_;
   RecordMap<PriorityClassSpec> pcs_;
   RecordMap<HyperNodeSpec> hypernodes_;
+  RecordMap<StorageClass> storage_classes_;
+  RecordMap<PersistentVolume> volumes_;
+  RecordMap<PersistentVolumeClaim> claims_;
   uint64_t generation_ = 0;
 };
 

@@ -31,6 +31,7 @@ struct VolcanoFlags {
   std::optional<int32_t> minimum_feasible_nodes;            // --minimum-feasible-nodes
   std::optional<int32_t> minimum_percentage_nodes_to_find;  // --minimum-percentage-nodes-to-find
   std::vector<std::filesystem::path> plugins_dirs;          // --plugins-dir: added to the config's
+  std::vector<std::string> ignored_provisioners;            // --ignored-provisioners: added too
   // The config as the flags leave it.
   void apply(SchedulerConfig& cfg) const;
 };

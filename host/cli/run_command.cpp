@@ -40,6 +40,10 @@ void VolcanoFlags::apply(SchedulerConfig& cfg) const {
   if (minimum_feasible_nodes) cfg.node_search.minimum_nodes = *minimum_feasible_nodes;
   if (minimum_percentage_nodes_to_find)
     cfg.node_search.minimum_percentage = *minimum_percentage_nodes_to_find;
+  for (const std::string& p : ignored_provisioners)
+    if (std::find(cfg.ignored_provisioners.begin(), cfg.ignored_provisioners.end(), p) ==
+        cfg.ignored_provisioners.end())
+      cfg.ignored_provisioners.push_back(p);
   // Volcano's --plugins-dir adds a folder of custom plugins to the built-in ones.
   for (const auto& d : plugins_dirs)
     if (std::find(cfg.plugin_dirs.begin(), cfg.plugin_dirs.end(), d) == cfg.plugin_dirs.end())

@@ -66,7 +66,8 @@ class Parser {
     t.check_keys({"period", "actions", "plugin_dirs", "unload_retired_plugins", "canary_timeout",
                   "reload_settle", "percentage_of_nodes_to_find", "minimum_feasible_nodes",
                   "minimum_percentage_of_nodes_to_find", "threads", "session_timeout",
-                  "session_memory_limit", "on_plugin_fault", "isolation"});
+                  "session_memory_limit", "on_plugin_fault", "isolation",
+                  "count_csi_volumes", "ignored_provisioners"});
 
     if (auto v = t.opt_int("percentage_of_nodes_to_find", 0, 100))
       cfg.node_search.percentage = static_cast<int32_t>(*v);
@@ -75,6 +76,8 @@ class Parser {
     if (auto v = t.opt_int("minimum_percentage_of_nodes_to_find", 1, 100))
       cfg.node_search.minimum_percentage = static_cast<int32_t>(*v);
     if (auto v = t.opt_int("threads", 0, 256)) cfg.threads = static_cast<int32_t>(*v);
+    if (auto v = t.opt_bool("count_csi_volumes")) cfg.count_csi_volumes = *v;
+    if (auto v = t.get("ignored_provisioners")) cfg.ignored_provisioners = v->strings();
 
     if (auto v = t.opt_bool("unload_retired_plugins")) cfg.unload_retired_plugins = *v;
     if (auto v = t.get("canary_timeout"))

@@ -114,6 +114,18 @@ struct SchedulerConfig {
   // not depend on it.
   int32_t threads = 0;
 
+  // Volcano's count of CSI volumes (its cache's addPodCSIVolumesToTask; Volcano issue
+  // 3271): each claim a pod uses whose CSI driver (its PV's, else its StorageClass's
+  // csi-driver-name parameter or provisioner) is not an ignored provisioner adds one
+  // `attachable-volumes-csi-<driver>` to the pod's request (in milli-units: 1), which no
+  // node offers unless its CSINode or allocatable says so. true: as Volcano, so a pod whose
+  // WaitForFirstConsumer claim has a class with no dynamic provisioner can never be
+  // placed; false: as kube-scheduler, claims ask for no resource.
+  bool count_csi_volumes = true;
+  // Provisioners whose claims are not counted, besides Volcano's built-in two
+  // (rancher.io/local-path, hostpath.csi.k8s.io): vc-scheduler's --ignored-provisioners.
+  std::vector<std::string> ignored_provisioners;
+
   // Every plugin named in the tiers, in order of first mention.
   std::vector<std::string> plugin_names() const;
 };

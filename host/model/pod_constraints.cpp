@@ -15,32 +15,13 @@ namespace caldera {
 
 using json = nlohmann::json;
 
-ApiFieldError::ApiFieldError(std::string path_, std::string problem_, std::string expected_)
-    : std::runtime_error(fmt::format("{}: {}{}{}", path_, problem_,
-                                     expected_.empty() ? "" : "; expected ", expected_)),
-      path(std::move(path_)),
-      problem(std::move(problem_)),
-      expected(std::move(expected_)) {}
-
 // ---- the parsed fields -------------------------------------------------------------------
 
 namespace {
 
-struct Requirement {
-  std::string key;
-  cal_selector_op op = CAL_SELECT_IN;
-  std::vector<std::string> values;
-};
-
-struct Selector {
-  bool absent = true;
-  std::vector<Requirement> requirements;
-};
-
-struct NodeTerm {
-  std::vector<Requirement> expressions;
-  std::vector<Requirement> fields;
-};
+using api::NodeTerm;
+using api::Requirement;
+using api::Selector;
 
 struct PreferredNodeTerm {
   int32_t weight = 0;
@@ -86,12 +67,13 @@ struct PodConstraintsReader::Parts {
   std::vector<SpreadConstraint> spread;
   std::vector<HostPort> host_ports;
   std::vector<std::string> images;
+  std::vector<std::string> claims;  // persistentVolumeClaim.claimName of each volume
 
   bool empty() const {
     return !has_required_node_affinity && preferred_node.empty() &&
            required_affinity.empty() && preferred_affinity.empty() &&
            required_anti_affinity.empty() && preferred_anti_affinity.empty() &&
-           spread.empty() && host_ports.empty() && images.empty();
+           spread.empty() && host_ports.empty() && images.empty() && claims.empty();
   }
 };
 
@@ -99,203 +81,7 @@ struct PodConstraintsReader::Parts {
 
 namespace {
 
-[[noreturn]] void bad(const std::string& path, std::string problem, std::string expected) {
-  throw ApiFieldError(path, std::move(problem), std::move(expected));
-}
-
-std::string field(const std::string& parent, std::string_view key) {
-  return parent.empty() ? std::string(key) : fmt::format("{}.{}", parent, key);
-}
-std::string element(const std::string& parent, size_t i) {
-  return fmt::format("{}[{}]", parent, i);
-}
-
-const char* kind_of(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return "an integer";
-    case json::value_t::number_float: return "a float";
-    default: return "a value";
-  }
-}
-
-// " (did you mean 'x'?)" when one of `words` is close to `written` (host/util/spelling.hpp).
-template <typename Words>
-std::string did_you_mean(std::string_view written, const Words& words) {
-  const std::string guess =
-      closest_word(written, std::vector<std::string>(std::begin(words), std::end(words)));
-  return guess.empty() ? std::string() : " (did you mean '" + guess + "'?)";
-}
-
-template <typename Words>
-std::string listed_words(const Words& words) {
-  std::string out;
-  for (std::string_view w : words) out += (out.empty() ? "" : ", ") + std::string(w);
-  return out;
-}
-
-const json& object(const json& v, const std::string& path,
-                   std::initializer_list<std::string_view> allowed) {
-  if (!v.is_object()) bad(path, fmt::format("got {}", kind_of(v)), "an object");
-  for (const auto& [k, _] : v.items()) {
-    if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
-    bad(field(path, k), fmt::format("unknown field '{}'{}", k, did_you_mean(k, allowed)),
-        "one of the fields " + listed_words(allowed));
-  }
-  return v;
-}
-
-const json* member(const json& obj, std::string_view key) {
-  auto it = obj.find(key);
-  return it == obj.end() || it->is_null() ? nullptr : &*it;
-}
-
-const json& array(const json& v, const std::string& path) {
-  if (!v.is_array()) bad(path, fmt::format("got {}", kind_of(v)), "an array");
-  return v;
-}
-
-std::string string(const json& v, const std::string& path) {
-  if (!v.is_string()) bad(path, fmt::format("got {}", kind_of(v)), "a string");
-  return v.get<std::string>();
-}
-
-std::vector<std::string> strings(const json& v, const std::string& path) {
-  std::vector<std::string> out;
-  const json& a = array(v, path);
-  for (size_t i = 0; i < a.size(); ++i) out.push_back(string(a[i], element(path, i)));
-  return out;
-}
-
-int64_t integer(const json& v, const std::string& path, int64_t min, int64_t max) {
-  if (!v.is_number_integer())
-    bad(path, fmt::format("got {}", kind_of(v)), fmt::format("an integer from {} to {}", min, max));
-  const int64_t n = v.get<int64_t>();
-  if (n < min || n > max)
-    bad(path, fmt::format("{} is out of range", n), fmt::format("an integer from {} to {}", min, max));
-  return n;
-}
-
-std::string required_string(const json& obj, const std::string& path, std::string_view key,
-                            std::string_view expected) {
-  const json* v = member(obj, key);
-  if (v == nullptr) bad(path, fmt::format("missing field '{}'", key), std::string(expected));
-  std::string s = string(*v, field(path, key));
-  if (s.empty()) bad(field(path, key), "empty string", std::string(expected));
-  return s;
-}
-
-// One of `choices` (an API enum): "unknown value 'x' (did you mean 'y'?); expected one of
-// a, b".
-template <size_t N>
-size_t choice(const json& v, const std::string& path, const std::array<std::string_view, N>& choices) {
-  const std::string s = string(v, path);
-  for (size_t i = 0; i < N; ++i)
-    if (s == choices[i]) return i;
-  bad(path, fmt::format("unknown value '{}'{}", s, did_you_mean(s, choices)),
-      "one of " + listed_words(choices));
-}
-
-bool is_integer_text(const std::string& s) {
-  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
-  if (i == s.size()) return false;
-  for (; i < s.size(); ++i)
-    if (s[i] < '0' || s[i] > '9') return false;
-  return true;
-}
-
-// A selector requirement. `node`: a node selector requirement (Gt and Lt allowed);
-// `fields`: a node field requirement (metadata.name with In / NotIn and one value).
-Requirement requirement(const json& v, const std::string& path, bool node, bool fields) {
-  object(v, path, {"key", "operator", "values"});
-  Requirement r;
-  r.key = required_string(v, path, "key", fields ? "metadata.name" : "a label key");
-  if (fields && r.key != "metadata.name")
-    bad(field(path, "key"), fmt::format("unknown node field '{}'", r.key), "metadata.name");
-  const json* op = member(v, "operator");
-  if (op == nullptr) bad(path, "missing field 'operator'", "an operator");
-  static constexpr std::array<std::string_view, 6> kOps{"In", "NotIn", "Exists", "DoesNotExist",
-                                                       "Gt", "Lt"};
-  static constexpr std::array<std::string_view, 4> kLabelOps{"In", "NotIn", "Exists",
-                                                            "DoesNotExist"};
-  static constexpr std::array<std::string_view, 2> kFieldOps{"In", "NotIn"};
-  const std::string op_path = field(path, "operator");
-  r.op = fields ? static_cast<cal_selector_op>(choice(*op, op_path, kFieldOps))
-         : node ? static_cast<cal_selector_op>(choice(*op, op_path, kOps))
-                : static_cast<cal_selector_op>(choice(*op, op_path, kLabelOps));
-  if (const json* vals = member(v, "values")) r.values = strings(*vals, field(path, "values"));
-  const std::string values_path = field(path, "values");
-  const std::string op_name = op->get<std::string>();
-  switch (r.op) {
-    case CAL_SELECT_IN:
-    case CAL_SELECT_NOT_IN:
-      if (r.values.empty())
-        bad(values_path, fmt::format("no values with operator {}", op_name), "at least one value");
-      if (fields && r.values.size() != 1)
-        bad(values_path, fmt::format("{} values", r.values.size()),
-            "exactly one value for a node field requirement");
-      break;
-    case CAL_SELECT_EXISTS:
-    case CAL_SELECT_DOES_NOT_EXIST:
-      if (!r.values.empty())
-        bad(values_path, fmt::format("values with operator {}", op_name), "no values");
-      break;
-    case CAL_SELECT_GT:
-    case CAL_SELECT_LT:
-      if (r.values.size() != 1 || !is_integer_text(r.values[0]))
-        bad(values_path, fmt::format("{} value(s) with operator {}", r.values.size(), op_name),
-            "exactly one value, an integer");
-      break;
-  }
-  return r;
-}
-
-// metav1.LabelSelector; matchLabels first, in key order, as In requirements.
-Selector label_selector(const json* v, const std::string& path) {
-  Selector s;
-  if (v == nullptr) return s;
-  object(*v, path, {"matchLabels", "matchExpressions"});
-  s.absent = false;
-  if (const json* ml = member(*v, "matchLabels")) {
-    const std::string mp = field(path, "matchLabels");
-    if (!ml->is_object()) bad(mp, fmt::format("got {}", kind_of(*ml)), "an object of strings");
-    std::vector<std::pair<std::string, std::string>> labels;
-    for (const auto& [k, val] : ml->items())
-      labels.emplace_back(k, string(val, field(mp, k)));
-    std::sort(labels.begin(), labels.end());
-    for (auto& [k, val] : labels) s.requirements.push_back({k, CAL_SELECT_IN, {val}});
-  }
-  if (const json* me = member(*v, "matchExpressions")) {
-    const std::string ep = field(path, "matchExpressions");
-    const json& a = array(*me, ep);
-    for (size_t i = 0; i < a.size(); ++i)
-      s.requirements.push_back(requirement(a[i], element(ep, i), false, false));
-  }
-  return s;
-}
-
-NodeTerm node_term(const json& v, const std::string& path) {
-  object(v, path, {"matchExpressions", "matchFields"});
-  NodeTerm t;
-  if (const json* me = member(v, "matchExpressions")) {
-    const std::string ep = field(path, "matchExpressions");
-    const json& a = array(*me, ep);
-    for (size_t i = 0; i < a.size(); ++i)
-      t.expressions.push_back(requirement(a[i], element(ep, i), true, false));
-  }
-  if (const json* mf = member(v, "matchFields")) {
-    const std::string fp = field(path, "matchFields");
-    const json& a = array(*mf, fp);
-    for (size_t i = 0; i < a.size(); ++i)
-      t.fields.push_back(requirement(a[i], element(fp, i), true, true));
-  }
-  return t;
-}
+using namespace api;  // NOLINT: the readers below are written in its terms
 
 AffinityTerm affinity_term(const json& v, const std::string& path) {
   object(v, path, {"labelSelector", "namespaces", "topologyKey", "namespaceSelector",
@@ -373,15 +159,8 @@ void PodConstraintsReader::affinity(const json& v, const std::string& prefix) {
                      "preferredDuringSchedulingIgnoredDuringExecution"});
     if (const json* r = member(*na, "requiredDuringSchedulingIgnoredDuringExecution")) {
       const std::string rp = field(np, "requiredDuringSchedulingIgnoredDuringExecution");
-      object(*r, rp, {"nodeSelectorTerms"});
-      const json* terms = member(*r, "nodeSelectorTerms");
-      if (terms == nullptr || !terms->is_array() || terms->empty())
-        bad(field(rp, "nodeSelectorTerms"), terms == nullptr ? "missing" : "no terms",
-            "at least one node selector term");
+      parts_->required_node = node_selector_terms(*r, rp);
       parts_->has_required_node_affinity = true;
-      for (size_t i = 0; i < terms->size(); ++i)
-        parts_->required_node.push_back(
-            node_term((*terms)[i], element(field(rp, "nodeSelectorTerms"), i)));
     }
     if (const json* p = member(*na, "preferredDuringSchedulingIgnoredDuringExecution")) {
       const std::string pp = field(np, "preferredDuringSchedulingIgnoredDuringExecution");
@@ -471,6 +250,30 @@ void PodConstraintsReader::image(std::string name) {
   if (!name.empty()) parts_->images.push_back(normalized_image(std::move(name)));
 }
 
+void PodConstraintsReader::volumes(const json& v, const std::string& prefix) {
+  const json& a = array(v, prefix);
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string path = element(prefix, i);
+    // Volume: a name and one source (core/v1 VolumeSource).
+    const json& vol = object(a[i], path,
+        {"name", "persistentVolumeClaim", "ephemeral", "emptyDir", "configMap", "secret",
+         "hostPath", "downwardAPI", "projected", "csi", "nfs", "image", "awsElasticBlockStore",
+         "azureDisk", "azureFile", "cephfs", "cinder", "fc", "flexVolume", "flocker",
+         "gcePersistentDisk", "gitRepo", "glusterfs", "iscsi", "photonPersistentDisk",
+         "portworxVolume", "quobyte", "rbd", "scaleIO", "storageos", "vsphereVolume"});
+    required_string(vol, path, "name", "the volume's name");
+    if (member(vol, "ephemeral"))
+      bad(field(path, "ephemeral"), "a generic ephemeral volume, which Caldera does not support",
+          "a persistentVolumeClaim volume naming a claim made beforehand");
+    if (const json* c = member(vol, "persistentVolumeClaim")) {
+      const std::string cp = field(path, "persistentVolumeClaim");
+      object(*c, cp, {"claimName", "readOnly"});
+      if (const json* ro = member(*c, "readOnly")) boolean(*ro, field(cp, "readOnly"));
+      parts_->claims.push_back(required_string(*c, cp, "claimName", "the claim's name"));
+    }
+  }
+}
+
 std::shared_ptr<const PodConstraints> PodConstraintsReader::finish() {
   if (parts_->empty()) return nullptr;
   return std::make_shared<const PodConstraints>(std::exchange(parts_, std::make_unique<Parts>()));
@@ -480,41 +283,12 @@ std::shared_ptr<const PodConstraints> PodConstraintsReader::finish() {
 
 // Every array the view points into. Each inner vector is filled once, before the next one
 // is added: moving the outer vector keeps inner buffers where they are.
-struct PodConstraints::Arrays {
-  std::vector<std::vector<const char*>> strings;
-  std::vector<std::vector<cal_requirement>> requirements;
+struct PodConstraints::Arrays : api::ViewArena {
   std::vector<cal_node_selector_term> required_node;
   std::vector<cal_preferred_node_term> preferred_node;
   std::vector<std::vector<cal_pod_affinity_term>> affinity;
   std::vector<cal_spread_constraint> spread;
   std::vector<cal_host_port> host_ports;
-
-  cal_string_list list(const std::vector<std::string>& v) {
-    if (v.empty()) return {nullptr, 0};
-    std::vector<const char*>& a = strings.emplace_back();
-    for (const std::string& s : v) a.push_back(s.c_str());
-    return {a.data(), a.size()};
-  }
-
-  std::pair<const cal_requirement*, size_t> reqs(const std::vector<Requirement>& v) {
-    if (v.empty()) return {nullptr, 0};
-    std::vector<cal_requirement> out;
-    out.reserve(v.size());
-    for (const Requirement& r : v) out.push_back({r.key.c_str(), r.op, list(r.values)});
-    std::vector<cal_requirement>& a = requirements.emplace_back(std::move(out));
-    return {a.data(), a.size()};
-  }
-
-  cal_label_selector selector(const Selector& s) {
-    auto [p, n] = reqs(s.requirements);
-    return {s.absent ? 1 : 0, p, n};
-  }
-
-  cal_node_selector_term term(const NodeTerm& t) {
-    auto [e, en] = reqs(t.expressions);
-    auto [f, fn] = reqs(t.fields);
-    return {e, en, f, fn};
-  }
 
   std::pair<const cal_pod_affinity_term*, size_t> terms(const std::vector<AffinityTerm>& v) {
     if (v.empty()) return {nullptr, 0};
@@ -574,6 +348,7 @@ PodConstraints::PodConstraints(std::unique_ptr<PodConstraintsReader::Parts> part
   view_.host_ports = a.host_ports.data();
   view_.host_port_count = a.host_ports.size();
   view_.images = a.list(p.images);
+  view_.claims = a.list(p.claims);
 }
 
 PodConstraints::~PodConstraints() = default;

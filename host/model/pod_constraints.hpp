@@ -1,5 +1,5 @@
 // A pod's Kubernetes scheduling constraints (PodSpec.affinity, topologySpreadConstraints,
-// the containers' host ports and images) and a node's images, read from the API objects as
+// the containers' host ports and images, the claims of its volumes) and a node's images, read from the API objects as
 // Kubernetes writes them (camelCase JSON: a scenario file's TOML is turned into the same
 // JSON, host/toml/to_json.hpp) and held as the C view plugins read (caldera/plugin.h, "Kubernetes
 // scheduling constraints", ABI 1.3).
@@ -24,19 +24,9 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "caldera/plugin.h"
+#include "host/model/api_json.hpp"  // ApiFieldError
 
 namespace caldera {
-
-// A problem with a field of an API object: `path` names the field from the object handed
-// to the reader ("podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]
-// .topologyKey", array elements as [i] from 0), `problem` says what is wrong with what is
-// written, `expected` what would be right. The caller adds where the object came from.
-struct ApiFieldError : std::runtime_error {
-  ApiFieldError(std::string path_, std::string problem_, std::string expected_);
-  std::string path;
-  std::string problem;
-  std::string expected;
-};
 
 class PodConstraints;
 
@@ -57,6 +47,10 @@ class PodConstraintsReader {
   void container_ports(const nlohmann::json& v, const std::string& prefix);
   // A container's image, in spec order (init containers after the others).
   void image(std::string name);
+  // PodSpec.volumes: an array of Volume. Those of a persistentVolumeClaim name the pod's
+  // claims; other sources are accepted and ask nothing of the scheduler; a generic
+  // ephemeral volume is refused (its claim is made by a controller Caldera does not run).
+  void volumes(const nlohmann::json& v, const std::string& prefix);
 
   // The constraints read, or null when the pod carries none.
   std::shared_ptr<const PodConstraints> finish();

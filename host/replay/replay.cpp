@@ -150,6 +150,8 @@ constexpr const char* kPlacedPodGroup = "placed";
 struct PodPlaced : Backend {
   std::optional<PodSpec> bound;
   void bind(const PodSpec&, const PodSpec& b) override { bound = b; }
+  // The trace's pods have no volumes, so no session makes a volume decision.
+  bool bind_volumes(const PodSpec&, const std::vector<ClaimDecision>&) override { return false; }
   void evict(const PodSpec&) override {}
   void update_status(const SessionResult&, double) override {}
 };

@@ -85,12 +85,17 @@ std::vector<std::string> names_of(const Map& m) {
   return out;
 }
 
+template <typename T>
+const SourceRef& source_of(const T& record) { return record.src; }
+template <typename Spec, typename View>
+const SourceRef& source_of(const StorageRecord<Spec, View>& record) { return record.spec().src; }
+
 // "duplicate node 'n1', first at line 11; expected a name no other node has".
 template <typename Map>
 void check_unique(const Table& t, const Map& existing, const std::string& key, const char* noun) {
   auto it = existing.find(key);
   if (it == existing.end()) return;
-  const SourceRef& first = it->second->src;
+  const SourceRef& first = source_of(*it->second);
   t.fail(fmt::format("duplicate {} '{}', first at {}", noun, key,
                      first.file == t.file() && first.line > 0
                          ? fmt::format("line {}", first.line)
@@ -517,6 +522,11 @@ std::shared_ptr<const PodConstraints> read_constraints(const Table& t) {
     });
   if (auto v = t.get("images"))
     for (const std::string& image : v->strings()) r.image(image);
+  if (auto v = t.get("volumes"))
+    read_api_object(*v, [&](const nlohmann::json& j, const std::string& prefix) {
+      r.volumes(j, prefix);
+      return 0;
+    });
   return r.finish();
 }
 
@@ -526,7 +536,7 @@ void load_pods(const Table& root, Cache& cache) {
     t.check_keys({"name", "namespace", "podgroup", "requests", "phase", "node", "priority",
                   "priority_class", "labels", "annotations", "node_selector", "tolerations",
                   "preemption_policy", "created", "releasing", "affinity",
-                  "topology_spread_constraints", "ports", "images"});
+                  "topology_spread_constraints", "ports", "images", "volumes"});
     PodSpec p;
     p.name = name_of(t, "name");
     if (t.has("namespace")) p.ns = name_of(t, "namespace");
@@ -672,12 +682,79 @@ void load_expect(const Table& root, Scenario& sc) {
   }
 }
 
+// A storage object: `name` (and `namespace` for a claim) and, optionally, `metadata`, every
+// other key a field of the API object (SCENARIOS.md), read by the model's reader.
+template <typename Read>
+auto read_storage_object(const Table& t, bool namespaced, Read read) {
+  const Value v = t.value();
+  input::Positions at(v);
+  nlohmann::json j = input::to_json(v, &at);
+  nlohmann::json& md = j["metadata"];
+  if (!md.is_object() && !md.is_null()) at.fail("metadata", "not a table", "a table of the object's metadata");
+  md["name"] = j["name"];
+  j.erase("name");
+  if (namespaced) {
+    md["namespace"] = j.contains("namespace") ? j["namespace"] : nlohmann::json("default");
+    j.erase("namespace");
+  }
+  try {
+    auto spec = read(j, std::string());
+    spec.src = t.src();
+    return spec;
+  } catch (const ApiFieldError& e) {
+    at.fail(e.path, e.problem, e.expected);
+  }
+}
+
+void load_storage(const Table& root, Cache& cache) {
+  for (const Table& t0 : root.tables("storage_classes")) {
+    const Table t = named(t0);
+    name_of(t, "name");
+    StorageClassSpec sc = read_storage_object(t, false, read_storage_class);
+    check_unique(t, cache.storage_classes(), sc.meta.name, "storage class");
+    cache.upsert_storage_class(std::move(sc));
+  }
+  std::vector<PersistentVolumeSpec> volumes;
+  for (const Table& t0 : root.tables("persistent_volumes")) {
+    const Table t = named(t0);
+    name_of(t, "name");
+    PersistentVolumeSpec pv = read_storage_object(t, false, read_persistent_volume);
+    check_unique(t, cache.persistent_volumes(), pv.meta.name, "persistent volume");
+    cache.upsert_persistent_volume(pv);
+  }
+  for (const Table& t0 : root.tables("persistent_volume_claims")) {
+    const Table t = named_namespaced(t0);
+    name_of(t, "name");
+    if (t.has("namespace")) name_of(t, "namespace");
+    PersistentVolumeClaimSpec c = read_storage_object(t, true, read_persistent_volume_claim);
+    check_unique(t, cache.claims(), c.key(), "persistent volume claim");
+    // What the API server and the PV controller fill in (as the oracle does): a claim that
+    // names its volume is bound to it, and the volume to the claim.
+    if (!c.volume_name.empty()) {
+      if (!c.has_phase) c.phase = CAL_CLAIM_BOUND;
+      if (!c.meta.annotation(kAnnBindCompleted)) c.meta.set_annotation(kAnnBindCompleted, "yes");
+      if (const PersistentVolume* pv = cache.persistent_volume(c.volume_name);
+          pv != nullptr && !pv->spec().has_claim_ref) {
+        PersistentVolumeSpec next = pv->spec();
+        next.has_claim_ref = true;
+        next.claim_namespace = c.meta.ns;
+        next.claim_name = c.meta.name;
+        next.claim_uid = c.meta.uid;
+        if (!next.has_phase) next.phase = CAL_VOLUME_BOUND;
+        cache.upsert_persistent_volume(std::move(next));
+      }
+    }
+    cache.upsert_claim(std::move(c));
+  }
+}
+
 void load_cluster(const Table& root, Cache& cache) {
   // In dependency order: each list may name objects of the lists before it.
   load_priority_classes(root, cache);
   load_queues(root, cache);
   load_nodes(root, cache);
   load_hypernodes(root, cache);
+  load_storage(root, cache);
   load_podgroups(root, cache);
   load_pods(root, cache);
 }
@@ -720,7 +797,8 @@ Scenario load_scenario(const fs::path& file, const std::vector<fs::path>& defaul
   Scenario sc;
   sc.file = file;
   root.check_keys({"name", "description", "sessions", "config", "config_file", "priority_classes",
-                   "queues", "nodes", "hypernodes", "podgroups", "pods", "expect"});
+                   "queues", "nodes", "hypernodes", "podgroups", "pods", "storage_classes",
+                   "persistent_volumes", "persistent_volume_claims", "expect"});
   sc.name = root.opt_string("name").value_or(file.stem().string());
   (void)root.opt_string("description");
   sc.sessions = static_cast<int>(root.opt_int("sessions", 1, 100000).value_or(1));

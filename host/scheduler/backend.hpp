@@ -11,11 +11,23 @@
 // the pod, an API call, an event).
 #pragma once
 
+#include <optional>
+#include <vector>
+
 #include "host/model/objects.hpp"
+#include "host/model/storage.hpp"
 
 namespace caldera {
 
 struct SessionResult;
+
+// A volume decision of a bind, as the cache now holds its objects: `volume` set, the PV
+// chosen for the claim (its claimRef names the claim, annotation bound-by-controller);
+// unset, the claim is to be provisioned on the pod's node (annotation selected-node).
+struct ClaimDecision {
+  PersistentVolumeClaimSpec claim;
+  std::optional<PersistentVolumeSpec> volume;
+};
 
 class Backend {
  public:
@@ -24,6 +36,12 @@ class Backend {
   // Binder. `observed` is the pod as it was before the decision; `bound` is what the cache
   // now holds: on `bound.node`, with the plugins' bind annotations (device assignments).
   virtual void bind(const PodSpec& observed, const PodSpec& bound) = 0;
+
+  // VolumeBinding's PreBind, just before bind() of the same pod, for a pod the session
+  // made volume decisions for: writes them as kube-scheduler's volume binder does (the
+  // PV's claimRef, the claim's selected-node annotation); the PV controller does the rest.
+  // False: they could not be written, and the pod is not bound.
+  virtual bool bind_volumes(const PodSpec& pod, const std::vector<ClaimDecision>& decisions) = 0;
 
   // Evictor. `observed` is the pod as it was; the cache now holds it Releasing.
   virtual void evict(const PodSpec& observed) = 0;

@@ -4,6 +4,42 @@
 
 namespace caldera {
 
+namespace {
+
+// The bind's volume decisions as the cache is to hold them (Kubernetes' AssumePodVolumes),
+// or nullopt when one no longer applies: a claim or PV gone, a PV taken by another claim.
+std::optional<std::vector<ClaimDecision>> volume_decisions(
+    const std::vector<std::pair<std::string, std::string>>& bindings, const Cache& cache,
+    const std::string& node) {
+  std::vector<ClaimDecision> out;
+  for (const auto& [claim_key, volume] : bindings) {
+    const PersistentVolumeClaim* c = cache.claim(claim_key);
+    if (c == nullptr) return std::nullopt;
+    ClaimDecision d{c->spec(), std::nullopt};
+    if (volume.empty()) {
+      d.claim.meta.set_annotation(kAnnSelectedNode, node);
+    } else {
+      const PersistentVolume* pv = cache.persistent_volume(volume);
+      if (pv == nullptr) return std::nullopt;
+      PersistentVolumeSpec next = pv->spec();
+      const bool ours = next.has_claim_ref && next.claim_namespace == c->spec().meta.ns &&
+                        next.claim_name == c->spec().meta.name &&
+                        (next.claim_uid.empty() || next.claim_uid == c->spec().meta.uid);
+      if (next.has_claim_ref && !ours) return std::nullopt;
+      if (!ours) next.meta.set_annotation(kAnnBoundByController, "yes");
+      next.has_claim_ref = true;
+      next.claim_namespace = c->spec().meta.ns;
+      next.claim_name = c->spec().meta.name;
+      next.claim_uid = c->spec().meta.uid;
+      d.volume = std::move(next);
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace
+
 CommitReport commit_decisions(const SessionResult& r, Cache& cache, Backend& backend,
                               double now) {
   CommitReport rep;
@@ -13,6 +49,19 @@ CommitReport commit_decisions(const SessionResult& r, Cache& cache, Backend& bac
       ++rep.binds_skipped;
       spdlog::debug("bind of {} to {} skipped: the pod or node changed", key, node);
       continue;
+    }
+    if (auto vb = r.volume_bindings.find(key); vb != r.volume_bindings.end()) {
+      std::optional<std::vector<ClaimDecision>> decisions = volume_decisions(vb->second, cache, node);
+      if (!decisions) {
+        ++rep.binds_skipped;
+        spdlog::debug("bind of {} to {} skipped: a claim or volume it was given changed", key, node);
+        continue;
+      }
+      if (!backend.bind_volumes(*pod, *decisions)) {
+        ++rep.binds_skipped;
+        continue;
+      }
+      pod = cache.pod(key);  // the backend may have moved the cache on
     }
     PodSpec observed = *pod;
     PodSpec bound = observed;

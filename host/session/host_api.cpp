@@ -380,6 +380,34 @@ const cal_pod_constraints* h_pod_constraints(const cal_pod* p) {
   return c ? c->view() : nullptr;
 }
 int h_pod_terminating(const cal_pod* p) { return P(p)->spec->releasing ? 1 : 0; }
+const cal_storage_class* h_storage_class_get(const cal_session* s, const char* name) {
+  return S(s)->volumes().storage_class(name);
+}
+const cal_persistent_volume* h_volume_get(const cal_session* s, const char* name) {
+  return S(s)->volumes().volume(name);
+}
+const cal_persistent_volume_claim* h_claim_get(const cal_session* s, const char* ns,
+                                               const char* name) {
+  return S(s)->volumes().claim(ns, name);
+}
+size_t h_volume_count(const cal_session* s) { return S(s)->volumes().volumes().size(); }
+const cal_persistent_volume* h_volume_at(const cal_session* s, size_t i) {
+  const auto& v = S(s)->volumes().volumes();
+  return i < v.size() ? v[i] : nullptr;
+}
+const cal_persistent_volume_claim* h_volume_assumed_claim(const cal_session* s,
+                                                          const cal_persistent_volume* pv) {
+  return pv ? S(s)->volumes().assumed_claim(pv) : nullptr;
+}
+const char* h_claim_selected_node(const cal_session* s, const cal_persistent_volume_claim* c) {
+  return c ? S(s)->volumes().selected_node(c) : nullptr;
+}
+int h_task_assume_volume(cal_task* t, const cal_persistent_volume_claim* c,
+                         const cal_persistent_volume* pv) {
+  TaskInfo* task = from_handle(t);
+  if (!t || !c || !task->node) return 0;
+  return task->job->session->volumes().assume(task, c, pv, task->node->name) ? 1 : 0;
+}
 size_t h_node_image_count(const cal_node* n) {
   const auto& im = N(n)->spec->images;
   return im ? im->size() : 0;
@@ -556,6 +584,14 @@ cal_host_api make_table() {
   h.pod_terminating = h_pod_terminating;
   h.node_image_count = h_node_image_count;
   h.node_image_at = h_node_image_at;
+  h.storage_class_get = h_storage_class_get;
+  h.volume_get = h_volume_get;
+  h.claim_get = h_claim_get;
+  h.volume_count = h_volume_count;
+  h.volume_at = h_volume_at;
+  h.volume_assumed_claim = h_volume_assumed_claim;
+  h.claim_selected_node = h_claim_selected_node;
+  h.task_assume_volume = h_task_assume_volume;
   return h;
 }
 

@@ -29,6 +29,7 @@
 #include "host/session/runtime.hpp"
 #include "host/session/hypernodes.hpp"
 #include "host/session/session_types.hpp"
+#include "host/session/volumes.hpp"
 
 namespace caldera {
 
@@ -61,6 +62,9 @@ struct SessionResult {
   std::map<std::string, std::string> job_pending;   // job uid -> job-level reasons
   // Annotations to write on a pod with its bind (task_set_annotation), by task uid.
   std::map<std::string, StringMap> bind_annotations;
+  // Volume decisions to write before a pod's bind (task_assume_volume), by task uid:
+  // claim "ns/name" -> the PV chosen for it, or "" for provisioning on the bind's node.
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> volume_bindings;
   // The plugin states for the next session: for each plugin of the session's policy, what
   // it saved in this session, else what it had (when from the same file). Plugins not in
   // the policy have none: their states are dropped.
@@ -107,6 +111,9 @@ class Session {
   // The network topology (host/session/hypernodes.hpp).
   const HyperNodes& hypernodes() const { return hypernodes_; }
   HyperNodes& hypernodes() { return hypernodes_; }
+  // Storage and this session's volume decisions (host/session/volumes.hpp).
+  const SessionVolumes& volumes() const { return volumes_; }
+  SessionVolumes& volumes() { return volumes_; }
 
   const Policy& policy() const { return *policy_; }
   Runtime& runtime() const { return *runtime_; }
@@ -265,6 +272,7 @@ class Session {
   // session's objects point into records, and these have no cache to live in.
   std::vector<std::shared_ptr<const void>> own_records_;
   HyperNodes hypernodes_;
+  SessionVolumes volumes_;
 
   std::vector<std::vector<Instance>> tiers_;
   PluginChains chains_;

@@ -57,6 +57,13 @@ struct PodRef {
   TaskInfo* task = nullptr;
 };
 
+// One volume decision of a task's placement (task_assume_volume, host/session/volumes.hpp):
+// `volume` NULL asks for the claim to be provisioned on the task's node.
+struct VolumeDecision {
+  const cal_persistent_volume_claim* claim = nullptr;
+  const cal_persistent_volume* volume = nullptr;
+};
+
 struct TaskInfo {
   // Views of the pod record's strings (the cache keeps it alive for the session): a
   // snapshot copies no string per pod.
@@ -100,6 +107,8 @@ struct TaskInfo {
   // Annotations plugins recorded for this session's placement (device assignments); they
   // go out with the bind and are dropped when the placement is undone.
   StringMap new_annotations;
+  // Its placement's volume decisions, dropped with it (host/session/volumes.hpp).
+  std::vector<VolumeDecision> volume_decisions;
   int role_index = -1;  // index into JobInfo::roles
   // The status the node accounted this task under when it was added (Volcano keeps a
   // clone of the task in NodeInfo.Tasks; removal subtracts by that clone's status).

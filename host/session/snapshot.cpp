@@ -54,9 +54,20 @@ void Session::build(const Cache& cache) {
     }
   };
   for (const auto& [_, n] : cache.nodes()) collect(n->allocatable);
+  // Volcano counts a pod's CSI volumes as a resource it requests (SessionVolumes::
+  // csi_requests); only pods with claims have any.
+  volumes_.open(cache);
+  std::unordered_map<const PodSpec*, ResourceList> csi;
   for (const auto& [_, p] : cache.pods()) {
     collect(p->requests);
     collect(p->init_requests);
+    if (p->constraints && p->constraints->view()->claims.count > 0) {
+      auto counts = SessionVolumes::csi_requests(*p, cache, policy_->config);
+      if (counts.empty()) continue;
+      ResourceList& rl = csi[p.get()];
+      for (auto& [name, n] : counts) rl[name] = n;
+      collect(rl);
+    }
   }
   for (const auto& [_, pg] : cache.podgroups())
     if (pg->min_resources) collect(*pg->min_resources);
@@ -218,6 +229,7 @@ void Session::build(const Cache& cache) {
     if (!n) return;
     ResVec req = vec(pod.requests);
     req[kPodsId] = 1;
+    if (auto it = csi.find(&pod); it != csi.end()) req.add(vec(it->second));
     n->idle.sub(req);
     n->used.add(req);
     ++n->pods;
@@ -277,6 +289,12 @@ void Session::build(const Cache& cache) {
     t->resreq[kPodsId] = 1;  // Volcano's GetPodResourceRequest: every pod asks for one
     t->init_resreq = pod->init_requests.empty() ? t->resreq : vec(pod->init_requests);
     t->init_resreq[kPodsId] = 1;
+    // Volcano adds the CSI volumes to Resreq, which is InitResreq too (one object).
+    if (auto it = csi.find(pod.get()); it != csi.end()) {
+      const ResVec v = vec(it->second);
+      t->resreq.add(v);
+      t->init_resreq.add(v);
+    }
     if (pod->priority) {
       t->priority = *pod->priority;
     } else if (auto it = pc_value.find(pod->priority_class);

@@ -93,6 +93,7 @@ void Session::unallocate_task(TaskInfo* t) {
   }
   fire_deallocate(t);
   t->new_annotations.clear();  // after the event, so plugins can still read them
+  volumes_.unassume(t);
 }
 
 void Session::unevict_task(TaskInfo* t) {
@@ -127,6 +128,12 @@ bool Session::commit_bind(TaskInfo* t) {
   t->node_status = CAL_TASK_BINDING;  // same accounting branch as Allocated
   result_.binds.emplace_back(t->uid, t->node ? t->node->name : std::string());
   if (!t->new_annotations.empty()) result_.bind_annotations[std::string(t->uid)] = t->new_annotations;
+  if (!t->volume_decisions.empty()) {
+    auto& out = result_.volume_bindings[std::string(t->uid)];
+    for (const VolumeDecision& d : t->volume_decisions)
+      out.emplace_back(std::string(d.claim->namespace_name) + "/" + d.claim->name,
+                       d.volume ? d.volume->name : "");
+  }
   return true;
 }
 

@@ -146,6 +146,10 @@ std::string encode_result(const WorkerResult& wr) {
     w.str(p.first);
     write_map(w, p.second);
   });
+  w.list(r.volume_bindings, [&](const auto& p) {
+    w.str(p.first);
+    write_pairs(w, p.second);
+  });
   w.list(r.plugin_states, [&](const auto& p) {
     w.str(p.first);
     w.str(p.second.file_id);
@@ -216,6 +220,10 @@ WorkerResult decode_result(std::string_view bytes) {
   for (uint32_t i = 0, c = rd.count("bind annotations"); i < c; ++i) {
     std::string task = rd.str("a task");
     r.bind_annotations[std::move(task)] = read_map<StringMap>(rd, "annotations");
+  }
+  for (uint32_t i = 0, c = rd.count("volume bindings"); i < c; ++i) {
+    std::string task = rd.str("a task");
+    r.volume_bindings[std::move(task)] = read_pairs(rd, "claims and volumes");
   }
   for (uint32_t i = 0, c = rd.count("plugin states"); i < c; ++i) {
     std::string plugin = rd.str("a plugin name");

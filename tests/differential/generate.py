@@ -10,7 +10,8 @@ reclaim, capacity); the state is drawn from the seed alone, so each family sees 
 clusters. Families args, sla, tdm, task-topology, resource-strategy-fit and constraints add
 plugins, arguments and state to that cluster, drawn from the seed too; constraints gives it
 Kubernetes scheduling constraints (zones, node labels and images, node affinity, pod
-affinity and anti-affinity, topology spread constraints, host ports, container images).
+affinity and anti-affinity, topology spread constraints, host ports, container images);
+volumes gives it storage (StorageClasses, PersistentVolumes, claims, pod volumes).
 """
 import argparse
 import os
@@ -41,6 +42,8 @@ FAMILIES = {
     "resource-strategy-fit": (["enqueue", "allocate", "backfill"], None),
     # Actions (preempt sometimes) and tiers drawn per seed (constraints()).
     "constraints": (["enqueue", "allocate", "backfill"], None),
+    # The same, with storage: classes, PVs, claims (volumes()).
+    "volumes": (["enqueue", "allocate", "backfill"], None),
 }
 # Families written only when named (--family), not by default (run.py, and with it meson
 # test differential, runs the default set). None today.
@@ -617,6 +620,144 @@ def constraints(seed, nodes, queues, groups, pods):
     return actions, tiers
 
 
+VOLUME_FLAGS = ["predicate.VolumeBindingEnable", "predicate.VolumeZoneEnable",
+                "predicate.NodeVolumeLimitsEnable"]
+NO_PROVISIONER = "attachable-volumes-csi-kubernetes.io-no-provisioner"
+EBS = "attachable-volumes-csi-ebs.csi.aws.com"
+
+
+def volumes(seed, nodes, queues, groups, pods):
+    """The volumes family: nodes in 2-3 zones, most offering the CSI attach resources Volcano
+    counts claims in (some not: Volcano issue 3271); StorageClasses local (no provisioner,
+    WaitForFirstConsumer), dyn (rancher.io/local-path, WaitForFirstConsumer, sometimes
+    allowed topologies), fast (a CSI driver, Immediate) and csi-wffc; local PVs on nodes or
+    zones with distinct sizes, some with labels or prebound, CSI PVs with zone labels bound to
+    claims; claims for pending and running pods (own or shared, some bound, some missing,
+    selectors, access modes). The volume filters are switched off sometimes, preempt runs
+    sometimes."""
+    r = random.Random(seed * 7919 + len("volumes"))
+    actions = ["enqueue", "allocate", "preempt", "backfill"] if r.random() < 0.15 \
+        else ["enqueue", "allocate", "backfill"]
+    tiers = [list(t) for t in DEFAULT_TIERS]
+    pred = {k: r.random() < 0.8 for k in VOLUME_FLAGS if r.random() < 0.3}
+    if pred:
+        for i, (name, extra) in enumerate(tiers[1]):
+            if name == "predicates":
+                tiers[1][i] = (name, {"arguments": pred})
+    for i in range(len(nodes), min(12, len(nodes) + r.choice([0, 1, 2, 3, 5]))):
+        nodes.append({"name": f"n{i + 1}", "cpu": r.choice([4000, 8000, 16000]),
+                      "mem": r.choice([8, 16, 32]), "pods": 110, "labels": {}})
+    zones = [f"zone-{c}" for c in "abc"[:r.randint(2, 3)]]
+    for n in nodes:
+        if r.random() < 0.9:
+            n["labels"][ZONE] = r.choice(zones)
+        extra = {}
+        if r.random() < 0.85:
+            extra[NO_PROVISIONER] = r.choice([1, 2, 10])
+        if r.random() < 0.8:
+            extra[EBS] = r.choice([1, 3, 10])
+        if extra:
+            n["extra"] = extra
+    names = [n["name"] for n in nodes]
+
+    classes = [
+        {"name": "local", "provisioner": "kubernetes.io/no-provisioner",
+         "volumeBindingMode": "WaitForFirstConsumer"},
+        {"name": "fast", "provisioner": "ebs.csi.aws.com"},
+        {"name": "csi-wffc", "provisioner": "ebs.csi.aws.com",
+         "volumeBindingMode": "WaitForFirstConsumer"},
+    ]
+    dyn = {"name": "dyn", "provisioner": "rancher.io/local-path",
+           "volumeBindingMode": "WaitForFirstConsumer"}
+    if r.random() < 0.4:
+        dyn["allowedTopologies"] = [{"matchLabelExpressions": [
+            {"key": ZONE, "values": r.sample(zones, 1)}]}]
+    classes.append(dyn)
+
+    sizes = r.sample(range(1, 60), 40)  # distinct: Kubernetes breaks ties between PVs at random
+    volumes_, claims = [], []
+
+    def local_pv(claim=None):
+        name = f"pv-{len(volumes_) + 1}"
+        where = r.random()
+        if where < 0.7:
+            term = {"matchExpressions": [{"key": HOST, "operator": "In",
+                                          "values": [r.choice(names)]}]}
+        else:
+            term = {"matchExpressions": [{"key": ZONE, "operator": "In",
+                                          "values": [r.choice(zones)]}]}
+        spec = {"capacity": {"storage": f"{sizes.pop()}Gi"},
+                "accessModes": r.choice([["ReadWriteOnce"], ["ReadWriteOnce"],
+                                         ["ReadWriteOnce", "ReadOnlyMany"], ["ReadWriteMany"]]),
+                "storageClassName": "local", "local": {"path": f"/mnt/{name}"},
+                "nodeAffinity": {"required": {"nodeSelectorTerms": [term]}}}
+        if r.random() < 0.05:
+            spec["volumeMode"] = "Block"
+        pv = {"name": name, "spec": spec}
+        if r.random() < 0.3:
+            pv["metadata"] = {"labels": {"tier": r.choice(TIER_LABELS)}}
+        if claim is not None:
+            spec["claimRef"] = {"namespace": claim[0], "name": claim[1]}
+        volumes_.append(pv)
+        return name
+
+    for _ in range(r.randint(1, 10)):
+        local_pv()
+
+    def claim(ns, name, kind):
+        c = {"name": name, "namespace": ns,
+             "spec": {"accessModes": r.choice([["ReadWriteOnce"], ["ReadWriteOnce"],
+                                               ["ReadOnlyMany"], ["ReadWriteMany"]]),
+                      "resources": {"requests": {"storage": f"{r.randint(1, 40)}Gi"}}}}
+        spec = c["spec"]
+        if kind == "bound":
+            pv = f"pv-{len(volumes_) + 1}"
+            volumes_.append({"name": pv,
+                             "metadata": {"labels": {ZONE: r.choice(zones + ["zone-x"])}},
+                             "spec": {"capacity": {"storage": "100Gi"},
+                                      "accessModes": ["ReadWriteOnce"],
+                                      "storageClassName": "fast",
+                                      "csi": {"driver": "ebs.csi.aws.com",
+                                              "volumeHandle": f"vol-{pv}"}}})
+            spec["storageClassName"] = "fast"
+            spec["volumeName"] = pv
+            spec["accessModes"] = ["ReadWriteOnce"]
+        else:
+            spec["storageClassName"] = kind
+            if kind == "local" and r.random() < 0.15:
+                spec["selector"] = {"matchLabels": {"tier": r.choice(TIER_LABELS)}}
+            if kind == "local" and r.random() < 0.1:
+                local_pv((ns, name))  # a PV prebound to this claim
+            if r.random() < 0.05:
+                spec["volumeMode"] = "Block"
+        claims.append(c)
+        return name
+
+    kinds = ["local", "local", "local", "dyn", "csi-wffc", "bound", "fast"]
+    for g in groups:
+        mine = [p for p in pods if p["podgroup"] == g["name"]]
+        running = all("node" in p for p in mine)
+        if r.random() > (0.2 if running else 0.6):
+            continue
+        ns = g.get("namespace", "default")
+        shared = None
+        if r.random() < 0.2:
+            shared = claim(ns, f"{g['name']}-shared",
+                           "bound" if running else r.choice(kinds))
+        for p in mine:
+            if shared is not None:
+                cname = shared
+            elif r.random() < 0.04:
+                cname = f"{p['name']}-missing"
+            elif running:
+                cname = claim(ns, f"{p['name']}-data", "bound")
+            else:
+                cname = claim(ns, f"{p['name']}-data", r.choice(kinds))
+            p["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": cname}}]
+    return actions, tiers, {"storage_classes": classes, "persistent_volumes": volumes_,
+                            "persistent_volume_claims": claims}
+
+
 def cpu_milli(text):
     return int(text[:-1]) if text.endswith("m") else int(text) * 1000
 
@@ -626,8 +767,11 @@ def scenario(seed, family):
     sessions, nodes, queues, prios, groups, pods = state(seed)
     if family == "hierarchy":
         queues = hierarchy(queues, groups, seed)
+    storage = {}
     if family == "constraints":
         actions, tiers = constraints(seed, nodes, queues, groups, pods)
+    elif family == "volumes":
+        actions, tiers, storage = volumes(seed, nodes, queues, groups, pods)
     elif tiers is None:
         tiers = variant(family, seed, nodes, groups, pods)
     out = [f'name = "differential {family} seed {seed}"']
@@ -651,6 +795,7 @@ def scenario(seed, family):
             "cpu": cpu_text(n["cpu"]), "memory": f"{n['mem']}Gi", "pods": n["pods"]}}
         if "gpu" in n:
             fields["allocatable"][GPU] = n["gpu"]
+        fields["allocatable"].update(n.get("extra", {}))
         fields.update({k: n[k] for k in ("labels", "taints", "unschedulable", "images")
                        if k in n})
         out.append(table("nodes", fields))
@@ -658,6 +803,9 @@ def scenario(seed, family):
         out.append(table("podgroups", g))
     for p in pods:
         out.append(table("pods", p))
+    for kind, objects in storage.items():
+        for o in objects:
+            out.append(table(kind, o))
     return "\n\n".join(x for x in "\n".join(out).split("\n\n")) + "\n"
 
 

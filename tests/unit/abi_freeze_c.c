@@ -21,7 +21,9 @@ C_STATIC_ASSERT(offsetof(cal_host_api, node_index) == 824, host_api_1_1_group_st
 C_STATIC_ASSERT(CAL_HOST_API_V1_2_SIZE == 968, host_api_v1_2_size);
 C_STATIC_ASSERT(CAL_HOST_API_V1_3_SIZE == 1080, host_api_v1_3_size);
 C_STATIC_ASSERT(offsetof(cal_host_api, task_pod) == 968, host_api_1_3_group_start);
-C_STATIC_ASSERT(sizeof(cal_host_api) == 1080, host_api_size);
+C_STATIC_ASSERT(CAL_HOST_API_V1_4_SIZE == 1144, host_api_v1_4_size);
+C_STATIC_ASSERT(offsetof(cal_host_api, storage_class_get) == 1080, host_api_1_4_group_start);
+C_STATIC_ASSERT(sizeof(cal_host_api) == 1144, host_api_size);
 C_STATIC_ASSERT(CAL_PLUGIN_V1_0_SIZE == 256, plugin_v1_0_size);
 C_STATIC_ASSERT(CAL_PLUGIN_V1_1_SIZE == 280, plugin_v1_1_size);
 C_STATIC_ASSERT(offsetof(cal_plugin, reserved) == 280, plugin_reserved_offset);
@@ -182,6 +184,14 @@ static const abi_c_member members[] = {
     M(cal_host_api, pod_terminating),
     M(cal_host_api, node_image_count),
     M(cal_host_api, node_image_at),
+    M(cal_host_api, storage_class_get),
+    M(cal_host_api, volume_get),
+    M(cal_host_api, claim_get),
+    M(cal_host_api, volume_count),
+    M(cal_host_api, volume_at),
+    M(cal_host_api, volume_assumed_claim),
+    M(cal_host_api, claim_selected_node),
+    M(cal_host_api, task_assume_volume),
     M(cal_plugin, struct_size),
     M(cal_plugin, abi_version),
     M(cal_plugin, name),
@@ -274,13 +284,58 @@ static const abi_c_member members[] = {
     M(cal_pod_constraints, host_ports),
     M(cal_pod_constraints, host_port_count),
     M(cal_pod_constraints, images),
+    M(cal_pod_constraints, claims),
+    M(cal_storage_class, struct_size),
+    M(cal_storage_class, name),
+    M(cal_storage_class, provisioner),
+    M(cal_storage_class, wait_for_first_consumer),
+    M(cal_storage_class, allowed_topologies),
+    M(cal_storage_class, allowed_topology_count),
+    M(cal_storage_class, csi_driver_parameter),
+    M(cal_persistent_volume, struct_size),
+    M(cal_persistent_volume, name),
+    M(cal_persistent_volume, storage_class),
+    M(cal_persistent_volume, capacity),
+    M(cal_persistent_volume, access_modes),
+    M(cal_persistent_volume, block),
+    M(cal_persistent_volume, node_affinity_terms),
+    M(cal_persistent_volume, node_affinity_term_count),
+    M(cal_persistent_volume, phase),
+    M(cal_persistent_volume, claim_namespace),
+    M(cal_persistent_volume, claim_name),
+    M(cal_persistent_volume, claim_uid),
+    M(cal_persistent_volume, csi_driver),
+    M(cal_persistent_volume, deleting),
+    M(cal_persistent_volume, volume_attributes_class),
+    M(cal_persistent_volume, label_keys),
+    M(cal_persistent_volume, label_values),
+    M(cal_persistent_volume, label_count),
+    M(cal_persistent_volume_claim, struct_size),
+    M(cal_persistent_volume_claim, namespace_name),
+    M(cal_persistent_volume_claim, name),
+    M(cal_persistent_volume_claim, uid),
+    M(cal_persistent_volume_claim, storage_class),
+    M(cal_persistent_volume_claim, volume_name),
+    M(cal_persistent_volume_claim, bind_completed),
+    M(cal_persistent_volume_claim, selected_node),
+    M(cal_persistent_volume_claim, phase),
+    M(cal_persistent_volume_claim, deleting),
+    M(cal_persistent_volume_claim, request),
+    M(cal_persistent_volume_claim, has_request),
+    M(cal_persistent_volume_claim, access_modes),
+    M(cal_persistent_volume_claim, block),
+    M(cal_persistent_volume_claim, has_selector),
+    M(cal_persistent_volume_claim, selector),
+    M(cal_persistent_volume_claim, volume_attributes_class),
 };
 
 #define S(s) {#s, #s, sizeof(s), 0}
 static const abi_c_member sizes[] = {
     S(cal_status), S(cal_taint), S(cal_option), S(cal_host_api), S(cal_plugin),
     /* added in 1.3 */
-    S(cal_string_list), S(cal_requirement), S(cal_label_selector), S(cal_node_selector_term), S(cal_preferred_node_term), S(cal_pod_affinity_term), S(cal_spread_constraint), S(cal_host_port), S(cal_image), S(cal_pod_constraints)
+    S(cal_string_list), S(cal_requirement), S(cal_label_selector), S(cal_node_selector_term), S(cal_preferred_node_term), S(cal_pod_affinity_term), S(cal_spread_constraint), S(cal_host_port), S(cal_image), S(cal_pod_constraints),
+    /* added in 1.4 */
+    S(cal_storage_class), S(cal_persistent_volume), S(cal_persistent_volume_claim)
 };
 
 const abi_c_member *abi_c_members(size_t *n) {

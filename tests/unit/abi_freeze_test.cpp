@@ -199,6 +199,15 @@ const Member kMembers[] = {
     {"cal_host_api", "pod_terminating", 1056, 8},
     {"cal_host_api", "node_image_count", 1064, 8},
     {"cal_host_api", "node_image_at", 1072, 8},
+    // added in 1.4
+    {"cal_host_api", "storage_class_get", 1080, 8},
+    {"cal_host_api", "volume_get", 1088, 8},
+    {"cal_host_api", "claim_get", 1096, 8},
+    {"cal_host_api", "volume_count", 1104, 8},
+    {"cal_host_api", "volume_at", 1112, 8},
+    {"cal_host_api", "volume_assumed_claim", 1120, 8},
+    {"cal_host_api", "claim_selected_node", 1128, 8},
+    {"cal_host_api", "task_assume_volume", 1136, 8},
     // cal_plugin: 37 members
     {"cal_plugin", "struct_size", 0, 4},
     {"cal_plugin", "abi_version", 4, 4},
@@ -293,6 +302,50 @@ const Member kMembers[] = {
     {"cal_pod_constraints", "host_ports", 120, 8},
     {"cal_pod_constraints", "host_port_count", 128, 8},
     {"cal_pod_constraints", "images", 136, 16},
+    // added in 1.4
+    {"cal_pod_constraints", "claims", 152, 16},
+    {"cal_storage_class", "struct_size", 0, 4},
+    {"cal_storage_class", "name", 8, 8},
+    {"cal_storage_class", "provisioner", 16, 8},
+    {"cal_storage_class", "wait_for_first_consumer", 24, 4},
+    {"cal_storage_class", "allowed_topologies", 32, 8},
+    {"cal_storage_class", "allowed_topology_count", 40, 8},
+    {"cal_storage_class", "csi_driver_parameter", 48, 8},
+    {"cal_persistent_volume", "struct_size", 0, 4},
+    {"cal_persistent_volume", "name", 8, 8},
+    {"cal_persistent_volume", "storage_class", 16, 8},
+    {"cal_persistent_volume", "capacity", 24, 8},
+    {"cal_persistent_volume", "access_modes", 32, 4},
+    {"cal_persistent_volume", "block", 36, 4},
+    {"cal_persistent_volume", "node_affinity_terms", 40, 8},
+    {"cal_persistent_volume", "node_affinity_term_count", 48, 8},
+    {"cal_persistent_volume", "phase", 56, 4},
+    {"cal_persistent_volume", "claim_namespace", 64, 8},
+    {"cal_persistent_volume", "claim_name", 72, 8},
+    {"cal_persistent_volume", "claim_uid", 80, 8},
+    {"cal_persistent_volume", "csi_driver", 88, 8},
+    {"cal_persistent_volume", "deleting", 96, 4},
+    {"cal_persistent_volume", "volume_attributes_class", 104, 8},
+    {"cal_persistent_volume", "label_keys", 112, 8},
+    {"cal_persistent_volume", "label_values", 120, 8},
+    {"cal_persistent_volume", "label_count", 128, 8},
+    {"cal_persistent_volume_claim", "struct_size", 0, 4},
+    {"cal_persistent_volume_claim", "namespace_name", 8, 8},
+    {"cal_persistent_volume_claim", "name", 16, 8},
+    {"cal_persistent_volume_claim", "uid", 24, 8},
+    {"cal_persistent_volume_claim", "storage_class", 32, 8},
+    {"cal_persistent_volume_claim", "volume_name", 40, 8},
+    {"cal_persistent_volume_claim", "bind_completed", 48, 4},
+    {"cal_persistent_volume_claim", "selected_node", 56, 8},
+    {"cal_persistent_volume_claim", "phase", 64, 4},
+    {"cal_persistent_volume_claim", "deleting", 68, 4},
+    {"cal_persistent_volume_claim", "request", 72, 8},
+    {"cal_persistent_volume_claim", "has_request", 80, 4},
+    {"cal_persistent_volume_claim", "access_modes", 84, 4},
+    {"cal_persistent_volume_claim", "block", 88, 4},
+    {"cal_persistent_volume_claim", "has_selector", 92, 4},
+    {"cal_persistent_volume_claim", "selector", 96, 24},
+    {"cal_persistent_volume_claim", "volume_attributes_class", 120, 8},
 };
 
 struct StructLayout {
@@ -302,10 +355,10 @@ struct StructLayout {
 };
 // KEPT FOREVER. sizeof(cal_plugin) was 384 at 1.0 too (the slots of 1.1 came out of the
 // reserved room); cal_host_api was 824 bytes at 1.0 (CAL_HOST_API_V1_0_SIZE), 952 at 1.1, 968
-// at 1.2 and is 1080 at 1.3.
+// at 1.2, 1080 at 1.3 and is 1144 at 1.4.
 const StructLayout kStructs[] = {
     {"cal_status", 260, 4},   {"cal_taint", 40, 8},   {"cal_option", 40, 8},
-    {"cal_host_api", 1080, 8}, {"cal_plugin", 384, 8},
+    {"cal_host_api", 1144, 8}, {"cal_plugin", 384, 8},
     // added in 1.3
     {"cal_string_list", 16, 8},
     {"cal_requirement", 32, 8},
@@ -316,7 +369,11 @@ const StructLayout kStructs[] = {
     {"cal_spread_constraint", 80, 8},
     {"cal_host_port", 24, 8},
     {"cal_image", 32, 8},
-    {"cal_pod_constraints", 152, 8},
+    {"cal_pod_constraints", 168, 8},  // 152 at 1.3; 1.4 appended claims
+    // added in 1.4
+    {"cal_storage_class", 56, 8},
+    {"cal_persistent_volume", 136, 8},
+    {"cal_persistent_volume_claim", 128, 8},
 };
 
 // The actual layouts, as this C++ compiler sees them.
@@ -470,6 +527,14 @@ const Member kActual[] = {
     CAL_MEMBER(cal_host_api, pod_terminating),
     CAL_MEMBER(cal_host_api, node_image_count),
     CAL_MEMBER(cal_host_api, node_image_at),
+    CAL_MEMBER(cal_host_api, storage_class_get),
+    CAL_MEMBER(cal_host_api, volume_get),
+    CAL_MEMBER(cal_host_api, claim_get),
+    CAL_MEMBER(cal_host_api, volume_count),
+    CAL_MEMBER(cal_host_api, volume_at),
+    CAL_MEMBER(cal_host_api, volume_assumed_claim),
+    CAL_MEMBER(cal_host_api, claim_selected_node),
+    CAL_MEMBER(cal_host_api, task_assume_volume),
     CAL_MEMBER(cal_plugin, struct_size),
     CAL_MEMBER(cal_plugin, abi_version),
     CAL_MEMBER(cal_plugin, name),
@@ -562,6 +627,49 @@ const Member kActual[] = {
     CAL_MEMBER(cal_pod_constraints, host_ports),
     CAL_MEMBER(cal_pod_constraints, host_port_count),
     CAL_MEMBER(cal_pod_constraints, images),
+    CAL_MEMBER(cal_pod_constraints, claims),
+    CAL_MEMBER(cal_storage_class, struct_size),
+    CAL_MEMBER(cal_storage_class, name),
+    CAL_MEMBER(cal_storage_class, provisioner),
+    CAL_MEMBER(cal_storage_class, wait_for_first_consumer),
+    CAL_MEMBER(cal_storage_class, allowed_topologies),
+    CAL_MEMBER(cal_storage_class, allowed_topology_count),
+    CAL_MEMBER(cal_storage_class, csi_driver_parameter),
+    CAL_MEMBER(cal_persistent_volume, struct_size),
+    CAL_MEMBER(cal_persistent_volume, name),
+    CAL_MEMBER(cal_persistent_volume, storage_class),
+    CAL_MEMBER(cal_persistent_volume, capacity),
+    CAL_MEMBER(cal_persistent_volume, access_modes),
+    CAL_MEMBER(cal_persistent_volume, block),
+    CAL_MEMBER(cal_persistent_volume, node_affinity_terms),
+    CAL_MEMBER(cal_persistent_volume, node_affinity_term_count),
+    CAL_MEMBER(cal_persistent_volume, phase),
+    CAL_MEMBER(cal_persistent_volume, claim_namespace),
+    CAL_MEMBER(cal_persistent_volume, claim_name),
+    CAL_MEMBER(cal_persistent_volume, claim_uid),
+    CAL_MEMBER(cal_persistent_volume, csi_driver),
+    CAL_MEMBER(cal_persistent_volume, deleting),
+    CAL_MEMBER(cal_persistent_volume, volume_attributes_class),
+    CAL_MEMBER(cal_persistent_volume, label_keys),
+    CAL_MEMBER(cal_persistent_volume, label_values),
+    CAL_MEMBER(cal_persistent_volume, label_count),
+    CAL_MEMBER(cal_persistent_volume_claim, struct_size),
+    CAL_MEMBER(cal_persistent_volume_claim, namespace_name),
+    CAL_MEMBER(cal_persistent_volume_claim, name),
+    CAL_MEMBER(cal_persistent_volume_claim, uid),
+    CAL_MEMBER(cal_persistent_volume_claim, storage_class),
+    CAL_MEMBER(cal_persistent_volume_claim, volume_name),
+    CAL_MEMBER(cal_persistent_volume_claim, bind_completed),
+    CAL_MEMBER(cal_persistent_volume_claim, selected_node),
+    CAL_MEMBER(cal_persistent_volume_claim, phase),
+    CAL_MEMBER(cal_persistent_volume_claim, deleting),
+    CAL_MEMBER(cal_persistent_volume_claim, request),
+    CAL_MEMBER(cal_persistent_volume_claim, has_request),
+    CAL_MEMBER(cal_persistent_volume_claim, access_modes),
+    CAL_MEMBER(cal_persistent_volume_claim, block),
+    CAL_MEMBER(cal_persistent_volume_claim, has_selector),
+    CAL_MEMBER(cal_persistent_volume_claim, selector),
+    CAL_MEMBER(cal_persistent_volume_claim, volume_attributes_class),
 };
 #undef CAL_MEMBER
 
@@ -581,6 +689,9 @@ size_t actual_size(const std::string& s) {
   if (s == "cal_host_port") return sizeof(cal_host_port);
   if (s == "cal_image") return sizeof(cal_image);
   if (s == "cal_pod_constraints") return sizeof(cal_pod_constraints);
+  if (s == "cal_storage_class") return sizeof(cal_storage_class);
+  if (s == "cal_persistent_volume") return sizeof(cal_persistent_volume);
+  if (s == "cal_persistent_volume_claim") return sizeof(cal_persistent_volume_claim);
   return 0;
 }
 size_t actual_align(const std::string& s) {
@@ -599,6 +710,9 @@ size_t actual_align(const std::string& s) {
   if (s == "cal_host_port") return alignof(cal_host_port);
   if (s == "cal_image") return alignof(cal_image);
   if (s == "cal_pod_constraints") return alignof(cal_pod_constraints);
+  if (s == "cal_storage_class") return alignof(cal_storage_class);
+  if (s == "cal_persistent_volume") return alignof(cal_persistent_volume);
+  if (s == "cal_persistent_volume_claim") return alignof(cal_persistent_volume_claim);
   return 0;
 }
 
@@ -711,8 +825,11 @@ TEST(AbiFreeze, HostApiGroups) {
   // 1.3: pods and their constraints, node images.
   EXPECT_EQ(offsetof(cal_host_api, task_pod), 968u);
   EXPECT_EQ(CAL_HOST_API_V1_3_SIZE, 1080u);
-  // 1.3 is the newest minor: the table is exactly its size.
-  EXPECT_EQ(sizeof(cal_host_api), CAL_HOST_API_V1_3_SIZE);
+  // 1.4: storage.
+  EXPECT_EQ(offsetof(cal_host_api, storage_class_get), 1080u);
+  EXPECT_EQ(CAL_HOST_API_V1_4_SIZE, 1144u);
+  // 1.4 is the newest minor: the table is exactly its size.
+  EXPECT_EQ(sizeof(cal_host_api), CAL_HOST_API_V1_4_SIZE);
 }
 
 TEST(AbiFreeze, PluginDescriptorGroups) {
@@ -729,6 +846,7 @@ TEST(AbiFreeze, PluginDescriptorGroups) {
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(1), CAL_PLUGIN_V1_1_SIZE);
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(2), CAL_PLUGIN_V1_1_SIZE);  // 1.2 added no slot
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(3), CAL_PLUGIN_V1_1_SIZE);  // nor did 1.3
+  EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(4), CAL_PLUGIN_V1_1_SIZE);  // nor 1.4
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(CAL_ABI_MINOR), CAL_PLUGIN_V1_1_SIZE);
 
   // CAL_PLUGIN_HAS reads a 1.1 slot only when the minor and the struct size both cover it.

@@ -352,7 +352,8 @@ TEST_F(ScenarioFileTest, MoreErrors) {
                                        "canary_timeout, reload_settle, "
                                        "percentage_of_nodes_to_find, minimum_feasible_nodes, "
                                        "minimum_percentage_of_nodes_to_find, threads, session_timeout, "
-            "session_memory_limit, on_plugin_fault, isolation");
+            "session_memory_limit, on_plugin_fault, isolation, count_csi_volumes, "
+                "ignored_provisioners");
   }
 }
 

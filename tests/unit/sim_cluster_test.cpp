@@ -297,5 +297,60 @@ TEST(SimClusterTest, ATaskBelowItsMinFailsTheJob) {
   EXPECT_FALSE(below.has_failed());
 }
 
+
+// The volume decisions of a bind: the PV chosen for a claim is bound to it (claimRef, then
+// the PV controller completes the claim), a provisioned claim gets the selected node; a
+// decision that no longer applies (the PV taken meanwhile) keeps the pod unbound.
+TEST(SimClusterTest, BindsWriteTheirVolumeDecisions) {
+  Cache cache;
+  QueueSpec q;
+  q.name = "default";
+  cache.upsert_queue(q);
+  NodeSpec n;
+  n.name = "n1";
+  cache.upsert_node(n);
+  for (const char* name : {"p1", "p2", "p3"}) {
+    PodSpec p;
+    p.ns = "c1";
+    p.name = name;
+    cache.upsert_pod(p);
+  }
+  PersistentVolumeSpec pv;
+  pv.meta.name = "pv-a";
+  cache.upsert_persistent_volume(pv);
+  for (const char* name : {"data-1", "data-2", "data-3"}) {
+    PersistentVolumeClaimSpec c;
+    c.meta.ns = "c1";
+    c.meta.name = name;
+    cache.upsert_claim(c);
+  }
+  SimCluster sim(std::move(cache));
+  SessionResult r;
+  r.binds = {{"c1/p1", "n1"}, {"c1/p2", "n1"}, {"c1/p3", "n1"}};
+  r.volume_bindings["c1/p1"] = {{"c1/data-1", "pv-a"}, {"c1/data-2", ""}};
+  r.volume_bindings["c1/p3"] = {{"c1/data-3", "pv-a"}};  // pv-a went to data-1 first
+  const CommitReport rep = sim.commit(r, 0);
+  EXPECT_EQ(rep.binds, 2u);
+  EXPECT_EQ(rep.binds_skipped, 1u);
+  EXPECT_EQ(sim.cache().pod("c1/p1")->node, "n1");
+  EXPECT_EQ(sim.cache().pod("c1/p3")->node, "");
+
+  const PersistentVolumeSpec& bound = sim.cache().persistent_volume("pv-a")->spec();
+  EXPECT_TRUE(bound.has_claim_ref);
+  EXPECT_EQ(bound.claim_namespace, "c1");
+  EXPECT_EQ(bound.claim_name, "data-1");
+  EXPECT_EQ(bound.phase, CAL_VOLUME_BOUND);
+  ASSERT_NE(bound.meta.annotation(kAnnBoundByController), nullptr);
+  const cal_persistent_volume_claim* c1 = sim.cache().claim("c1/data-1")->view();
+  EXPECT_STREQ(c1->volume_name, "pv-a");
+  EXPECT_EQ(c1->bind_completed, 1);
+  EXPECT_EQ(c1->phase, CAL_CLAIM_BOUND);
+  const cal_persistent_volume_claim* c2 = sim.cache().claim("c1/data-2")->view();
+  ASSERT_NE(c2->selected_node, nullptr);
+  EXPECT_STREQ(c2->selected_node, "n1");
+  EXPECT_STREQ(c2->volume_name, "");  // no provisioner in the embedded cluster
+  EXPECT_EQ(sim.cache().claim("c1/data-3")->view()->selected_node, nullptr);
+}
+
 }  // namespace
 }  // namespace caldera

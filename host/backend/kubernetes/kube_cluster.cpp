@@ -414,6 +414,16 @@ CommitReport KubeCluster::commit(const SessionResult& r, double now) {
   return rep;
 }
 
+// This backend does not list PersistentVolumes, claims or StorageClasses yet, so a session
+// finds none of a pod's claims and makes no volume decision (VolumeBinding keeps the pod
+// pending: "persistentvolumeclaim ... not found"). Should one come anyway, the pod is not
+// bound rather than bound without its volumes.
+bool KubeCluster::bind_volumes(const PodSpec& pod, const std::vector<ClaimDecision>&) {
+  spdlog::error("kubernetes: pod {}: volume decisions cannot be written by this backend yet; "
+                "not bound", pod.key());
+  return false;
+}
+
 void KubeCluster::bind(const PodSpec& observed, const PodSpec& bound) {
   const std::string key = observed.key();
   Assumed a;

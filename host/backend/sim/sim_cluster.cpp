@@ -187,6 +187,27 @@ void SimCluster::bind(const PodSpec&, const PodSpec& bound) {
   cache_.upsert_pod(std::move(running));
 }
 
+// The PV controller of the embedded cluster: a volume bound to a claim completes the
+// claim's binding at once. A claim to be provisioned keeps its selected-node annotation:
+// the embedded cluster has no provisioner (as the oracle, which does not emulate one).
+bool SimCluster::bind_volumes(const PodSpec&, const std::vector<ClaimDecision>& decisions) {
+  for (const ClaimDecision& d : decisions) {
+    if (!d.volume) {
+      cache_.upsert_claim(d.claim);
+      continue;
+    }
+    PersistentVolumeSpec pv = *d.volume;
+    pv.phase = CAL_VOLUME_BOUND;
+    PersistentVolumeClaimSpec claim = d.claim;
+    claim.volume_name = pv.meta.name;
+    claim.phase = CAL_CLAIM_BOUND;
+    claim.meta.set_annotation(kAnnBindCompleted, "yes");
+    cache_.upsert_persistent_volume(std::move(pv));
+    cache_.upsert_claim(std::move(claim));
+  }
+  return true;
+}
+
 void SimCluster::evict(const PodSpec& observed) {
   PodSpec evicted = observed;
   evicted.node.clear();

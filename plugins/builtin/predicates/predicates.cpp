@@ -9,27 +9,37 @@
 //   5. NodePorts         the pod's host ports are free           Unschedulable
 //   6. InterPodAffinity  required pod affinity (Unresolvable), anti-affinity and existing
 //                        pods' anti-affinity (Unschedulable)     (plugins/builtin/kube/)
-//   7. PodTopologySpread DoNotSchedule constraints              Unschedulable; a node
+//   7. NodeVolumeLimits  a claim of the pod's is missing         UnschedulableAndUnresolvable
+//                        (no CSINode limits are modelled: kube/volumes.hpp)
+//   8. VolumeZone        the zone / region labels of the pod's bound PVs
+//                                                               UnschedulableAndUnresolvable
+//   9. PodTopologySpread DoNotSchedule constraints              Unschedulable; a node
 //                        without the topology label: UnschedulableAndUnresolvable
+//  10. VolumeBinding     bound claims' PV node affinity, a PV or a provisioner for each
+//                        unbound WaitForFirstConsumer claim       UnschedulableAndUnresolvable
 // Volcano stops at the first UnschedulableAndUnresolvable (ShouldAbort) and otherwise
 // reports every failure: a full node that a filter refuses gives both reasons (one per
 // line, as cal_status allows). Unschedulable keeps a node open to preemption, as Volcano's
 // PredicateForPreemptAction does.
 //
-// Steps 5 to 7 read what their PreFilter computed when the task was last pre-predicated
+// Steps 5 to 10 read what their PreFilter computed when the task was last pre-predicated
 // (Volcano's cycle state): pre_predicate builds it, over Kubernetes' view of every node's
 // pods (node_pod_at), so pods placed earlier in the session count. A PreFilter that has
 // nothing to check for the pod (Kubernetes' Skip) switches its filter off for the task for
-// the rest of the session, as Volcano's skip set is never emptied.
+// the rest of the session, as Volcano's skip set is never emptied. A PreFilter that fails
+// (a missing claim, an unbound Immediate claim) fails the task on every node, with
+// Volcano's "plugin NAME pre-predicates failed ..." and no later PreFilter run.
+//
+// VolumeBinding's Reserve runs in on_allocate: the PVs it matched and the claims it
+// provisions on the task's node become the task's volume decisions (task_assume_volume),
+// which the host writes with the bind and drops when the placement is undone.
 //
 // Resources are not checked here, as in Volcano: its allocate and backfill check the fit
 // before they call predicates, and so does the host (actions/placement.cpp). So a
 // predicate call on a node that is merely full passes, which preempt's nominated-node
 // check (taskEligibleToPreempt) relies on.
 //
-// Volcano's volume filters (NodeVolumeLimits, VolumeZone, VolumeBinding) and DRA read pod
-// volumes and claims, which the model does not carry yet: their switches are accepted so
-// that Volcano configs load, and pass every pod.
+// DRA reads resource claims, which the model does not carry: its switch is refused when on.
 //
 // Steps 2 to 4 read only what a session never changes; their answers are kept for the
 // session per node and per set of selector, node affinity and tolerations (see Static
@@ -52,6 +62,7 @@
 #include "kube/pod_affinity.hpp"
 #include "kube/selectors.hpp"
 #include "kube/topology_spread.hpp"
+#include "kube/volumes.hpp"
 #include "predicates/predicates_math.hpp"
 
 namespace {
@@ -66,15 +77,12 @@ class Predicates {
   static constexpr const char* kVersion = "1.0.0";
   static constexpr const char* kDescription =
       "filters nodes: pod count, unschedulable nodes, node selector and affinity, taints and "
-      "tolerations, host ports, inter-pod affinity, topology spread (Volcano's predicates)";
+      "tolerations, host ports, inter-pod affinity, volumes, topology spread (Volcano's "
+      "predicates); binds volumes";
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::pre_predicate,
-      sdk::Hook::predicate);
+      sdk::Hook::predicate, sdk::Hook::on_allocate, sdk::Hook::check_args);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
-// The tail of the description of a filter Volcano has and the model gives no input to.
-#define CALDERA_PREDICATES_NO_INPUT                                                          \
-  " Accepted so that Volcano configs load; no effect yet: the pod model carries no volumes "  \
-  "or resource claims, so every pod passes it."
   static constexpr sdk::Bool kNodeAffinity{
       "predicate.NodeAffinityEnable", true,
       "Check the pod's nodeSelector and required node affinity terms against the node's "
@@ -110,21 +118,25 @@ class Predicates {
       "already placed (Kubernetes InterPodAffinity)."};
   static constexpr sdk::Bool kNodeVolumeLimits{
       "predicate.NodeVolumeLimitsEnable", true,
-      "Volcano's NodeVolumeLimits (CSI) filter." CALDERA_PREDICATES_NO_INPUT};
+      "Refuse every node to a pod one of whose claims does not exist (Kubernetes "
+      "NodeVolumeLimits, CSI). CSINode attach limits are not modelled: no node has one."};
   static constexpr sdk::Bool kVolumeZone{
       "predicate.VolumeZoneEnable", true,
-      "Volcano's VolumeZone filter." CALDERA_PREDICATES_NO_INPUT};
+      "Refuse nodes outside the zone or region of the PVs the pod's claims are bound to "
+      "(Kubernetes VolumeZone)."};
   static constexpr sdk::Bool kPodTopologySpread{
       "predicate.PodTopologySpreadEnable", true,
       "Honour the pod's DoNotSchedule topology spread constraints (Kubernetes "
       "PodTopologySpread)."};
   static constexpr sdk::Bool kVolumeBinding{
       "predicate.VolumeBindingEnable", true,
-      "Volcano's VolumeBinding filter." CALDERA_PREDICATES_NO_INPUT};
+      "Place a pod only where its bound claims' PVs reach and where each unbound "
+      "WaitForFirstConsumer claim finds a PV or a provisioner, and bind those volumes with "
+      "the pod (Kubernetes VolumeBinding)."};
   static constexpr sdk::Bool kDynamicResourceAllocation{
       "predicate.DynamicResourceAllocationEnable", false,
-      "Volcano's DynamicResourceAllocation filter." CALDERA_PREDICATES_NO_INPUT};
-#undef CALDERA_PREDICATES_NO_INPUT
+      "Volcano's DynamicResourceAllocation filter. Caldera does not model resource claims: "
+      "true is refused."};
   static constexpr sdk::Bool kCache{
       "predicate.CacheEnable", false,
       "Volcano's equivalence cache of filter results. Accepted; no effect here: the answers "
@@ -141,16 +153,26 @@ class Predicates {
       "deviceshare plugin's job."};
   static constexpr sdk::Int kVolumeBindingWeight{
       "volumebinding.weight", 1,
-      "Weight of Volcano's VolumeBinding score. Accepted; no effect here: the model has no "
-      "volumes, so the score is 0 on every node."};
+      "Weight of VolumeBinding's score. Accepted; no effect, as in Volcano: Kubernetes scores "
+      "volumes only under the StorageCapacityScoring feature gate, which Volcano leaves off."};
   static constexpr sdk::Int kBindTimeout{
       "volumebinding.bindTimeoutSeconds", 600,
-      "Volcano's VolumeBinding bind timeout. Accepted; no effect here (no volumes)."};
+      "How long Volcano's bind waits for the PV controller to complete the volume bindings "
+      "it wrote. Accepted; no effect: the embedded cluster completes them at once, and the "
+      "Kubernetes backend does not write volume bindings yet."};
   static constexpr auto kOptions = sdk::options(
       kNodeAffinity, kTaintToleration, kProportional, kResources, kResourceRates, kNodePorts,
       kPodAffinity, kNodeVolumeLimits, kVolumeZone, kPodTopologySpread, kVolumeBinding,
       kDynamicResourceAllocation, kCache, kGpuSharing, kGpuNumber, kVolumeBindingWeight,
       kBindTimeout);
+
+  static sdk::Status check_args(const sdk::Args& a) {
+    if (a.get(kDynamicResourceAllocation))
+      return sdk::Status::error({kDynamicResourceAllocation.name,
+                                 " = true: Caldera does not model resource claims (DRA), so it "
+                                 "cannot check them; leave it false"});
+    return sdk::Status::ok();
+  }
 
   Predicates(sdk::Session s, const sdk::Args& a)
       : session_(s),
@@ -159,6 +181,9 @@ class Predicates {
         node_ports_(a.get(kNodePorts)),
         pod_affinity_(a.get(kPodAffinity)),
         topology_spread_(a.get(kPodTopologySpread)),
+        volume_limits_(a.get(kNodeVolumeLimits)),
+        volume_zone_(a.get(kVolumeZone)),
+        volume_binding_(a.get(kVolumeBinding)),
         // Kubernetes filters that read what their PreFilter left in the task's cycle state.
         needs_cycle_state_(a.get(kNodePorts) || a.get(kPodAffinity) || a.get(kVolumeZone) ||
                            a.get(kNodeVolumeLimits) || a.get(kPodTopologySpread) ||
@@ -174,8 +199,24 @@ class Predicates {
     prepared_ = TaskView::of(t);
     prepared_.known = known_for(prepared_);
     prefiltered_.insert(t.handle());
-    prepared_.kube = &prefilter(t, prepared_.fit);
+    std::string failed;
+    prepared_.kube = &prefilter(t, prepared_.fit, &failed);
+    if (!failed.empty()) return sdk::Status::unresolvable(failed);
     return sdk::Status::ok();
+  }
+
+  // VolumeBinding's Reserve, as Volcano calls it: on the node the pod's spec names, which
+  // Volcano's Allocate sets and its Pipeline does not (statement.go), so a task pipelined
+  // without an earlier allocation in the session reserves nothing; and only when the
+  // filter passed on that node since the task's last pre-predicate (Volcano reads the
+  // filter's answer for the node from the cycle state, and finds none otherwise).
+  void on_allocate(sdk::Task t) {
+    auto it = kube_.find(t.handle());
+    if (it == kube_.end() || !it->second.binding) return;
+    KubeState& k = it->second;
+    if (t.status() == CAL_TASK_ALLOCATED) k.spec_node = t.node().index() + 1;
+    if (k.spec_node == 0 || !k.volume_ok[k.spec_node - 1]) return;
+    k.binding_filter.reserve(t, session_.node(k.spec_node - 1));
   }
 
   sdk::Status predicate(sdk::Task t, sdk::Node n) const {
@@ -212,11 +253,20 @@ class Predicates {
   // once stays off for the task (`skipped`).
   struct KubeState {
     bool ports = false, affinity = false, spread = false;
+    bool volume_limits = false, zone = false, binding = false;
     uint8_t skipped = 0;  // kSkip* bits
     kube::PodAffinityFilter affinity_filter;
     kube::SpreadFilter spread_filter;
+    std::string missing_claim;  // NodeVolumeLimits: why every node fails, or ""
+    kube::VolumeZoneFilter zone_filter;
+    kube::VolumeBindingFilter binding_filter;
+    // By node index: VolumeBinding's filter passed there since the last pre-predicate.
+    // Written by the node-parallel predicate calls, each node's byte by one call.
+    mutable std::vector<uint8_t> volume_ok;
+    size_t spec_node = 0;  // 1 + the index of the node the pod's spec names; 0: none
   };
-  static constexpr uint8_t kSkipPorts = 1, kSkipAffinity = 2, kSkipSpread = 4;
+  static constexpr uint8_t kSkipPorts = 1, kSkipAffinity = 2, kSkipSpread = 4,
+                           kSkipVolumeLimits = 8, kSkipZone = 16, kSkipBinding = 32;
 
   // A task's tolerations and node selector, as views of host strings (valid for the
   // session).
@@ -289,7 +339,8 @@ class Predicates {
     }
     // The filters with a PreFilter, in Volcano's order; each failure is reported, the
     // first UnschedulableAndUnresolvable ends the check.
-    const char* reasons[4];
+    const char* reasons[6];
+    std::string volume_reason;  // VolumeBinding's, which joins several
     size_t count = 0;
     if (too_many_pods) reasons[count++] = pr::kPodNumberExceeded;
     bool unresolvable = false;
@@ -297,8 +348,27 @@ class Predicates {
       if (k->ports && !kube::ports_fit(t.fit.constraints, n)) reasons[count++] = kube::kNodePortsNotFree;
       if (k->affinity)
         if (const char* why = k->affinity_filter.filter(n, &unresolvable)) reasons[count++] = why;
+      // NodeVolumeLimits and VolumeZone fail as UnschedulableAndUnresolvable, which ends
+      // the check.
+      if (!unresolvable && k->volume_limits && !k->missing_claim.empty()) {
+        reasons[count++] = k->missing_claim.c_str();
+        unresolvable = true;
+      }
+      if (!unresolvable && k->zone && !k->zone_filter.fits(n)) {
+        reasons[count++] = kube::kVolumeZoneConflict;
+        unresolvable = true;
+      }
       if (!unresolvable && k->spread)
         if (const char* why = k->spread_filter.filter(n, &unresolvable)) reasons[count++] = why;
+      if (!unresolvable && k->binding) {
+        volume_reason = k->binding_filter.filter(n, nullptr);
+        if (!volume_reason.empty()) {
+          reasons[count++] = volume_reason.c_str();
+          unresolvable = true;
+        } else {
+          k->volume_ok[n.index()] = 1;  // stored even after Unschedulable reasons, as Volcano's
+        }
+      }
     }
     if (count == 0) return sdk::Status::ok();
     std::string text;
@@ -307,20 +377,53 @@ class Predicates {
   }
 
 
-  // Runs the PreFilters of steps 5 to 7 for t; returns the task's state (its address
-  // stays put: unordered_map keeps its elements where they are).
-  const KubeState& prefilter(sdk::Task t, const kube::PodFit& fit) {
+  // Runs the PreFilters of steps 5 to 10 for t, in Volcano's order; returns the task's
+  // state (its address stays put: unordered_map keeps its elements where they are). A
+  // PreFilter that fails sets *failed to Volcano's message and ends the run.
+  const KubeState& prefilter(sdk::Task t, const kube::PodFit& fit, std::string* failed) {
     const sdk::Pod pod = t.pod();
     KubeState& k = kube_[t.handle()];
+    const auto fail = [&](const char* plugin, const std::string& why) -> const KubeState& {
+      *failed = std::string("plugin ") + plugin + " pre-predicates failed " + why;
+      return k;
+    };
     if (node_ports_ && (fit.constraints == nullptr || fit.constraints->host_port_count == 0))
       k.skipped |= kSkipPorts;
     k.ports = node_ports_ && !(k.skipped & kSkipPorts);
     if (pod_affinity_ && !k.affinity_filter.prefilter(session_, affinity_nodes_, pod))
       k.skipped |= kSkipAffinity;
     k.affinity = pod_affinity_ && !(k.skipped & kSkipAffinity);
+    // NodeVolumeLimits: skipped for a pod without claims; its filter fails every node for
+    // a missing claim.
+    const cal_string_list claims = kube::pod_claims(pod);
+    if (volume_limits_ && claims.count == 0) k.skipped |= kSkipVolumeLimits;
+    k.volume_limits = volume_limits_ && !(k.skipped & kSkipVolumeLimits);
+    k.missing_claim.clear();
+    if (k.volume_limits) {
+      const std::string ns(pod.ns());
+      for (size_t i = 0; i < claims.count && k.missing_claim.empty(); ++i)
+        if (session_.claim(ns.c_str(), claims.items[i]) == nullptr)
+          k.missing_claim = "looking up PVC " + ns + "/" + claims.items[i] + ": " +
+                            kube::not_found("persistentvolumeclaim", claims.items[i]);
+    }
+    if (volume_zone_) {
+      bool run = false;
+      const std::string why = k.zone_filter.prefilter(session_, pod, &run);
+      if (!why.empty()) return fail("VolumeZone", why);
+      if (!run) k.skipped |= kSkipZone;
+    }
+    k.zone = volume_zone_ && !(k.skipped & kSkipZone);
     if (topology_spread_ && !k.spread_filter.prefilter(session_, pod, fit))
       k.skipped |= kSkipSpread;
     k.spread = topology_spread_ && !(k.skipped & kSkipSpread);
+    if (volume_binding_) {
+      bool run = false;
+      const std::string why = k.binding_filter.prefilter(session_, pod, &run);
+      if (!why.empty()) return fail("VolumeBinding", why);
+      if (!run) k.skipped |= kSkipBinding;
+    }
+    k.binding = volume_binding_ && !(k.skipped & kSkipBinding);
+    if (k.binding) k.volume_ok.assign(node_count_, 0);
     return k;
   }
 
@@ -331,6 +434,9 @@ class Predicates {
   bool node_ports_;
   bool pod_affinity_;
   bool topology_spread_;
+  bool volume_limits_;
+  bool volume_zone_;
+  bool volume_binding_;
   bool needs_cycle_state_;
   std::unordered_set<const cal_task*> prefiltered_;  // pre_predicate ran for them
   size_t node_count_;

@@ -1,5 +1,5 @@
 /*
- * caldera/plugin.h -- the Caldera plugin ABI, version 1.3.
+ * caldera/plugin.h -- the Caldera plugin ABI, version 1.4.
  *
  * This header is the whole contract between the Caldera host and a policy plugin. A plugin
  * is a shared object that includes this header, links against nothing of the host, and
@@ -55,6 +55,10 @@
  *            pod_label, pod_label_count, pod_label_key, pod_label_value,
  *            pod_constraints, pod_terminating; node_image_count, node_image_at; cal_pod_constraints and the
  *            element structs it points to).
+ *       1.4  host: storage (cal_storage_class, cal_persistent_volume,
+ *            cal_persistent_volume_claim; storage_class_get, volume_get, volume_count,
+ *            volume_at, claim_get, volume_assumed_claim, claim_selected_node,
+ *            task_assume_volume). cal_pod_constraints gains `claims`.
  *
  * (1) Types and booleans.
  *     Fixed-width integers, size_t for counts and indexes, double for amounts and times.
@@ -120,7 +124,8 @@
  *     best_node, hyper_node_order and every other slot stay on the scheduling thread. A
  *     plugin without the flag is never called from two threads at once. The host's read
  *     functions are safe to call from those threads; the writing ones
- *     (job_set_pending_reason, task_set_annotation) only from the scheduling thread. The
+ *     (job_set_pending_reason, task_set_annotation, task_assume_volume) only from the
+ *     scheduling thread. The
  *     entry point and check_args run on the thread that loads plugins or configs, in a
  *     child process of the scheduler (never in the scheduler's own process).
  *
@@ -138,8 +143,8 @@
  *       undone. Each call moves t's resources once, so derived state (shares, counters)
  *       kept in step with the two always matches the session.
  *     - predicate_many: the reason strings it returns stay the plugin's until its close().
- *     - task_set_annotation: call it from on_allocate; the annotation is dropped again if
- *       the allocation is undone (on_deallocate follows).
+ *     - task_set_annotation, task_assume_volume: call them from on_allocate; what they
+ *       record is dropped again if the allocation is undone (on_deallocate follows).
  *     - cal_status and cal_taint out-parameters: the caller sets struct_size before the
  *       call (the host for cal_status; the plugin for task_toleration_at and
  *       node_taint_at); the callee writes only the fields that struct_size covers.
@@ -200,7 +205,7 @@ extern "C" {
  * Keep each a plain `#define NAME <digits>`.
  * ------------------------------------------------------------------------------------- */
 #define CAL_ABI_MAJOR 1
-#define CAL_ABI_MINOR 3
+#define CAL_ABI_MINOR 4
 #define CAL_ABI_VERSION ((uint32_t)((CAL_ABI_MAJOR << 16) | CAL_ABI_MINOR))
 #define CAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
 #define CAL_ABI_MINOR_OF(v) ((uint32_t)(v)&0xffffu)
@@ -493,7 +498,104 @@ typedef struct cal_pod_constraints {
   const cal_host_port *host_ports;
   size_t host_port_count;
   cal_string_list images;
+  /* --- added in 1.4 --- */
+  /* The claims the pod's volumes use (persistentVolumeClaim.claimName), in spec order; look
+   * each up with claim_get in the pod's namespace. */
+  cal_string_list claims;
 } cal_pod_constraints;
+
+/* ---------------------------------------------------------------------------------------
+ * Storage (added in 1.4): StorageClasses, PersistentVolumes and PersistentVolumeClaims as
+ * the API server holds them when the session opens, for Kubernetes' volume filters
+ * (VolumeBinding, VolumeZone, NodeVolumeLimits). Owned by the host, read-only, valid until
+ * the session ends. Each struct starts with struct_size and only grows at its end.
+ * What the session changes (a PV chosen for a claim, a node selected for provisioning) is
+ * not written into them: volume_assumed_claim and claim_selected_node give it.
+ * ------------------------------------------------------------------------------------- */
+
+/* PersistentVolume(Claim) access modes, as bits. */
+#define CAL_ACCESS_READ_WRITE_ONCE 1u
+#define CAL_ACCESS_READ_ONLY_MANY 2u
+#define CAL_ACCESS_READ_WRITE_MANY 4u
+#define CAL_ACCESS_READ_WRITE_ONCE_POD 8u
+
+/* A StorageClass. allowed_topologies are its TopologySelectorTerms as node selector terms
+ * (each matchLabelExpressions entry an In requirement), ORed; none: every node. */
+typedef struct cal_storage_class {
+  uint32_t struct_size;
+  const char *name;
+  const char *provisioner;          /* "" when none */
+  int wait_for_first_consumer;      /* volumeBindingMode WaitForFirstConsumer: 1; Immediate: 0 */
+  const cal_node_selector_term *allowed_topologies;
+  size_t allowed_topology_count;
+  /* parameters["csi.storage.k8s.io/csi-driver-name"]; NULL when absent */
+  const char *csi_driver_parameter;
+} cal_storage_class;
+
+/* A PersistentVolume's status.phase. */
+typedef enum cal_volume_phase {
+  CAL_VOLUME_PENDING = 0,
+  CAL_VOLUME_AVAILABLE = 1,
+  CAL_VOLUME_BOUND = 2,
+  CAL_VOLUME_RELEASED = 3,
+  CAL_VOLUME_FAILED = 4
+} cal_volume_phase;
+
+/* A PersistentVolume. storage_class: the beta annotation volume.beta.kubernetes.io/
+ * storage-class if set, else spec.storageClassName ("" for none). claim_*: spec.claimRef
+ * as stored (NULL when it has none; claim_uid "" when the ref has no uid). labels in key
+ * order. */
+typedef struct cal_persistent_volume {
+  uint32_t struct_size;
+  const char *name;
+  const char *storage_class;
+  double capacity;                  /* spec.capacity.storage, in bytes */
+  uint32_t access_modes;            /* CAL_ACCESS_* */
+  int block;                        /* spec.volumeMode Block (else Filesystem) */
+  const cal_node_selector_term *node_affinity_terms; /* spec.nodeAffinity.required, ORed */
+  size_t node_affinity_term_count;  /* 0: the volume is reachable from every node */
+  cal_volume_phase phase;
+  const char *claim_namespace;
+  const char *claim_name;
+  const char *claim_uid;
+  const char *csi_driver;           /* spec.csi.driver; NULL when not a CSI volume */
+  int deleting;                     /* metadata.deletionTimestamp set */
+  const char *volume_attributes_class; /* spec.volumeAttributesClassName; "" none */
+  const char *const *label_keys;
+  const char *const *label_values;
+  size_t label_count;
+} cal_persistent_volume;
+
+/* A PersistentVolumeClaim's status.phase. */
+typedef enum cal_claim_phase {
+  CAL_CLAIM_PENDING = 0,
+  CAL_CLAIM_BOUND = 1,
+  CAL_CLAIM_LOST = 2
+} cal_claim_phase;
+
+/* A PersistentVolumeClaim. storage_class: the beta annotation if set, else
+ * spec.storageClassName; NULL when neither is (no class at all), "" when set empty.
+ * bind_completed: annotation pv.kubernetes.io/bind-completed. selected_node: annotation
+ * volume.kubernetes.io/selected-node as stored (NULL when absent). */
+typedef struct cal_persistent_volume_claim {
+  uint32_t struct_size;
+  const char *namespace_name;
+  const char *name;
+  const char *uid;
+  const char *storage_class;
+  const char *volume_name;          /* spec.volumeName; "" when unset */
+  int bind_completed;
+  const char *selected_node;
+  cal_claim_phase phase;
+  int deleting;                     /* metadata.deletionTimestamp set */
+  double request;                   /* spec.resources.requests.storage in bytes; 0 if none */
+  int has_request;
+  uint32_t access_modes;            /* CAL_ACCESS_* */
+  int block;                        /* spec.volumeMode Block */
+  int has_selector;                 /* spec.selector set: `selector` must match the PV */
+  cal_label_selector selector;
+  const char *volume_attributes_class; /* "" none */
+} cal_persistent_volume_claim;
 
 /* ---------------------------------------------------------------------------------------
  * The host API: one table of functions handed to the plugin's entry point. The pointer
@@ -787,12 +889,40 @@ typedef struct cal_host_api {
   size_t (*node_image_count)(const cal_node *n);
   int (*node_image_at)(const cal_node *n, size_t i, cal_image *out);
 
+  /* ===== added in 1.4 (starts at CAL_HOST_API_V1_3_SIZE) ============================== */
+
+  /* --- added in 1.4: storage ----------------------------------------------------------- */
+  /* Look-ups by name; NULL when the cluster has no such object. */
+  const cal_storage_class *(*storage_class_get)(const cal_session *s, const char *name);
+  const cal_persistent_volume *(*volume_get)(const cal_session *s, const char *name);
+  const cal_persistent_volume_claim *(*claim_get)(const cal_session *s, const char *ns,
+                                                  const char *name);
+  /* Every PersistentVolume, in name order. */
+  size_t (*volume_count)(const cal_session *s);
+  const cal_persistent_volume *(*volume_at)(const cal_session *s, size_t i);
+  /* The claim this session chose the volume for (task_assume_volume), NULL when none: the
+   * volume's claimRef from now on, whatever the struct says. */
+  const cal_persistent_volume_claim *(*volume_assumed_claim)(const cal_session *s,
+                                                             const cal_persistent_volume *pv);
+  /* The node the claim's volume is to be provisioned on: chosen in this session
+   * (task_assume_volume with pv NULL), else the stored annotation; NULL when none. */
+  const char *(*claim_selected_node)(const cal_session *s, const cal_persistent_volume_claim *c);
+  /* Records a volume decision for t's placement (Kubernetes VolumeBinding's Reserve): pv
+   * non-NULL binds claim c to pv; pv NULL asks for c to be provisioned on t's node. Call it
+   * from on_allocate, for a task on a node; the host writes the decisions with the bind
+   * (the PV's claimRef, the claim's selected-node annotation) and drops them, with what
+   * volume_assumed_claim and claim_selected_node say, when the placement is undone.
+   * Returns 1, or 0 (nothing recorded) when t is on no node or pv is taken by another
+   * claim. */
+  int (*task_assume_volume)(cal_task *t, const cal_persistent_volume_claim *c,
+                            const cal_persistent_volume *pv);
+
   /* A new function goes here, in a group headed "added in 1.N", never anywhere else. */
 } cal_host_api;
 
 /* The bytes of cal_host_api each minor defines (fixed forever; the 1.1 group starts at
  * CAL_HOST_API_V1_0_SIZE, the 1.2 group at CAL_HOST_API_V1_1_SIZE, the 1.3 group at
- * CAL_HOST_API_V1_2_SIZE). */
+ * CAL_HOST_API_V1_2_SIZE, the 1.4 group at CAL_HOST_API_V1_3_SIZE). */
 #define CAL_HOST_API_V1_0_SIZE (offsetof(cal_host_api, node_index))
 #define CAL_HOST_API_V1_1_SIZE                                                              \
   (offsetof(cal_host_api, node_table) + sizeof(((cal_host_api *)0)->node_table))
@@ -800,6 +930,8 @@ typedef struct cal_host_api {
   (offsetof(cal_host_api, state_put) + sizeof(((cal_host_api *)0)->state_put))
 #define CAL_HOST_API_V1_3_SIZE                                                              \
   (offsetof(cal_host_api, node_image_at) + sizeof(((cal_host_api *)0)->node_image_at))
+#define CAL_HOST_API_V1_4_SIZE                                                              \
+  (offsetof(cal_host_api, task_assume_volume) + sizeof(((cal_host_api *)0)->task_assume_volume))
 
 /* The largest state a plugin may save (state_put), in bytes. */
 #define CAL_STATE_MAX ((size_t)16 * 1024 * 1024)

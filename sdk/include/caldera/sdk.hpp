@@ -174,6 +174,11 @@ class Task {
   size_t selector_count() const { return host->task_selector_count(h_); }
   std::string_view selector_key(size_t i) const { return sv(host->task_selector_key(h_, i)); }
   Pod pod() const { return Pod(host->task_pod(h_)); }
+  // ABI 1.4: a volume decision of this task's placement (plugin.h, task_assume_volume):
+  // call from on_allocate. pv null: provision c on the task's node.
+  bool assume_volume(const cal_persistent_volume_claim* c, const cal_persistent_volume* pv) const {
+    return host->task_assume_volume(const_cast<cal_task*>(h_), c, pv) != 0;
+  }
   std::string_view selector_value(size_t i) const {
     return sv(host->task_selector_value(h_, i));
   }
@@ -361,6 +366,24 @@ class Session {
   HyperNode node_hypernode(const Node& n, size_t i) const {
     return HyperNode(host->node_hypernode_at(h_, n.handle(), i), n_);
   }
+  // ABI 1.4, storage (plugin.h, "Storage"): look-ups (null when absent), every PV in name
+  // order, and what this session's volume decisions say.
+  const cal_storage_class* storage_class(const char* name) const {
+    return host->storage_class_get(h_, name);
+  }
+  const cal_persistent_volume* volume(const char* name) const { return host->volume_get(h_, name); }
+  const cal_persistent_volume_claim* claim(const char* ns, const char* name) const {
+    return host->claim_get(h_, ns, name);
+  }
+  size_t volume_count() const { return host->volume_count(h_); }
+  const cal_persistent_volume* volume_at(size_t i) const { return host->volume_at(h_, i); }
+  const cal_persistent_volume_claim* volume_assumed_claim(const cal_persistent_volume* pv) const {
+    return host->volume_assumed_claim(h_, pv);
+  }
+  const char* claim_selected_node(const cal_persistent_volume_claim* c) const {
+    return host->claim_selected_node(h_, c);
+  }
+
   // ABI 1.2, state kept across sessions (plugin.h, state_get / state_put): call both from
   // the constructor (the plugin's open) or on_close() only. saved_state() is what this
   // plugin saved in an earlier session (empty when nothing, or on an older host), valid
