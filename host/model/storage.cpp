@@ -11,13 +11,13 @@ namespace caldera {
 using json = nlohmann::json;
 using namespace api;  // NOLINT: the readers are written in its terms
 
-const std::string* ObjectMeta::annotation(std::string_view key) const {
+const std::string* StorageMeta::annotation(std::string_view key) const {
   for (const auto& [k, v] : annotations)
     if (k == key) return &v;
   return nullptr;
 }
 
-void ObjectMeta::set_annotation(const std::string& key, std::string value) {
+void StorageMeta::set_annotation(const std::string& key, std::string value) {
   auto it = std::lower_bound(annotations.begin(), annotations.end(), key,
                              [](const auto& kv, const std::string& k) { return kv.first < k; });
   if (it != annotations.end() && it->first == key) it->second = std::move(value);
@@ -36,9 +36,9 @@ const std::string* PersistentVolumeClaimSpec::storage_class() const {
 
 namespace {
 
-// ObjectMeta, with the fields the API server adds (read and ignored unless the scheduler
+// StorageMeta, with the fields the API server adds (read and ignored unless the scheduler
 // needs them). `namespaced`: the object lives in a namespace.
-ObjectMeta object_meta(const json& obj, const std::string& prefix, bool namespaced) {
+StorageMeta object_meta(const json& obj, const std::string& prefix, bool namespaced) {
   const std::string mp = field(prefix, "metadata");
   const json* md = member(obj, "metadata");
   if (md == nullptr) bad(prefix, "missing field 'metadata'", "the object's metadata with its name");
@@ -46,7 +46,7 @@ ObjectMeta object_meta(const json& obj, const std::string& prefix, bool namespac
                    "generation", "creationTimestamp", "deletionTimestamp",
                    "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences",
                    "finalizers", "managedFields"});
-  ObjectMeta m;
+  StorageMeta m;
   m.name = required_string(*md, mp, "name", "the object's name");
   if (namespaced) {
     m.ns = required_string(*md, mp, "namespace", "the object's namespace");

@@ -34,10 +34,11 @@ inline constexpr const char* kAnnBetaStorageClass = "volume.beta.kubernetes.io/s
 using Labels = std::vector<std::pair<std::string, std::string>>;  // in key order
 
 // The ObjectMeta fields the scheduler reads.
-struct ObjectMeta {
+struct StorageMeta {
   std::string name;
   std::string ns;   // "" for cluster-scoped objects
   std::string uid;  // "" when the input gives none
+  std::string resource_version;  // the API server's, for conditional writes; "" in files
   Labels labels;
   Labels annotations;
   bool deleting = false;  // deletionTimestamp set
@@ -46,7 +47,7 @@ struct ObjectMeta {
 };
 
 struct StorageClassSpec {
-  ObjectMeta meta;
+  StorageMeta meta;
   std::string provisioner;
   bool wait_for_first_consumer = false;  // volumeBindingMode (Immediate when absent)
   std::vector<api::NodeTerm> allowed_topologies;
@@ -56,7 +57,7 @@ struct StorageClassSpec {
 };
 
 struct PersistentVolumeSpec {
-  ObjectMeta meta;
+  StorageMeta meta;
   double capacity = 0;  // bytes
   uint32_t access_modes = 0;
   bool block = false;
@@ -75,7 +76,7 @@ struct PersistentVolumeSpec {
 };
 
 struct PersistentVolumeClaimSpec {
-  ObjectMeta meta;
+  StorageMeta meta;
   bool has_storage_class_name = false;
   std::string storage_class_name;  // spec.storageClassName
   std::string volume_name;

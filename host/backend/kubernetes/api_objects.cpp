@@ -461,10 +461,12 @@ std::optional<NodeSpec> node_from_json(const json& obj, Warnings& w) {
 namespace {
 
 // The pod's scheduling constraints: spec.affinity, spec.topologySpreadConstraints, every
-// container's host ports and image (init containers' images last). Throws ApiFieldError.
+// container's host ports and image (init containers' images last), the claims of
+// spec.volumes. Throws ApiFieldError.
 std::shared_ptr<const PodConstraints> read_pod_constraints(const json& spec) {
   PodConstraintsReader r;
   if (const json* a = field(spec, "affinity")) r.affinity(*a, "spec.affinity");
+  if (const json* v = field(spec, "volumes")) r.volumes(*v, "spec.volumes");
   if (const json* t = field(spec, "topologySpreadConstraints"))
     r.topology_spread(*t, "spec.topologySpreadConstraints");
   for (const char* list : {"containers", "initContainers"}) {
@@ -808,6 +810,65 @@ std::optional<PriorityClassSpec> priority_class_from_json(const json& obj, Warni
   pc.value = *v;
   pc.global_default = bool_field(obj, "globalDefault", where, w).value_or(false);
   return pc;
+}
+
+// ---- storage ---------------------------------------------------------------------------
+
+namespace {
+
+template <class Read>
+auto read_storage(const json& obj, const char* kind, Warnings& w, Read read)
+    -> std::optional<decltype(read(obj, std::string()))> {
+  const ObjectMeta m = read_meta(obj);
+  try {
+    auto spec = read(obj, std::string());
+    spec.meta.resource_version = m.resource_version;
+    return spec;
+  } catch (const ApiFieldError& e) {
+    w.push_back(fmt::format("{} {}: {}; left out", kind, m.key().empty() ? "?" : m.key(), e.what()));
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::optional<StorageClassSpec> storage_class_from_json(const json& obj, Warnings& w) {
+  return read_storage(obj, "StorageClass", w, read_storage_class);
+}
+
+std::optional<PersistentVolumeSpec> persistent_volume_from_json(const json& obj, Warnings& w) {
+  return read_storage(obj, "PersistentVolume", w, read_persistent_volume);
+}
+
+std::optional<PersistentVolumeClaimSpec> claim_from_json(const json& obj, Warnings& w) {
+  return read_storage(obj, "PersistentVolumeClaim", w, read_persistent_volume_claim);
+}
+
+ResourceList csi_node_resources(const json& obj, Warnings& w) {
+  ResourceList out;
+  const std::string where = "CSINode " + read_meta(obj).key();
+  const json* spec = field(obj, "spec");
+  const json* drivers = spec ? field(*spec, "drivers") : nullptr;
+  if (drivers == nullptr) return out;
+  if (!drivers->is_array()) {
+    w.push_back(where + ": spec.drivers is not a list; ignored");
+    return out;
+  }
+  for (const json& d : *drivers) {
+    const std::string name = d.is_object() ? json_string(d, "name") : "";
+    if (name.empty()) {
+      w.push_back(where + ": a driver without a name; ignored");
+      continue;
+    }
+    std::string key = "attachable-volumes-csi-" + name;
+    std::replace(key.begin() + 23, key.end(), '/', '-');
+    double count = 2147483647.0;  // Volcano's DefaultAttachableVolumeQuantity
+    if (const json* a = field(d, "allocatable"); a && a->is_object())
+      if (const json* c = field(*a, "count"); c && c->is_number_integer() && c->get<int64_t>() >= 0)
+        count = static_cast<double>(c->get<int64_t>());
+    out[key] = count;
+  }
+  return out;
 }
 
 }  // namespace caldera::k8s

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "host/model/objects.hpp"
+#include "host/model/storage.hpp"
 
 namespace caldera::k8s {
 
@@ -88,6 +89,18 @@ std::optional<PriorityClassSpec> priority_class_from_json(const json& obj, Warni
 // HyperNode; selector exactMatch, regexMatch or labelMatch). Whether the members make a
 // tree is checked when sessions use it (host/model/hypernode_tree.hpp).
 std::optional<HyperNodeSpec> hypernode_from_json(const json& obj, Warnings& w);
+
+// Storage objects (host/model/storage.hpp), read strictly by the model's readers: an object
+// they refuse is a warning naming it and the field, and is left out (a pod whose claim is
+// left out waits, its reason naming the claim).
+std::optional<StorageClassSpec> storage_class_from_json(const json& obj, Warnings& w);
+std::optional<PersistentVolumeSpec> persistent_volume_from_json(const json& obj, Warnings& w);
+std::optional<PersistentVolumeClaimSpec> claim_from_json(const json& obj, Warnings& w);
+
+// A CSINode's drivers as the node resources Volcano's cache gives the node
+// (setCSIResourceOnNode): `attachable-volumes-csi-<driver, '/' as '-'>` = the driver's
+// allocatable count, or 2^31-1 when it sets none; in Caldera units (one volume = 1).
+ResourceList csi_node_resources(const json& obj, Warnings& w);
 
 // The annotation naming a pod's PodGroup (Volcano's KubeGroupNameAnnotationKey).
 inline constexpr const char* kGroupNameAnnotation = "scheduling.k8s.io/group-name";

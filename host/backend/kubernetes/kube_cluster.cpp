@@ -20,6 +20,10 @@ constexpr const char* kPodGroups = "podgroups";
 constexpr const char* kQueues = "queues";
 constexpr const char* kPriorityClasses = "priorityclasses";
 constexpr const char* kHyperNodes = "hypernodes";
+constexpr const char* kStorageClasses = "storageclasses";
+constexpr const char* kPersistentVolumes = "persistentvolumes";
+constexpr const char* kClaims = "persistentvolumeclaims";
+constexpr const char* kCsiNodes = "csinodes";
 constexpr size_t kMaxMessage = 1024;  // as the writer truncates
 
 double mono_now() {
@@ -104,6 +108,11 @@ KubeCluster::KubeCluster(uv_loop_t* loop, HttpClient& http, KubeOptions opts)
   // HyperNodes when the cluster serves them (Volcano's topology CRD is optional: without it
   // a 404 counts as "none", and the list is tried again every minute).
   add(kHyperNodes, "/apis/topology.volcano.sh/v1alpha1/hypernodes", true);
+  // Storage, for the volume filters and volume binding.
+  add(kStorageClasses, "/apis/storage.k8s.io/v1/storageclasses");
+  add(kPersistentVolumes, "/api/v1/persistentvolumes");
+  add(kClaims, "/api/v1/persistentvolumeclaims");
+  add(kCsiNodes, "/apis/storage.k8s.io/v1/csinodes");
 }
 
 KubeCluster::~KubeCluster() = default;
@@ -179,6 +188,10 @@ void KubeCluster::list_end(const std::string& resource) {
   if (resource == kQueues) collect(cache_.queues());
   if (resource == kPriorityClasses) collect(cache_.priority_classes());
   if (resource == kHyperNodes) collect(cache_.hypernodes());
+  if (resource == kStorageClasses) collect(cache_.storage_classes());
+  if (resource == kPersistentVolumes) collect(cache_.persistent_volumes());
+  if (resource == kClaims) collect(cache_.claims());
+  if (resource == kCsiNodes) collect(csi_nodes_);
   if (!gone.empty())
     spdlog::info("kubernetes: {}: {} object(s) vanished while not watched; removed", resource,
                  gone.size());
@@ -214,10 +227,38 @@ std::string KubeCluster::upsert(const std::string& resource, const json& obj) {
   if (resource == kPods) {
     upsert_pod(obj);
   } else if (resource == kNodes) {
-    if (auto n = node_from_json(obj, w))
+    if (auto n = node_from_json(obj, w)) {
+      if (auto c = csi_nodes_.find(key); c != csi_nodes_.end())
+        for (const auto& [name, count] : *c->second) n->allocatable[name] = count;
       cache_.upsert_node(std::move(*n));
-    else if (!key.empty())
+    } else if (!key.empty()) {
       cache_.remove_node(key);
+    }
+  } else if (resource == kStorageClasses) {
+    if (auto sc = storage_class_from_json(obj, w)) cache_.upsert_storage_class(std::move(*sc));
+    else if (!key.empty()) cache_.remove_storage_class(key);
+  } else if (resource == kPersistentVolumes) {
+    if (auto pv = persistent_volume_from_json(obj, w)) {
+      cache_.upsert_persistent_volume(std::move(*pv));
+      watched_volumes_[key] = cache_.persistent_volumes().at(key);
+    } else if (!key.empty()) {
+      remove(resource, key);
+    }
+  } else if (resource == kClaims) {
+    if (auto c = claim_from_json(obj, w)) {
+      cache_.upsert_claim(std::move(*c));
+      watched_claims_[key] = cache_.claims().at(key);
+    } else if (!key.empty()) {
+      remove(resource, key);
+    }
+  } else if (resource == kCsiNodes) {
+    if (!key.empty()) {
+      auto resources = std::make_shared<const ResourceList>(csi_node_resources(obj, w));
+      auto& slot = csi_nodes_[key];
+      const auto before = slot;
+      slot = resources;
+      set_csi_resources(key, before.get(), *resources);
+    }
   } else if (resource == kPodGroups) {
     auto pg = podgroup_from_json(obj, w);
     if (!pg) {
@@ -342,7 +383,34 @@ void KubeCluster::remove(const std::string& resource, const std::string& key) {
     cache_.remove_priority_class(key);
   } else if (resource == kHyperNodes) {
     cache_.remove_hypernode(key);
+  } else if (resource == kStorageClasses) {
+    cache_.remove_storage_class(key);
+  } else if (resource == kPersistentVolumes) {
+    cache_.remove_persistent_volume(key);
+    watched_volumes_.erase(key);
+  } else if (resource == kClaims) {
+    cache_.remove_claim(key);
+    watched_claims_.erase(key);
+  } else if (resource == kCsiNodes) {
+    if (auto it = csi_nodes_.find(key); it != csi_nodes_.end()) {
+      const auto before = it->second;
+      csi_nodes_.erase(it);
+      set_csi_resources(key, before.get(), {});
+    }
   }
+}
+
+// Volcano's setCSIResourceOnNode: the node offers what its CSINode's drivers allow, in place
+// of what the CSINode gave it before (a driver gone takes its resource with it).
+void KubeCluster::set_csi_resources(const std::string& node, const ResourceList* before,
+                                    const ResourceList& resources) {
+  const NodeSpec* n = cache_.node(node);
+  if (n == nullptr) return;  // set when the node arrives
+  NodeSpec next = *n;
+  if (before != nullptr)
+    for (const auto& [name, _] : *before) next.allocatable.erase(name);
+  for (const auto& [name, count] : resources) next.allocatable[name] = count;
+  if (next.allocatable != n->allocatable) cache_.upsert_node(std::move(next));
 }
 
 // ---- writer hooks ---------------------------------------------------------------------
@@ -361,6 +429,7 @@ void KubeCluster::bind_answered() {
 
 void KubeCluster::on_bound(const std::string& key, const std::string& node) {
   bind_answered();
+  pending_volumes_.erase(key);
   auto a = assumed_.find(key);
   if (a == assumed_.end() || a->second.node != node) return;  // the watch was first
   a->second.confirmed_by_server = true;
@@ -370,6 +439,27 @@ void KubeCluster::on_bound(const std::string& key, const std::string& node) {
 void KubeCluster::on_bind_failed(const std::string& key, const std::string& node,
                                  const std::string&) {
   bind_answered();
+  // The volume decisions the cache took as written go back to what the watch last showed,
+  // unless the watch has shown something newer since.
+  if (auto pv = pending_volumes_.find(key); pv != pending_volumes_.end()) {
+    for (const std::string& name : pv->second.volumes)
+      if (auto w = watched_volumes_.find(name); w != watched_volumes_.end()) {
+        auto now = cache_.persistent_volumes().find(name);
+        if (now != cache_.persistent_volumes().end() && now->second != w->second) {
+          cache_.upsert_persistent_volume(w->second->spec());
+          w->second = cache_.persistent_volumes().at(name);
+        }
+      }
+    for (const std::string& claim : pv->second.claims)
+      if (auto w = watched_claims_.find(claim); w != watched_claims_.end()) {
+        auto now = cache_.claims().find(claim);
+        if (now != cache_.claims().end() && now->second != w->second) {
+          cache_.upsert_claim(w->second->spec());
+          w->second = cache_.claims().at(claim);
+        }
+      }
+    pending_volumes_.erase(pv);
+  }
   auto a = assumed_.find(key);
   if (a == assumed_.end() || a->second.node != node) return;
   PodSpec observed = std::move(a->second.observed);
@@ -414,14 +504,45 @@ CommitReport KubeCluster::commit(const SessionResult& r, double now) {
   return rep;
 }
 
-// This backend does not list PersistentVolumes, claims or StorageClasses yet, so a session
-// finds none of a pod's claims and makes no volume decision (VolumeBinding keeps the pod
-// pending: "persistentvolumeclaim ... not found"). Should one come anyway, the pod is not
-// bound rather than bound without its volumes.
-bool KubeCluster::bind_volumes(const PodSpec& pod, const std::vector<ClaimDecision>&) {
-  spdlog::error("kubernetes: pod {}: volume decisions cannot be written by this backend yet; "
-                "not bound", pod.key());
-  return false;
+// kube-scheduler's volume binder (bindAPIUpdate): the PV chosen for a claim gets its
+// claimRef (and bound-by-controller), a claim to provision gets the selected node; each
+// write is conditional on the resourceVersion the session read. They go out with the bind
+// (bind() below), before it. Unlike Volcano's PreBind, the bind does not wait for the PV
+// controller to complete the binding: the kubelet waits for the claim instead.
+bool KubeCluster::bind_volumes(const PodSpec& pod, const std::vector<ClaimDecision>& decisions) {
+  std::vector<VolumeWrite> writes;
+  PendingVolumes& pending = pending_volumes_[pod.key()];
+  pending = PendingVolumes{};
+  for (const ClaimDecision& d : decisions) {
+    VolumeWrite v;
+    if (d.volume) {
+      const PersistentVolumeSpec& pv = *d.volume;
+      v.name = pv.meta.name;
+      json claim_ref = {{"kind", "PersistentVolumeClaim"},
+                        {"apiVersion", "v1"},
+                        {"namespace", pv.claim_namespace},
+                        {"name", pv.claim_name}};
+      if (!pv.claim_uid.empty()) claim_ref["uid"] = pv.claim_uid;
+      v.patch = {{"metadata", {{"resourceVersion", pv.meta.resource_version}}},
+                 {"spec", {{"claimRef", claim_ref}}}};
+      if (const std::string* a = pv.meta.annotation(kAnnBoundByController))
+        v.patch["metadata"]["annotations"] = {{kAnnBoundByController, *a}};
+      pending.volumes.push_back(pv.meta.name);
+    } else {
+      v.claim = true;
+      v.ns = d.claim.meta.ns;
+      v.name = d.claim.meta.name;
+      const std::string* node = d.claim.meta.annotation(kAnnSelectedNode);
+      v.patch = {{"metadata",
+                  {{"resourceVersion", d.claim.meta.resource_version},
+                   {"annotations", {{kAnnSelectedNode, node ? *node : std::string()}}}}}};
+      pending.claims.push_back(d.claim.key());
+    }
+    if (v.patch["metadata"]["resourceVersion"] == "") v.patch["metadata"].erase("resourceVersion");
+    writes.push_back(std::move(v));
+  }
+  pending.writes = std::move(writes);
+  return true;
 }
 
 void KubeCluster::bind(const PodSpec& observed, const PodSpec& bound) {
@@ -434,7 +555,10 @@ void KubeCluster::bind(const PodSpec& observed, const PodSpec& bound) {
   ++binds_outstanding_;
   ++burst_binds_;
   assumed_.emplace(key, std::move(a));  // before the write: a failure answered at once undoes it
-  writer_->bind(observed.ns, observed.name, meta.uid, bound.node);
+  std::vector<VolumeWrite> volumes;
+  if (auto pv = pending_volumes_.find(key); pv != pending_volumes_.end())
+    volumes = std::move(pv->second.writes);
+  writer_->bind(observed.ns, observed.name, meta.uid, bound.node, std::move(volumes));
   ++stats_.binds_sent;
 }
 

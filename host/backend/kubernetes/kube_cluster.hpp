@@ -110,7 +110,16 @@ class KubeCluster : public Informer::Handler, public Backend {
     PodSpec observed;                  // the pod as the watch last showed it
   };
 
+  // The volume writes of a bind (bind_volumes) until the bind is sent, and what they
+  // touch until it is answered.
+  struct PendingVolumes {
+    std::vector<VolumeWrite> writes;
+    std::vector<std::string> volumes, claims;  // PV names, claim keys
+  };
+
   std::string upsert(const std::string& resource, const json& obj);
+  void set_csi_resources(const std::string& node, const ResourceList* before,
+                         const ResourceList& resources);
   void remove(const std::string& resource, const std::string& key);
   void upsert_pod(const json& obj);
   void warn(Warnings& w);
@@ -143,6 +152,12 @@ class KubeCluster : public Informer::Handler, public Backend {
   std::set<std::string> queue_missing_warned_;
   std::unordered_map<std::string, std::string> refused_podgroups_;  // key -> why skipped
   std::unordered_set<std::string> missing_podgroup_warned_;         // PodGroup keys
+  // By node: the resources its CSINode gives it (Volcano's setCSIResourceOnNode).
+  std::unordered_map<std::string, std::shared_ptr<const ResourceList>> csi_nodes_;
+  std::unordered_map<std::string, PendingVolumes> pending_volumes_;  // by pod key
+  // The storage records as the watch last showed them (a failed volume write restores them).
+  std::unordered_map<std::string, std::shared_ptr<const PersistentVolume>> watched_volumes_;
+  std::unordered_map<std::string, std::shared_ptr<const PersistentVolumeClaim>> watched_claims_;
   KubeStats stats_;
   // A burst of binds: from the first sent while none was outstanding to the last answer.
   uint64_t binds_outstanding_ = 0;

@@ -48,6 +48,8 @@ bool disruption_budget_refusal(const HttpResponse& r) {
 struct Writer::Op {
   enum Kind { Bind, Evict, PodGroupStatus, QueueStatus, PodCondition, Event } kind;
   std::string ns, name, uid, node;
+  std::vector<VolumeWrite> volumes;  // a bind's volume writes, sent before it in order
+  size_t volumes_written = 0;
   json body;                 // status, or the event
   std::string message;       // conditions
   std::string reason;        // the condition's reason
@@ -56,7 +58,12 @@ struct Writer::Op {
   bool main_object = false;  // status written on the object itself (no subresource)
   std::string describe() const {
     switch (kind) {
-      case Bind: return fmt::format("bind {}/{} to {}", ns, name, node);
+      case Bind:
+        if (volumes_written < volumes.size())
+          return fmt::format("volume binding of {}/{} ({} {}) before its bind to {}", ns, name,
+                             volumes[volumes_written].claim ? "claim" : "PersistentVolume",
+                             volumes[volumes_written].name, node);
+        return fmt::format("bind {}/{} to {}", ns, name, node);
       case Evict: return fmt::format("evict {}/{}", ns, name);
       case PodGroupStatus: return fmt::format("status of PodGroup {}/{}", ns, name);
       case QueueStatus: return fmt::format("status of Queue {}", name);
@@ -79,13 +86,14 @@ Writer::Writer(uv_loop_t* loop, HttpClient& http, WriterOptions opts, Hooks hook
 Writer::~Writer() = default;
 
 void Writer::bind(const std::string& ns, const std::string& name, const std::string& uid,
-                  const std::string& node) {
+                  const std::string& node, std::vector<VolumeWrite> volumes) {
   auto op = std::make_shared<Op>();
   op->kind = Op::Bind;
   op->ns = ns;
   op->name = name;
   op->uid = uid;
   op->node = node;
+  op->volumes = std::move(volumes);
   enqueue(op);
 }
 
@@ -203,6 +211,16 @@ void Writer::start(std::shared_ptr<Op> op) {
   req.content_type = "application/json";
   switch (op->kind) {
     case Op::Bind: {
+      if (op->volumes_written < op->volumes.size()) {
+        const VolumeWrite& v = op->volumes[op->volumes_written];
+        req.method = "PATCH";
+        req.content_type = "application/merge-patch+json";
+        req.path = v.claim
+                       ? fmt::format("/api/v1/namespaces/{}/persistentvolumeclaims/{}", v.ns, v.name)
+                       : fmt::format("/api/v1/persistentvolumes/{}", v.name);
+        req.body = v.patch.dump();
+        break;
+      }
       req.path = fmt::format("/api/v1/namespaces/{}/pods/{}/binding", op->ns, op->name);
       json b = {{"apiVersion", "v1"},
                 {"kind", "Binding"},
@@ -281,6 +299,21 @@ void Writer::start(std::shared_ptr<Op> op) {
 void Writer::finished(std::shared_ptr<Op> op, HttpResponse&& r) {
   switch (op->kind) {
     case Op::Bind:
+      if (op->volumes_written < op->volumes.size()) {
+        if (r.ok()) {
+          ++op->volumes_written;
+          op->attempts = 0;
+          enqueue(std::move(op), true);  // the next write, then the bind
+          return;
+        }
+        if (!transient(r.status)) {
+          // 409: the object changed since the session read it (another binder, the PV
+          // controller); 404: it is gone. Either way the decision no longer holds.
+          give_up(op, r.describe());
+          return;
+        }
+        break;
+      }
       if (r.ok()) {
         ++stats_.binds_ok;
         // Volcano's (and kube-scheduler's) Normal "Scheduled" event of a bound pod.

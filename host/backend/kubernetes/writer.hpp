@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "host/backend/kubernetes/api_objects.hpp"
 #include "host/backend/kubernetes/http_client.hpp"
@@ -26,6 +27,15 @@
 namespace caldera::k8s {
 
 enum class EvictMode { Eviction, Delete };
+
+// A write of kube-scheduler's volume binder that goes before a bind (PreBind): a merge
+// patch of a PersistentVolume (its claimRef) or of a claim (its selected-node annotation),
+// conditional on the object's resourceVersion as the binder's Update is.
+struct VolumeWrite {
+  bool claim = false;  // a PersistentVolumeClaim (in `ns`), else a PersistentVolume
+  std::string ns, name;
+  json patch;
+};
 
 struct WriterOptions {
   size_t max_in_flight = 64;
@@ -66,8 +76,10 @@ class Writer {
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
+  // `volumes` are written first, one after the other; one that fails for good fails the
+  // bind (bind_failed), which is then not sent.
   void bind(const std::string& ns, const std::string& name, const std::string& uid,
-            const std::string& node);
+            const std::string& node, std::vector<VolumeWrite> volumes = {});
   void evict(const std::string& ns, const std::string& name, const std::string& uid);
   // `status` is the status object to merge (phase, counts, conditions).
   void podgroup_status(const std::string& ns, const std::string& name, json status);

@@ -370,6 +370,7 @@ type PodOpts struct {
 	NodeSelector  map[string]string
 	NodeName      string
 	Scheduler     string
+	Spec          map[string]any // more PodSpec fields (affinity, topologySpreadConstraints, volumes)
 }
 
 func PodObj(ns, name string, o PodOpts) map[string]any {
@@ -397,6 +398,9 @@ func PodObj(ns, name string, o PodOpts) map[string]any {
 	}
 	if o.NodeName != "" {
 		spec["nodeName"] = o.NodeName
+	}
+	for k, v := range o.Spec {
+		spec[k] = v
 	}
 	return map[string]any{
 		"apiVersion": "v1", "kind": "Pod",

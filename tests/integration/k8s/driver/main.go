@@ -65,6 +65,7 @@ func main() {
 		{"apiserver-restart-resumes", testRestart},
 		{"leader-election", testLeader},
 		{"topology-hard-job-in-one-hypernode", testTopology},
+		{"constraints-anti-affinity-spread-volumes", testConstraints},
 		{"api-faults-survived", testFaults},
 		{"hostile-objects-reported", testHostile},
 		{"plugin-faults-contained", testPluginFaults},
