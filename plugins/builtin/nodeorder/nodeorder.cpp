@@ -110,12 +110,13 @@ class NodeOrder {
       "ScheduleAnyway constraints score higher, normalised to 0..100."};
   static constexpr sdk::Int kSelectorSpread{
       "selectorspread.weight", 0,
-      "Weight of SelectorSpread (older Volcano). Accepted; no effect: the model has no "
-      "services or replica sets, so the score is 0."};
+      "Weight of SelectorSpread in older Volcano configs. Accepted so that they load; "
+      "Volcano ed72c7c's nodeorder no longer reads it, and neither does Caldera."};
   static constexpr sdk::Int kVolumeBinding{
       "volumebinding.weight", 1,
-      "Weight of VolumeBinding (older Volcano). Accepted; no effect: the model has no "
-      "volumes, so the score is 0."};
+      "Weight of VolumeBinding in older Volcano configs. Accepted so that they load; "
+      "Volcano ed72c7c's nodeorder no longer reads it (the score moved to the predicates "
+      "plugin's volumebinding.weight), and neither does Caldera."};
   static constexpr auto kOptions =
       sdk::options(kLeast, kMost, kBalanced, kTaint, kNodeAffinity, kPodAffinity,
                    kImageLocality, kPodTopologySpread, kSelectorSpread, kVolumeBinding);

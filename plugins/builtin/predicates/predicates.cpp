@@ -80,7 +80,8 @@ class Predicates {
       "tolerations, host ports, inter-pod affinity, volumes, topology spread (Volcano's "
       "predicates); binds volumes";
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::pre_predicate,
-      sdk::Hook::predicate, sdk::Hook::on_allocate, sdk::Hook::check_args);
+      sdk::Hook::predicate, sdk::Hook::on_allocate, sdk::Hook::on_deallocate,
+      sdk::Hook::check_args);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
   static constexpr sdk::Bool kNodeAffinity{
@@ -158,8 +159,9 @@ class Predicates {
   static constexpr sdk::Int kBindTimeout{
       "volumebinding.bindTimeoutSeconds", 600,
       "How long Volcano's bind waits for the PV controller to complete the volume bindings "
-      "it wrote. Accepted; no effect: the embedded cluster completes them at once, and the "
-      "Kubernetes backend does not write volume bindings yet."};
+      "it wrote before it binds the pod. Read and checked, not used: Caldera binds the pod "
+      "once its volume writes are accepted and leaves that wait to the kubelet (the "
+      "embedded cluster completes the bindings at once)."};
   static constexpr auto kOptions = sdk::options(
       kNodeAffinity, kTaintToleration, kProportional, kResources, kResourceRates, kNodePorts,
       kPodAffinity, kNodeVolumeLimits, kVolumeZone, kPodTopologySpread, kVolumeBinding,
@@ -211,12 +213,25 @@ class Predicates {
   // filter passed on that node since the task's last pre-predicate (Volcano reads the
   // filter's answer for the node from the cycle state, and finds none otherwise).
   void on_allocate(sdk::Task t) {
+    // The pod joins the node's view (the host adds it back after an undone eviction only
+    // for a task pre-predicated in the session: Volcano's Reserve fails otherwise), and
+    // with it its ports.
+    if (node_ports_ && prefiltered_.count(t.handle()))
+      if (auto r = removed_ports_.find(t.node().index()); r != removed_ports_.end())
+        r->second.drop(t.pod().constraints());
     auto it = kube_.find(t.handle());
     if (it == kube_.end() || !it->second.binding) return;
     KubeState& k = it->second;
     if (t.status() == CAL_TASK_ALLOCATED) k.spec_node = t.node().index() + 1;
     if (k.spec_node == 0 || !k.volume_ok[k.spec_node - 1]) return;
     k.binding_filter.reserve(t, session_.node(k.spec_node - 1));
+  }
+
+  // The pod leaves the node's view, and its ports leave the node's set (kube/node_ports.hpp).
+  void on_deallocate(sdk::Task t) {
+    if (!node_ports_ || !t.node()) return;
+    const cal_pod_constraints* c = t.pod().constraints();
+    if (c != nullptr && c->host_port_count > 0) removed_ports_[t.node().index()].add(c);
   }
 
   sdk::Status predicate(sdk::Task t, sdk::Node n) const {
@@ -345,7 +360,8 @@ class Predicates {
     if (too_many_pods) reasons[count++] = pr::kPodNumberExceeded;
     bool unresolvable = false;
     if (k != nullptr) {
-      if (k->ports && !kube::ports_fit(t.fit.constraints, n)) reasons[count++] = kube::kNodePortsNotFree;
+      if (k->ports && !kube::ports_fit(t.fit.constraints, n, removed_ports(n)))
+        reasons[count++] = kube::kNodePortsNotFree;
       if (k->affinity)
         if (const char* why = k->affinity_filter.filter(n, &unresolvable)) reasons[count++] = why;
       // NodeVolumeLimits and VolumeZone fail as UnschedulableAndUnresolvable, which ends
@@ -444,6 +460,12 @@ class Predicates {
   TaskView prepared_;
   kube::AffinityNodes affinity_nodes_;  // the snapshot's lists at open (kube/pod_affinity.hpp)
   std::unordered_map<const cal_task*, KubeState> kube_;
+  // By node index: port entries gone from the node's set in this session.
+  std::unordered_map<size_t, kube::RemovedPorts> removed_ports_;
+  const kube::RemovedPorts* removed_ports(sdk::Node n) const {
+    auto it = removed_ports_.find(n.index());
+    return it == removed_ports_.end() ? nullptr : &it->second;
+  }
 };
 
 }  // namespace
