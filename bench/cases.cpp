@@ -214,6 +214,19 @@ std::vector<CaseDef> all_cases(double scale, uint64_t seed) {
   }
   {
     CaseDef c;
+    c.name = "constraints-5k";
+    c.backlog.nodes = scaled(5000, scale);
+    c.backlog.pending_pods = 10 * c.backlog.nodes;
+    c.backlog.seed = seed;
+    c.backlog.constraints = true;
+    c.summary = fmt::format(
+        "{} nodes in 3 zones, {} pending pods: a third with one-per-node anti-affinity, a "
+        "third with a zone spread, a third with preferred node affinity",
+        c.backlog.nodes, c.backlog.pending_pods);
+    cases.push_back(c);
+  }
+  {
+    CaseDef c;
     c.name = "steady-10k";
     c.backlog.nodes = scaled(10000, scale);
     c.backlog.running_pods = 10 * c.backlog.nodes;

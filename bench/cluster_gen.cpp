@@ -20,6 +20,9 @@
 #include <vector>
 
 #include "bench/mem_stats.hpp"
+#include "host/model/pod_constraints.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace caldera::bench {
 
@@ -102,6 +105,8 @@ struct Plan {
   std::vector<NodePlan> nodes;
   std::vector<JobPlan> jobs;
   std::vector<PodPlan> pods;
+  // By job: the pending pods' constraints (BacklogShape::constraints), null for none.
+  std::vector<std::shared_ptr<const PodConstraints>> constraints;
   int queues = 4;  // weights 1..queues
   size_t running = 0;
 };
@@ -232,6 +237,44 @@ class Placer {
   std::array<bool, kClasses> full_{};
 };
 
+std::string job_name(size_t j);
+
+// A pending job's constraints (BacklogShape::constraints), by the job's number: required
+// anti-affinity to its own pods per node, a zone spread, preferred node affinity.
+std::shared_ptr<const PodConstraints> job_constraints(size_t job, const JobPlan& j) {
+  using nlohmann::json;
+  const json own = {{"matchLabels", {{"volcano.sh/job-name", job_name(job)}}}};
+  PodConstraintsReader r;
+  switch (job % 3) {
+    case 0:
+      r.affinity({{"podAntiAffinity",
+                   {{"requiredDuringSchedulingIgnoredDuringExecution",
+                     json::array({{{"labelSelector", own},
+                                   {"topologyKey", "kubernetes.io/hostname"}}})}}}},
+                 "affinity");
+      break;
+    case 1:
+      r.topology_spread(json::array({{{"maxSkew", 1},
+                                      {"topologyKey", "topology.kubernetes.io/zone"},
+                                      {"whenUnsatisfiable", "DoNotSchedule"},
+                                      {"labelSelector", own}}}),
+                        "topologySpreadConstraints");
+      break;
+    default:
+      r.affinity({{"nodeAffinity",
+                   {{"preferredDuringSchedulingIgnoredDuringExecution",
+                     json::array({{{"weight", 50},
+                                   {"preference",
+                                    {{"matchExpressions",
+                                      json::array({{{"key", "topology.kubernetes.io/zone"},
+                                                    {"operator", "In"},
+                                                    {"values", {kZoneNames[j.zone % kZones]}}}})}}}}})}}}},
+                 "affinity");
+      break;
+  }
+  return r.finish();
+}
+
 void add_pods(Plan& plan, int32_t job, int32_t size) {
   for (int32_t i = 0; i < size; ++i) plan.pods.push_back({job, i, -1});
 }
@@ -283,6 +326,12 @@ Plan plan_backlog(const BacklogShape& shape) {
     plan.jobs.push_back(j);
     add_pods(plan, job, j.size);
     pending += static_cast<size_t>(j.size);
+  }
+  if (shape.constraints) {
+    plan.constraints.resize(plan.jobs.size());
+    for (size_t j = 0; j < plan.jobs.size(); ++j)
+      if (plan.jobs[j].phase == JobPhase::Pending)
+        plan.constraints[j] = job_constraints(j, plan.jobs[j]);
   }
   return plan;
 }
@@ -437,6 +486,8 @@ PodSpec make_pod(const Plan& plan, const PodPlan& pp) {
   }
   p.podgroup = std::move(job);
   p.created = j.created;
+  if (pp.node < 0 && static_cast<size_t>(pp.job) < plan.constraints.size())
+    p.constraints = plan.constraints[static_cast<size_t>(pp.job)];
   return p;
 }
 

@@ -31,6 +31,11 @@ struct BacklogShape {
   size_t pending_pods = 0;  // in Pending PodGroups, admitted by the enqueue action
   size_t running_pods = 0;  // Running pods placed up front (the steady state)
   uint64_t seed = 1;
+  // Pending jobs carry Kubernetes constraints, a third each: required pod anti-affinity
+  // on the hostname against the job's own pods (one per node per job), a DoNotSchedule
+  // zone spread of the job's pods, preferred node affinity for a zone. One constraints
+  // record per job, shared by its pods.
+  bool constraints = false;
 };
 
 // What to generate for the preemption case: every node full of low-priority preemptable
