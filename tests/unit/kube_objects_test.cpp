@@ -238,6 +238,80 @@ TEST(KubePods, SchedulingConstraints) {
       << w3.front();
 }
 
+// Storage objects as the API server sends them (with the fields it adds), CSINodes as
+// node resources, pods' claims, and pods with DRA resource claims kept out.
+TEST(KubeStorage, ObjectsClaimsAndCsiNodes) {
+  Warnings w;
+  auto pv = persistent_volume_from_json(json::parse(R"({"apiVersion": "v1", "kind": "PersistentVolume",
+      "metadata": {"name": "pv-1", "uid": "u1", "resourceVersion": "42", "creationTimestamp": "2026-01-01T00:00:00Z",
+                   "finalizers": ["kubernetes.io/pv-protection"], "labels": {"topology.kubernetes.io/zone": "a"}},
+      "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"],
+               "persistentVolumeReclaimPolicy": "Delete", "storageClassName": "local", "volumeMode": "Filesystem",
+               "local": {"path": "/mnt/a"},
+               "claimRef": {"kind": "PersistentVolumeClaim", "namespace": "t", "name": "data", "uid": "c1"},
+               "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                 {"key": "kubernetes.io/hostname", "operator": "In", "values": ["n1"]}]}]}}},
+      "status": {"phase": "Bound", "lastPhaseTransitionTime": "2026-01-01T00:00:00Z"}})"),
+                                        w);
+  ASSERT_TRUE(pv) << (w.empty() ? "" : w.front());
+  EXPECT_EQ(pv->meta.resource_version, "42");
+  EXPECT_DOUBLE_EQ(pv->capacity, 10.0 * 1024 * 1024 * 1024);
+  EXPECT_EQ(pv->phase, CAL_VOLUME_BOUND);
+  EXPECT_EQ(pv->claim_uid, "c1");
+  ASSERT_EQ(pv->node_affinity.size(), 1u);
+
+  auto claim = claim_from_json(json::parse(R"({"metadata": {"name": "data", "namespace": "t", "uid": "c1",
+        "annotations": {"volume.kubernetes.io/selected-node": "n1"}},
+      "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "local",
+               "resources": {"requests": {"storage": "5Gi"}}, "volumeMode": "Filesystem"},
+      "status": {"phase": "Pending"}})"),
+                               w);
+  ASSERT_TRUE(claim);
+  EXPECT_EQ(claim->key(), "t/data");
+  ASSERT_NE(claim->meta.annotation(kAnnSelectedNode), nullptr);
+
+  auto sc = storage_class_from_json(json::parse(R"({"metadata": {"name": "local"},
+      "provisioner": "kubernetes.io/no-provisioner", "volumeBindingMode": "WaitForFirstConsumer",
+      "reclaimPolicy": "Delete"})"),
+                                    w);
+  ASSERT_TRUE(sc);
+  EXPECT_TRUE(sc->wait_for_first_consumer);
+  EXPECT_TRUE(w.empty());
+
+  Warnings bad;
+  EXPECT_FALSE(persistent_volume_from_json(json::parse(R"({"metadata": {"name": "pv-2"},
+      "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnse"]}})"),
+                                           bad));
+  EXPECT_TRUE(mentions(bad, "PersistentVolume pv-2: spec.accessModes[0]: unknown value "
+                            "'ReadWriteOnse' (did you mean 'ReadWriteOnce'?)"))
+      << bad.front();
+
+  const ResourceList csi = csi_node_resources(json::parse(R"({"metadata": {"name": "n1"},
+      "spec": {"drivers": [{"name": "ebs.csi.aws.com", "nodeID": "i-1", "allocatable": {"count": 25}},
+                           {"name": "hostpath/x", "nodeID": "n1"}]}})"),
+                                          w);
+  EXPECT_DOUBLE_EQ(csi.at("attachable-volumes-csi-ebs.csi.aws.com"), 25);
+  EXPECT_DOUBLE_EQ(csi.at("attachable-volumes-csi-hostpath-x"), 2147483647.0);
+
+  std::vector<std::string> ours{"volcano"};
+  auto p = pod_from_json(json::parse(R"({"metadata": {"name": "p", "namespace": "t"},
+      "spec": {"schedulerName": "volcano", "volumes": [
+        {"name": "data", "persistentVolumeClaim": {"claimName": "data"}},
+        {"name": "kube-api-access", "projected": {"sources": []}}]}})"),
+                         ours, w);
+  ASSERT_TRUE(p);
+  ASSERT_TRUE(p->constraints);
+  ASSERT_EQ(p->constraints->view()->claims.count, 1u);
+  EXPECT_STREQ(p->constraints->view()->claims.items[0], "data");
+
+  Warnings dra;
+  EXPECT_FALSE(pod_from_json(json::parse(R"({"metadata": {"name": "g", "namespace": "t"},
+      "spec": {"schedulerName": "volcano", "resourceClaims": [{"name": "gpu", "resourceClaimName": "gpu-1"}]}})"),
+                             ours, dra));
+  EXPECT_TRUE(mentions(dra, "pod t/g: spec.resourceClaims: resource claims (DRA) are not "
+                            "supported; the pod is not scheduled"));
+}
+
 TEST(KubeNodes, AllocatablePodsAndReadiness) {
   Warnings w;
   auto n = node_from_json(json::parse(R"({"metadata": {"name": "n1", "labels": {"zone": "a"}},

@@ -552,6 +552,14 @@ std::optional<PodSpec> pod_from_json(const json& obj, const std::vector<std::str
                             ours && p.node.empty() ? "; the pod is not scheduled" : ""));
     if (ours && p.node.empty()) return std::nullopt;
   }
+  // Dynamic resource allocation: Caldera does not model resource claims, so one of our
+  // pods that has any waits rather than be placed without its devices.
+  if (const json* rc = field(*spec, "resourceClaims");
+      rc != nullptr && rc->is_array() && !rc->empty() && ours && p.node.empty()) {
+    w.push_back(where + ": spec.resourceClaims: resource claims (DRA) are not supported; the "
+                        "pod is not scheduled");
+    return std::nullopt;
+  }
   p.preempt_never = str_field(*spec, "preemptionPolicy", where, w) == "Never";
   PodRequests r = pod_requests(*spec, where, w);
   p.requests = std::move(r.running);

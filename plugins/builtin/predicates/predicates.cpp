@@ -39,7 +39,8 @@
 // predicate call on a node that is merely full passes, which preempt's nominated-node
 // check (taskEligibleToPreempt) relies on.
 //
-// DRA reads resource claims, which the model does not carry: its switch is refused when on.
+// DRA reads resource claims, which the model does not carry: a pod with any is kept out by
+// the Kubernetes backend (api_objects.cpp), so the switch changes nothing for the others.
 //
 // Steps 2 to 4 read only what a session never changes; their answers are kept for the
 // session per node and per set of selector, node affinity and tolerations (see Static
@@ -80,8 +81,7 @@ class Predicates {
       "tolerations, host ports, inter-pod affinity, volumes, topology spread (Volcano's "
       "predicates); binds volumes";
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::pre_predicate,
-      sdk::Hook::predicate, sdk::Hook::on_allocate, sdk::Hook::on_deallocate,
-      sdk::Hook::check_args);
+      sdk::Hook::predicate, sdk::Hook::on_allocate, sdk::Hook::on_deallocate);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
   static constexpr sdk::Bool kNodeAffinity{
@@ -136,8 +136,10 @@ class Predicates {
       "the pod (Kubernetes VolumeBinding)."};
   static constexpr sdk::Bool kDynamicResourceAllocation{
       "predicate.DynamicResourceAllocationEnable", false,
-      "Volcano's DynamicResourceAllocation filter. Caldera does not model resource claims: "
-      "true is refused."};
+      "Volcano's DynamicResourceAllocation filter, which only pods with resource claims "
+      "(spec.resourceClaims) meet. Caldera does not model resource claims: whatever this "
+      "says, such a pod is not scheduled, with a warning naming it (Kubernetes backend), "
+      "and every other pod passes, as under Volcano."};
   static constexpr sdk::Bool kCache{
       "predicate.CacheEnable", false,
       "Volcano's equivalence cache of filter results. Accepted; no effect here: the answers "
@@ -167,14 +169,6 @@ class Predicates {
       kPodAffinity, kNodeVolumeLimits, kVolumeZone, kPodTopologySpread, kVolumeBinding,
       kDynamicResourceAllocation, kCache, kGpuSharing, kGpuNumber, kVolumeBindingWeight,
       kBindTimeout);
-
-  static sdk::Status check_args(const sdk::Args& a) {
-    if (a.get(kDynamicResourceAllocation))
-      return sdk::Status::error({kDynamicResourceAllocation.name,
-                                 " = true: Caldera does not model resource claims (DRA), so it "
-                                 "cannot check them; leave it false"});
-    return sdk::Status::ok();
-  }
 
   Predicates(sdk::Session s, const sdk::Args& a)
       : session_(s),
