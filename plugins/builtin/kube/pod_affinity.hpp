@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "caldera/sdk.hpp"
+#include "kube/label_index.hpp"
 #include "kube/selectors.hpp"
 
 namespace caldera::kube {
@@ -73,8 +74,11 @@ struct AffinityNodes {
 // PreFilter's state for one pod, and Filter.
 class PodAffinityFilter {
  public:
-  // Returns false for Kubernetes' Skip (nothing to check for this pod).
-  bool prefilter(sdk::Session s, const AffinityNodes& lists, sdk::Pod pod) {
+  // Returns false for Kubernetes' Skip (nothing to check for this pod). With `index`, the
+  // pods the pod's own terms may match are looked up by label (built at first use) rather
+  // than visited on every node.
+  bool prefilter(sdk::Session s, const AffinityNodes& lists, sdk::Pod pod,
+                 LabelIndex* index = nullptr) {
     pod_ = pod;
     c_ = pod.constraints();
     existing_anti_.clear();
@@ -96,19 +100,19 @@ class PodAffinityFilter {
     }
     const size_t req_aff = c_ ? c_->required_affinity_count : 0;
     const size_t req_anti = c_ ? c_->required_anti_affinity_count : 0;
-    if (req_aff > 0 || req_anti > 0) {
-      for (size_t i = 0; i < s.node_count(); ++i) {
-        const sdk::Node n = s.node(i);
-        for (size_t k = 0; k < n.pod_count(); ++k) {
-          const sdk::Pod other = n.pod(k);
-          if (matches_all(c_->required_affinity, req_aff, ns, other))
-            for (size_t t = 0; t < req_aff; ++t)
-              add(affinity_, n, c_->required_affinity[t].topology_key, 1);
-          for (size_t t = 0; t < req_anti; ++t)
-            if (term_matches(c_->required_anti_affinity[t], ns, other))
-              add(anti_, n, c_->required_anti_affinity[t].topology_key, 1);
-        }
-      }
+    if (index != nullptr && (req_aff > 0 || req_anti > 0) && !index->built()) index->build(s);
+    // A pod matching every affinity term matches the first: its candidates are enough.
+    if (req_aff > 0)
+      visit(s, index, c_->required_affinity[0].selector, [&](sdk::Pod other, sdk::Node n) {
+        if (matches_all(c_->required_affinity, req_aff, ns, other))
+          for (size_t t = 0; t < req_aff; ++t)
+            add(affinity_, n, c_->required_affinity[t].topology_key, 1);
+      });
+    for (size_t t = 0; t < req_anti; ++t) {
+      const cal_pod_affinity_term& term = c_->required_anti_affinity[t];
+      visit(s, index, term.selector, [&](sdk::Pod other, sdk::Node n) {
+        if (term_matches(term, ns, other)) add(anti_, n, term.topology_key, 1);
+      });
     }
     return !(existing_anti_.empty() && req_aff == 0 && req_anti == 0);
   }
@@ -139,6 +143,23 @@ class PodAffinityFilter {
   }
 
  private:
+  // Calls f(pod, node) for every pod of the view that `selector` may match: the pods with
+  // its anchor label when the index can say, else every pod.
+  template <typename F>
+  static void visit(sdk::Session s, const LabelIndex* index, const cal_label_selector& selector,
+                    F&& f) {
+    std::string_view k, v;
+    if (index != nullptr && LabelIndex::anchor(selector, &k, &v)) {
+      if (const auto* pods = index->find(k, v))
+        for (const LabelIndex::Entry& e : *pods) f(sdk::Pod(e.pod), s.node(e.node));
+      return;
+    }
+    for (size_t i = 0; i < s.node_count(); ++i) {
+      const sdk::Node n = s.node(i);
+      for (size_t k2 = 0; k2 < n.pod_count(); ++k2) f(n.pod(k2), n);
+    }
+  }
+
   static void add(std::map<TopologyPair, int64_t>& m, sdk::Node n, const char* key, int64_t v) {
     if (const char* value = n.label(key)) m[{sv(key), sv(value)}] += v;
   }

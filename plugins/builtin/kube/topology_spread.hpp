@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "caldera/sdk.hpp"
+#include "kube/label_index.hpp"
 #include "kube/pod_fit.hpp"
 #include "kube/selectors.hpp"
 
@@ -100,19 +101,49 @@ inline bool included(const SpreadConstraint& s, const PodFit& fit, sdk::Node n) 
 class SpreadFilter {
  public:
   // False for Kubernetes' Skip: the pod has no DoNotSchedule constraint.
-  bool prefilter(sdk::Session s, sdk::Pod pod, const PodFit& fit) {
+  // With `index` (built at first use), a constraint whose selector names a label value
+  // counts only the pods carrying it instead of every pod of every node.
+  bool prefilter(sdk::Session s, sdk::Pod pod, const PodFit& fit, LabelIndex* index = nullptr) {
     pod_ = pod;
     constraints_ = spread_constraints(pod, /*do_not_schedule=*/true);
     counts_.assign(constraints_.size(), {});
     if (constraints_.empty()) return false;
     const std::string_view ns = pod.ns();
+    if (index != nullptr && !index->built()) index->build(s);
+    // Per constraint: its anchor label, and which nodes are its domains' (by node index).
+    std::vector<std::pair<std::string_view, std::string_view>> anchors(constraints_.size());
+    std::vector<char> anchored(constraints_.size(), 0);
+    std::vector<std::vector<char>> counted(constraints_.size());
+    for (size_t c = 0; c < constraints_.size() && index != nullptr; ++c) {
+      const SpreadConstraint& sc = constraints_[c];
+      if (sc.c->selector.absent || sc.empty()) continue;  // counts nothing: no look-up
+      if (LabelIndex::anchor(sc.c->selector, &anchors[c].first, &anchors[c].second)) {
+        anchored[c] = 1;
+      } else if (!sc.extra.empty()) {
+        anchors[c] = {sc.extra.front().first, sc.extra.front().second};
+        anchored[c] = 1;
+      }
+      if (anchored[c]) counted[c].assign(s.node_count(), 0);
+    }
     for (size_t i = 0; i < s.node_count(); ++i) {
       const sdk::Node n = s.node(i);
       if (!has_all_keys(n, constraints_)) continue;
       for (size_t c = 0; c < constraints_.size(); ++c) {
         if (!included(constraints_[c], fit, n)) continue;
-        counts_[c][sv(n.label(constraints_[c].c->topology_key))] +=
-            matching_pods(n, constraints_[c], ns);
+        int64_t& domain = counts_[c][sv(n.label(constraints_[c].c->topology_key))];
+        if (anchored[c]) counted[c][i] = 1;
+        else domain += matching_pods(n, constraints_[c], ns);
+      }
+    }
+    for (size_t c = 0; c < constraints_.size(); ++c) {
+      if (!anchored[c]) continue;
+      const auto* pods = index->find(anchors[c].first, anchors[c].second);
+      if (pods == nullptr) continue;
+      for (const LabelIndex::Entry& e : *pods) {
+        if (!counted[c][e.node]) continue;
+        const sdk::Pod p(e.pod);
+        if (p.terminating() || p.ns() != ns || !constraints_[c].matches(p)) continue;
+        ++counts_[c][sv(s.node(e.node).label(constraints_[c].c->topology_key))];
       }
     }
     return true;

@@ -210,9 +210,13 @@ class Predicates {
     // The pod joins the node's view (the host adds it back after an undone eviction only
     // for a task pre-predicated in the session: Volcano's Reserve fails otherwise), and
     // with it its ports.
-    if (node_ports_ && prefiltered_.count(t.handle()))
-      if (auto r = removed_ports_.find(t.node().index()); r != removed_ports_.end())
-        r->second.drop(t.pod().constraints());
+    if (t.node()) placed_on_[t.handle()] = t.node().index();
+    if (prefiltered_.count(t.handle())) {
+      if (node_ports_)
+        if (auto r = removed_ports_.find(t.node().index()); r != removed_ports_.end())
+          r->second.drop(t.pod().constraints());
+      if (label_index_.built()) label_index_.add(t.pod(), t.node().index());
+    }
     auto it = kube_.find(t.handle());
     if (it == kube_.end() || !it->second.binding) return;
     KubeState& k = it->second;
@@ -222,10 +226,22 @@ class Predicates {
   }
 
   // The pod leaves the node's view, and its ports leave the node's set (kube/node_ports.hpp).
+  // An undone allocation comes after the host took the task off its node, so the node is
+  // the one on_allocate saw.
   void on_deallocate(sdk::Task t) {
-    if (!node_ports_ || !t.node()) return;
+    size_t node = 0;
+    if (t.node()) {
+      node = t.node().index();
+    } else if (auto it = placed_on_.find(t.handle()); it != placed_on_.end()) {
+      node = it->second;
+    } else {
+      return;
+    }
+    placed_on_.erase(t.handle());
+    if (label_index_.built()) label_index_.remove(t.pod());
+    if (!node_ports_) return;
     const cal_pod_constraints* c = t.pod().constraints();
-    if (c != nullptr && c->host_port_count > 0) removed_ports_[t.node().index()].add(c);
+    if (c != nullptr && c->host_port_count > 0) removed_ports_[node].add(c);
   }
 
   sdk::Status predicate(sdk::Task t, sdk::Node n) const {
@@ -400,7 +416,7 @@ class Predicates {
     if (node_ports_ && (fit.constraints == nullptr || fit.constraints->host_port_count == 0))
       k.skipped |= kSkipPorts;
     k.ports = node_ports_ && !(k.skipped & kSkipPorts);
-    if (pod_affinity_ && !k.affinity_filter.prefilter(session_, affinity_nodes_, pod))
+    if (pod_affinity_ && !k.affinity_filter.prefilter(session_, affinity_nodes_, pod, &label_index_))
       k.skipped |= kSkipAffinity;
     k.affinity = pod_affinity_ && !(k.skipped & kSkipAffinity);
     // NodeVolumeLimits: skipped for a pod without claims; its filter fails every node for
@@ -423,7 +439,7 @@ class Predicates {
       if (!run) k.skipped |= kSkipZone;
     }
     k.zone = volume_zone_ && !(k.skipped & kSkipZone);
-    if (topology_spread_ && !k.spread_filter.prefilter(session_, pod, fit))
+    if (topology_spread_ && !k.spread_filter.prefilter(session_, pod, fit, &label_index_))
       k.skipped |= kSkipSpread;
     k.spread = topology_spread_ && !(k.skipped & kSkipSpread);
     if (volume_binding_) {
@@ -454,6 +470,10 @@ class Predicates {
   TaskView prepared_;
   kube::AffinityNodes affinity_nodes_;  // the snapshot's lists at open (kube/pod_affinity.hpp)
   std::unordered_map<const cal_task*, KubeState> kube_;
+  // The view's pods by label, for the affinity PreFilter (kube/label_index.hpp); built at
+  // its first use, kept by on_allocate / on_deallocate.
+  kube::LabelIndex label_index_;
+  std::unordered_map<const cal_task*, size_t> placed_on_;  // node index, by task (on_allocate)
   // By node index: port entries gone from the node's set in this session.
   std::unordered_map<size_t, kube::RemovedPorts> removed_ports_;
   const kube::RemovedPorts* removed_ports(sdk::Node n) const {
