@@ -12,6 +12,8 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <string>
+#include <unordered_map>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -97,13 +99,51 @@ inline bool included(const SpreadConstraint& s, const PodFit& fit, sdk::Node n) 
   return true;
 }
 
+// For one constraint shape (topology key, node inclusion policies) and one pod fit
+// (selector, required node affinity, tolerations), by node index: the node's value of the
+// key (null when it has none) and whether the node is one of the constraint's domains.
+// Nodes' labels and taints do not change in a session, so tasks alike share the answers.
+struct NodeDomains {
+  std::vector<const char*> value;
+  std::vector<char> included;
+};
+
+class DomainCache {
+ public:
+  const NodeDomains& get(sdk::Session s, const std::string& fit_key, const SpreadConstraint& sc,
+                         const PodFit& fit) {
+    std::string key = fit_key;
+    key.append(1, '\x1c').append(sc.c->topology_key).append(1, '\x1c');
+    key.append(1, sc.c->node_affinity_policy_honor ? 'A' : 'a');
+    key.append(1, sc.c->node_taints_policy_honor ? 'T' : 't');
+    auto [it, added] = cache_.try_emplace(std::move(key));
+    NodeDomains& d = it->second;
+    if (added) {
+      d.value.resize(s.node_count());
+      d.included.resize(s.node_count());
+      for (size_t i = 0; i < s.node_count(); ++i) {
+        const sdk::Node n = s.node(i);
+        d.value[i] = n.label(sc.c->topology_key);
+        d.included[i] = d.value[i] != nullptr && included(sc, fit, n);
+      }
+    }
+    return d;
+  }
+
+ private:
+  std::unordered_map<std::string, NodeDomains> cache_;
+};
+
 // PreFilter's state and Filter.
 class SpreadFilter {
  public:
   // False for Kubernetes' Skip: the pod has no DoNotSchedule constraint.
   // With `index` (built at first use), a constraint whose selector names a label value
   // counts only the pods carrying it instead of every pod of every node.
-  bool prefilter(sdk::Session s, sdk::Pod pod, const PodFit& fit, LabelIndex* index = nullptr) {
+  // With `domains` (and the fit's key, see DomainCache), the nodes' values and inclusion
+  // are read from answers kept for tasks alike.
+  bool prefilter(sdk::Session s, sdk::Pod pod, const PodFit& fit, LabelIndex* index = nullptr,
+                 DomainCache* domains = nullptr, const std::string& fit_key = {}) {
     pod_ = pod;
     constraints_ = spread_constraints(pod, /*do_not_schedule=*/true);
     counts_.assign(constraints_.size(), {});
@@ -125,12 +165,20 @@ class SpreadFilter {
       }
       if (anchored[c]) counted[c].assign(s.node_count(), 0);
     }
+    std::vector<const NodeDomains*> known(constraints_.size(), nullptr);
+    if (domains != nullptr)
+      for (size_t c = 0; c < constraints_.size(); ++c)
+        known[c] = &domains->get(s, fit_key, constraints_[c], fit);
     for (size_t i = 0; i < s.node_count(); ++i) {
       const sdk::Node n = s.node(i);
-      if (!has_all_keys(n, constraints_)) continue;
+      bool all_keys = true;
+      for (size_t c = 0; c < constraints_.size() && all_keys; ++c)
+        all_keys = (known[c] ? known[c]->value[i] : n.label(constraints_[c].c->topology_key)) != nullptr;
+      if (!all_keys) continue;
       for (size_t c = 0; c < constraints_.size(); ++c) {
-        if (!included(constraints_[c], fit, n)) continue;
-        int64_t& domain = counts_[c][sv(n.label(constraints_[c].c->topology_key))];
+        if (!(known[c] ? known[c]->included[i] != 0 : included(constraints_[c], fit, n))) continue;
+        const char* value = known[c] ? known[c]->value[i] : n.label(constraints_[c].c->topology_key);
+        int64_t& domain = counts_[c][sv(value)];
         if (anchored[c]) counted[c][i] = 1;
         else domain += matching_pods(n, constraints_[c], ns);
       }

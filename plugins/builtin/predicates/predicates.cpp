@@ -313,21 +313,27 @@ class Predicates {
   // host without node_index.
   uint8_t* known_for(const TaskView& t) {
     if (!CAL_HOST_HAS(sdk::host, node_index)) return nullptr;
+    std::vector<uint8_t>& table = known_[fit_key(t.fit)];
+    if (table.empty()) table.assign(node_count_, kUnknown);
+    return table.data();
+  }
+
+  // What tells tasks apart for the checks on what a session never changes: the selector,
+  // the required node affinity terms and the tolerations.
+  static std::string fit_key(const kube::PodFit& fit) {
     std::string key;
-    for (const auto& [k, v] : t.fit.selector) key.append(k).append(1, '\x1f').append(v).append(1, '\x1e');
+    for (const auto& [k, v] : fit.selector) key.append(k).append(1, '\x1f').append(v).append(1, '\x1e');
     key.append(1, '\x1d');
     // Pods with other required node affinity terms answer differently; the terms are the
     // pod's own record (shared by pods read from one template), so its address keys them.
-    const cal_pod_constraints* c = t.fit.constraints;
+    const cal_pod_constraints* c = fit.constraints;
     if (c != nullptr && c->has_required_node_affinity)
       key.append(std::to_string(reinterpret_cast<uintptr_t>(c)));
     key.append(1, '\x1d');
-    for (const pr::Toleration& tol : t.fit.tolerations)
+    for (const pr::Toleration& tol : fit.tolerations)
       key.append(tol.key).append(1, '\x1f').append(tol.op).append(1, '\x1f').append(tol.value)
           .append(1, '\x1f').append(tol.effect).append(1, '\x1e');
-    std::vector<uint8_t>& table = known_[key];
-    if (table.empty()) table.assign(node_count_, kUnknown);
-    return table.data();
+    return key;
   }
 
   // The checks on what the session never changes, in Volcano's order.
@@ -439,7 +445,8 @@ class Predicates {
       if (!run) k.skipped |= kSkipZone;
     }
     k.zone = volume_zone_ && !(k.skipped & kSkipZone);
-    if (topology_spread_ && !k.spread_filter.prefilter(session_, pod, fit, &label_index_))
+    if (topology_spread_ &&
+        !k.spread_filter.prefilter(session_, pod, fit, &label_index_, &spread_domains_, fit_key(fit)))
       k.skipped |= kSkipSpread;
     k.spread = topology_spread_ && !(k.skipped & kSkipSpread);
     if (volume_binding_) {
@@ -473,6 +480,7 @@ class Predicates {
   // The view's pods by label, for the affinity PreFilter (kube/label_index.hpp); built at
   // its first use, kept by on_allocate / on_deallocate.
   kube::LabelIndex label_index_;
+  kube::DomainCache spread_domains_;  // the spread PreFilter's nodes per constraint shape and fit
   std::unordered_map<const cal_task*, size_t> placed_on_;  // node index, by task (on_allocate)
   // By node index: port entries gone from the node's set in this session.
   std::unordered_map<size_t, kube::RemovedPorts> removed_ports_;
