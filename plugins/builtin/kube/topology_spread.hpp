@@ -106,6 +106,7 @@ inline bool included(const SpreadConstraint& s, const PodFit& fit, sdk::Node n) 
 struct NodeDomains {
   std::vector<const char*> value;
   std::vector<char> included;
+  std::map<std::string_view, int64_t> empty_counts;  // every domain of an included node, 0
 };
 
 class DomainCache {
@@ -125,6 +126,7 @@ class DomainCache {
         const sdk::Node n = s.node(i);
         d.value[i] = n.label(sc.c->topology_key);
         d.included[i] = d.value[i] != nullptr && included(sc, fit, n);
+        if (d.included[i]) d.empty_counts.emplace(sv(d.value[i]), 0);
       }
     }
     return d;
@@ -169,7 +171,14 @@ class SpreadFilter {
     if (domains != nullptr)
       for (size_t c = 0; c < constraints_.size(); ++c)
         known[c] = &domains->get(s, fit_key, constraints_[c], fit);
-    for (size_t i = 0; i < s.node_count(); ++i) {
+    // One constraint (the usual case): its domains are the cached ones, and only the pods
+    // carrying its anchor label are counted, so no node is visited.
+    const bool one_known = constraints_.size() == 1 && known[0] != nullptr;
+    if (one_known) {
+      counts_[0] = known[0]->empty_counts;
+      if (anchored[0]) counted[0] = known[0]->included;
+    }
+    for (size_t i = 0; i < s.node_count() && !(one_known && anchored[0]); ++i) {
       const sdk::Node n = s.node(i);
       bool all_keys = true;
       for (size_t c = 0; c < constraints_.size() && all_keys; ++c)
