@@ -683,27 +683,26 @@ void load_expect(const Table& root, Scenario& sc) {
 }
 
 // A storage object: `name` (and `namespace` for a claim) and, optionally, `metadata`, every
-// other key a field of the API object (SCENARIOS.md), read by the model's reader.
+// other key a field of the API object (SCENARIOS.md): moved into the API object's shape,
+// then read by the model's reader as any embedded object.
 template <typename Read>
 auto read_storage_object(const Table& t, bool namespaced, Read read) {
-  const Value v = t.value();
-  input::Positions at(v);
-  nlohmann::json j = input::to_json(v, &at);
-  nlohmann::json& md = j["metadata"];
-  if (!md.is_object() && !md.is_null()) at.fail("metadata", "not a table", "a table of the object's metadata");
-  md["name"] = j["name"];
-  j.erase("name");
-  if (namespaced) {
-    md["namespace"] = j.contains("namespace") ? j["namespace"] : nlohmann::json("default");
-    j.erase("namespace");
-  }
-  try {
-    auto spec = read(j, std::string());
-    spec.src = t.src();
-    return spec;
-  } catch (const ApiFieldError& e) {
-    at.fail(e.path, e.problem, e.expected);
-  }
+  auto spec = read_api_object(t.value(), [&](const nlohmann::json& written, const std::string& prefix) {
+    nlohmann::json j = written;
+    if (j.contains("metadata") && !j["metadata"].is_object())
+      api::bad(api::field(prefix, "metadata"), fmt::format("got {}", api::kind_of(j["metadata"])),
+               "a table of the object's metadata");
+    nlohmann::json& md = j["metadata"];
+    md["name"] = j["name"];
+    j.erase("name");
+    if (namespaced) {
+      md["namespace"] = j.contains("namespace") ? j["namespace"] : nlohmann::json("default");
+      j.erase("namespace");
+    }
+    return read(j, prefix);
+  });
+  spec.src = t.src();
+  return spec;
 }
 
 void load_storage(const Table& root, Cache& cache) {

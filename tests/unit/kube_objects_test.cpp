@@ -292,6 +292,12 @@ TEST(KubeStorage, ObjectsClaimsAndCsiNodes) {
                                           w);
   EXPECT_DOUBLE_EQ(csi.at("attachable-volumes-csi-ebs.csi.aws.com"), 25);
   EXPECT_DOUBLE_EQ(csi.at("attachable-volumes-csi-hostpath-x"), 2147483647.0);
+  Warnings bad_csi;
+  EXPECT_TRUE(csi_node_resources(json::parse(R"({"metadata": {"name": "n2"},
+      "spec": {"drivers": [{"nodeID": "n2"}]}})"),
+                                 bad_csi)
+                  .empty());
+  EXPECT_TRUE(mentions(bad_csi, "CSINode n2: a driver without a name; ignored"));
 
   std::vector<std::string> ours{"volcano"};
   auto p = pod_from_json(json::parse(R"({"metadata": {"name": "p", "namespace": "t"},

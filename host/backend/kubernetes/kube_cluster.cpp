@@ -510,11 +510,11 @@ CommitReport KubeCluster::commit(const SessionResult& r, double now) {
 // (bind() below), before it. Unlike Volcano's PreBind, the bind does not wait for the PV
 // controller to complete the binding: the kubelet waits for the claim instead.
 bool KubeCluster::bind_volumes(const PodSpec& pod, const std::vector<ClaimDecision>& decisions) {
-  std::vector<VolumeWrite> writes;
   PendingVolumes& pending = pending_volumes_[pod.key()];
   pending = PendingVolumes{};
   for (const ClaimDecision& d : decisions) {
-    VolumeWrite v;
+    VolumeWrite& v = pending.writes.emplace_back();
+    json metadata = json::object();
     if (d.volume) {
       const PersistentVolumeSpec& pv = *d.volume;
       v.name = pv.meta.name;
@@ -523,25 +523,23 @@ bool KubeCluster::bind_volumes(const PodSpec& pod, const std::vector<ClaimDecisi
                         {"namespace", pv.claim_namespace},
                         {"name", pv.claim_name}};
       if (!pv.claim_uid.empty()) claim_ref["uid"] = pv.claim_uid;
-      v.patch = {{"metadata", {{"resourceVersion", pv.meta.resource_version}}},
-                 {"spec", {{"claimRef", claim_ref}}}};
       if (const std::string* a = pv.meta.annotation(kAnnBoundByController))
-        v.patch["metadata"]["annotations"] = {{kAnnBoundByController, *a}};
+        metadata["annotations"] = {{kAnnBoundByController, *a}};
+      if (!pv.meta.resource_version.empty()) metadata["resourceVersion"] = pv.meta.resource_version;
+      v.patch = {{"metadata", metadata}, {"spec", {{"claimRef", claim_ref}}}};
       pending.volumes.push_back(pv.meta.name);
     } else {
       v.claim = true;
       v.ns = d.claim.meta.ns;
       v.name = d.claim.meta.name;
       const std::string* node = d.claim.meta.annotation(kAnnSelectedNode);
-      v.patch = {{"metadata",
-                  {{"resourceVersion", d.claim.meta.resource_version},
-                   {"annotations", {{kAnnSelectedNode, node ? *node : std::string()}}}}}};
+      metadata["annotations"] = {{kAnnSelectedNode, node ? *node : std::string()}};
+      if (!d.claim.meta.resource_version.empty())
+        metadata["resourceVersion"] = d.claim.meta.resource_version;
+      v.patch = {{"metadata", metadata}};
       pending.claims.push_back(d.claim.key());
     }
-    if (v.patch["metadata"]["resourceVersion"] == "") v.patch["metadata"].erase("resourceVersion");
-    writes.push_back(std::move(v));
   }
-  pending.writes = std::move(writes);
   return true;
 }
 
