@@ -324,10 +324,6 @@ bool PreemptAction::normal_preempt(Session& ssn, Statement& stmt, TaskInfo* pree
       eviction_occurred = eviction_occurred || !victim->resreq.is_empty();
       preemptor_fits = fits_on(node);
     }
-    if (!preemptor_fits && spdlog::should_log(spdlog::level::debug))
-      spdlog::debug("preempt: {} does not fit node {} after its evictions: {}", preemptor->uid,
-                    node->name, ssn.predicate(preemptor, node).ok() ? "resources or queue"
-                                                                    : ssn.predicate(preemptor, node).reason);
     if (preemptor_fits && eviction::try_pipeline(node_stmt, preemptor, node, eviction_occurred)) {
       stmt.merge(std::move(node_stmt));
       return true;
