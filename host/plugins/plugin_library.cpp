@@ -306,6 +306,21 @@ PluginInfo open_code(const std::string& at, const fs::path& file, boost::dll::sh
 
 std::string memfd_path(int fd) { return fmt::format("/proc/self/fd/{}", fd); }
 
+// Seals `fd` against any change. F_SEAL_WRITE waits for the kernel's transient references to
+// the pages just written (LRU batches, migration) and gives up with EBUSY when they outlive
+// its short wait, which happens on a loaded machine. So it is retried, and if the pages stay
+// busy, F_SEAL_FUTURE_WRITE is used instead: it refuses every later write() and writable
+// mapping, and since this process never mapped the memfd writable, it promises the same.
+bool seal_bytes(int fd) {
+  constexpr int kFixed = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    if (::fcntl(fd, F_ADD_SEALS, kFixed | F_SEAL_WRITE) == 0) return true;
+    if (errno != EBUSY) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return ::fcntl(fd, F_ADD_SEALS, kFixed | F_SEAL_FUTURE_WRITE) == 0;
+}
+
 // A sealed memfd holding `bytes`: no write, no resize, no more seals.
 int sealed_memfd(const fs::path& file, const std::string& bytes) {
   const std::string name = "caldera-plugin:" + file.filename().string();
@@ -313,8 +328,7 @@ int sealed_memfd(const fs::path& file, const std::string& bytes) {
   if (fd < 0)
     throw InputError(fmt::format("{}: cannot hold the plugin's bytes (memfd_create: {})",
                                  file.string(), std::strerror(errno)));
-  if (!write_all(fd, bytes) ||
-      ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+  if (!write_all(fd, bytes) || !seal_bytes(fd)) {
     const int err = errno;
     ::close(fd);
     throw InputError(fmt::format("{}: cannot hold the plugin's bytes (memfd: {})", file.string(),
