@@ -303,6 +303,7 @@ bool PreemptAction::normal_preempt(Session& ssn, Statement& stmt, TaskInfo* pree
     for (TaskInfo* t : node->tasks)
       if (filter(t)) preemptees.push_back(t);
     const std::vector<TaskInfo*> victims = ssn.preemptable(preemptor, preemptees);
+    ssn.stats().preemption_victims = static_cast<int64_t>(victims.size());
     std::string why;
     if (!eviction::validate_victims(preemptor, node, victims, &why)) {
       spdlog::debug("preempt: no valid victims on node {} for task {}: {}", node->name,
@@ -324,6 +325,7 @@ bool PreemptAction::normal_preempt(Session& ssn, Statement& stmt, TaskInfo* pree
       eviction_occurred = eviction_occurred || !victim->resreq.is_empty();
       preemptor_fits = fits_on(node);
     }
+    ++ssn.stats().preemption_attempts;  // Volcano counts each node that got this far
     if (preemptor_fits && eviction::try_pipeline(node_stmt, preemptor, node, eviction_occurred)) {
       stmt.merge(std::move(node_stmt));
       return true;
@@ -354,6 +356,7 @@ bool PreemptAction::select_victims_on_node(Session& ssn, TaskInfo* preemptor, No
   for (TaskInfo* t : node->tasks)
     if (filter(t)) preemptees.push_back(t);
   const std::vector<TaskInfo*> all_victims = ssn.preemptable(preemptor, preemptees);
+  ssn.stats().preemption_victims = static_cast<int64_t>(all_victims.size());
   std::string why;
   if (!eviction::validate_victims(preemptor, node, all_victims, &why)) {
     spdlog::debug("preempt: no valid victims on node {}: {}", node->name, why);
@@ -483,6 +486,7 @@ bool PreemptAction::topology_aware_preempt(Session& ssn, Statement& stmt, TaskIn
                   chosen.node->name);
     if (!eviction::try_evict(stmt, v, "preempt")) return false;
   }
+  ++ssn.stats().preemption_attempts;  // Volcano's prepareCandidate
   eviction::try_pipeline(stmt, preemptor, chosen.node, /*eviction_occurred=*/true);
   return true;
 }

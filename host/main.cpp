@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "host/cli/commands.hpp"
 #include "host/util/duration.hpp"
@@ -23,7 +25,8 @@ int main(int argc, char** argv) {
 
   cli::Common common;
   std::vector<std::string> plugin_dirs;
-  app.add_option("-v,--v", common.verbosity, "log verbosity, like Volcano's --v (0..5)");
+  app.add_option("-v,--v", common.verbosity, "log verbosity, like Volcano's --v (0..5)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // as Go's flags: the last wins
   app.add_option("--plugin-dir", plugin_dirs,
                  "plugin folder to search (repeatable); overrides the config's plugin_dirs");
 
@@ -95,6 +98,23 @@ int main(int argc, char** argv) {
   run->add_option("--leader-elect-retry-period", run_opts.retry_period,
                   "seconds between attempts to acquire or renew");
   run->add_option("--identity", run_opts.identity, "this replica's name (default: hostname_pid)");
+  run->add_flag("--enable-metrics", run_opts.enable_metrics,
+                "serve Prometheus metrics (Volcano's names) at /metrics on --listen-address "
+                "(Volcano's flag; default false)");
+  run->add_option("--listen-address", run_opts.listen_address,
+                  "the address of /metrics (Volcano's flag and default, \":8080\")");
+  run->add_flag("--enable-healthz", run_opts.enable_healthz,
+                "serve /healthz and /readyz on --healthz-address (Volcano's flag; default "
+                "false)");
+  run->add_option("--healthz-address", run_opts.healthz_address,
+                  "the address of /healthz and /readyz (Volcano's flag and default, "
+                  "\":11251\")");
+  run->add_option("--lock-object-namespace", run_opts.lease_namespace,
+                  "the Lease's namespace (Volcano's deprecated name of "
+                  "--leader-elect-resource-namespace)");
+  bool logtostderr = true;
+  run->add_flag("--logtostderr", logtostderr,
+                "accepted for volcano-scheduler's Deployment: logs always go to stderr");
   run->add_option("--list-page-size", run_opts.list_page_size,
                   "objects per page when listing from the API server (limit/continue; default "
                   "500, as client-go)")
@@ -165,7 +185,17 @@ int main(int argc, char** argv) {
                   "one per state (needed by plugins that weigh cluster totals: drf, proportion, "
                   "capacity, or that tell nodes apart by name)");
 
-  CLI11_PARSE(app, argc, argv);
+  // volcano-scheduler's Deployment (its Helm chart) writes two things Go's flag package
+  // takes and CLI11 does not: "-v=3" (a short flag with "="), and a shell redirection
+  // "2>&1" passed as an argument, which vc-scheduler ignores. Both are read as it reads them.
+  std::vector<std::string> given(argv, argv + argc);
+  std::vector<char*> args;
+  for (std::string& a : given) {
+    if (a == "2>&1") continue;
+    if (a.rfind("-v=", 0) == 0) a = "--v=" + a.substr(3);
+    args.push_back(a.data());
+  }
+  CLI11_PARSE(app, static_cast<int>(args.size()), args.data());
   setup_logging(common.verbosity);
   for (const auto& d : plugin_dirs) common.plugin_dirs.emplace_back(d);
 

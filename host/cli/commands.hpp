@@ -64,6 +64,14 @@ struct RunOptions {
   // --kube-api-qps / --kube-api-burst and defaults; qps < 0: no limit).
   double kube_api_qps = 2000;
   int kube_api_burst = 2000;
+
+  // volcano-scheduler's HTTP endpoints, flags and defaults (host/cli/endpoints.hpp):
+  // /metrics on listen_address, /healthz and /readyz on healthz_address, each off unless
+  // enabled, as in Volcano.
+  bool enable_metrics = false;
+  std::string listen_address = ":8080";
+  bool enable_healthz = false;
+  std::string healthz_address = ":11251";
 };
 int run(const Common& c, const RunOptions& o);
 // `caldera run --backend kubernetes`: schedules the pods of a Kubernetes cluster.

@@ -19,6 +19,7 @@
 
 #include "host/backend/sim/sim_cluster.hpp"
 #include "host/cli/commands.hpp"
+#include "host/cli/endpoints.hpp"
 #include "host/plugins/policy.hpp"
 #include "host/reload/reloader.hpp"
 #include "host/reload/status.hpp"
@@ -132,6 +133,14 @@ int run(const Common& c, const RunOptions& o) {
   fs::path cluster = o.cluster.empty() ? demo_file("demo-cluster.toml") : o.cluster;
   fs::path workload = o.workload.empty() ? demo_file("demo-workload.toml") : o.workload;
 
+  std::unique_ptr<Endpoints> endpoints;
+  try {
+    endpoints = std::make_unique<Endpoints>(o);
+  } catch (const InputError& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  }
+  auto mono = [] { return static_cast<double>(uv_hrtime()) / 1e9; };
   // The loop before the reloader: the reloader's handles live on it and are closed first.
   SchedulerLoop loop;
   double now = 0;
@@ -254,6 +263,8 @@ int run(const Common& c, const RunOptions& o) {
     supervisor->set_on_fault(cfg.on_plugin_fault == "disable" ? Supervisor::OnFault::Disable
                                                              : Supervisor::OnFault::Fallback);
     sim->advance(now);
+    endpoints->health.progressed(mono(), Endpoints::stall_after(cfg.session_timeout(), period));
+    endpoints->health.set_ready(supervisor->healthy(), "no plugin set may run");
     Supervisor::Plan plan = supervisor->plan(configured);
     for (const std::string& l : plan.lifted) spdlog::info("quarantine lifted: {}", l);
     if (!plan.why.empty()) {
@@ -270,6 +281,7 @@ int run(const Common& c, const RunOptions& o) {
     auto after = [&, used = plan.policy, next](WorkerOutcome out) {
       refuse_unfit(out, sim->cache());
       if (!out.ok) {
+        endpoints->metrics.session_dropped(out.result.timings, true);
         spdlog::error("t={:.0f}s session {}: dropped: {}", now, index + 1, out.fault.text());
         supervisor->faulted(out.fault, wall());
         reloader->session_done(used, wall());
@@ -280,6 +292,7 @@ int run(const Common& c, const RunOptions& o) {
       SessionResult& r = out.result.result;
       Cache before = sim->cache();
       sim->commit(r, now);
+      endpoints->metrics.session(out.result.timings, r, sim->cache(), now);
       absorb(runtime, out.result);
       supervisor->completed(used, wall());
       collector.record_session(now, r, sim->cache());

@@ -21,6 +21,7 @@
 #include "host/backend/kubernetes/kubeconfig.hpp"
 #include "host/backend/kubernetes/leader.hpp"
 #include "host/cli/commands.hpp"
+#include "host/cli/endpoints.hpp"
 #include "host/plugins/policy.hpp"
 #include "host/reload/reloader.hpp"
 #include "host/scheduler/run_session.hpp"
@@ -114,6 +115,13 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
   spdlog::info("caldera: Kubernetes backend, {} ({}); scheduling pods of scheduler {}; config {}",
                access.server, access.origin, names, config_path.string());
 
+  std::unique_ptr<Endpoints> endpoints;
+  try {
+    endpoints = std::make_unique<Endpoints>(o);
+  } catch (const InputError& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  }
   SchedulerLoop loop;
   Runtime runtime;  // what the sessions share (worker pool, memo tables)
   k8s::HttpClient http(loop.loop(), access);
@@ -195,7 +203,11 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
     session_started = 0;
     refuse_unfit(out, cluster.cache());
     if (stopping) return;  // shutting down: nothing more is written
+    endpoints->health.progressed(mono(), Endpoints::stall_after(
+                                             run.policy->config.session_timeout(),
+                                             run.policy->config.period_seconds));
     if (!out.ok) {
+      endpoints->metrics.session_dropped(out.result.timings, true);
       spdlog::error("session {}: dropped: {}", sessions, out.fault.text());
       supervisor.faulted(out.fault, unix_now());
       // The pod it was placing hears of it (kubectl describe pod); the log has every fault.
@@ -218,6 +230,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
       run.timings = out.result.timings;
       log_session(sessions, run, cluster.cache());
       cluster.commit(run.result, run.now);
+      endpoints->metrics.session(run.timings, run.result, cluster.cache(), unix_now());
       counters.last_binds = run.result.binds.size();
       counters.binds += run.result.binds.size();
       counters.evictions += run.result.evictions.size();
@@ -237,6 +250,15 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
         std::shared_ptr<const Policy> configured = reloader->active();
         const SchedulerConfig& cfg = configured->config;
         const double period = cfg.period_seconds;
+        // The loop is alive; a session is not progress while it runs (it is when it ends).
+        if (!worker.running())
+          endpoints->health.progressed(mono(),
+                                       Endpoints::stall_after(cfg.session_timeout(), period));
+        // Ready: it schedules, or (a standby) could take over at once.
+        endpoints->health.set_ready(cluster.synced() && supervisor.healthy(),
+                                    !cluster.synced()
+                                        ? "the cache is not synced: " + cluster.sync_state()
+                                        : std::string("no plugin set may run"));
         if (worker.running()) {
           // A session stuck past the renew deadline loses the Lease (set_fit): once no
           // longer leading, its decisions could not be committed anyway.

@@ -37,6 +37,7 @@ SessionResult run_session(const Cache& cache, std::shared_ptr<const Policy> poli
     stage("running action " + name + " in the session");
     crumb_stage(SessionStage::Action, action_index);
     auto ta = std::chrono::steady_clock::now();
+    ssn->set_action(name);
     info->make()->execute(*ssn);
     if (timings) timings->action_seconds.emplace_back(name, seconds_since(ta));
   }

@@ -11,6 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <exception>
 
 #include "host/session/breadcrumb.hpp"
@@ -24,6 +25,10 @@ namespace {
 const Args& empty_args() {
   static const Args a;
   return a;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
@@ -82,8 +87,11 @@ std::unique_ptr<Session> Session::open(const Cache& cache, std::shared_ptr<const
       void* self;
       {
         CrumbScope in_plugin(crumb, at, kCrumbOpen);
+        const auto t0 = std::chrono::steady_clock::now();
         self = desc->open(to_handle(s.get()), reinterpret_cast<const cal_args*>(cp.args.get()),
                              &code, &st);
+        s->result_.stats.plugin_seconds.push_back(
+            {cp.name, "OnSessionOpen", seconds_since(t0)});
       }
       s->calling_ = nullptr;
       if (code != CAL_SUCCESS) {
@@ -184,7 +192,10 @@ SessionResult Session::close() {
       calling_ = in.plugin;
       if (in.desc->close) {
         CrumbScope in_plugin(crumb, in.index, kCrumbClose);
+        const auto t0 = std::chrono::steady_clock::now();
         in.desc->close(in.self);
+        result_.stats.plugin_seconds.push_back(
+            {in.plugin->name, "OnSessionClose", seconds_since(t0)});
       }
       calling_ = nullptr;
     }

@@ -46,6 +46,24 @@ struct PointStatus {
 };
 
 
+// What a session measured and counted for the scheduler's metrics (Volcano's metrics
+// package; host/metrics/scheduler_metrics.hpp turns it into its series).
+struct SessionStats {
+  struct PluginTime {
+    std::string plugin;
+    std::string point;  // "OnSessionOpen" or "OnSessionClose", Volcano's label values
+    double seconds = 0;
+  };
+  std::vector<PluginTime> plugin_seconds;  // each plugin's open() and close(), in order
+  // Preemptors that evicted on a node or chose a candidate (Volcano's
+  // RegisterPreemptionAttempts) and the victims the last node offered
+  // (UpdatePreemptionVictimsCount; -1: no node was looked at).
+  uint64_t preemption_attempts = 0;
+  int64_t preemption_victims = -1;
+  // Statements committed with at least one eviction, by the action that committed them.
+  std::map<std::string, uint64_t> eviction_transactions;
+};
+
 // Everything a session decided, in the order it was decided.
 struct SessionResult {
   std::vector<std::pair<std::string, std::string>> binds;  // task uid -> node
@@ -69,6 +87,7 @@ struct SessionResult {
   // it saved in this session, else what it had (when from the same file). Plugins not in
   // the policy have none: their states are dropped.
   PluginStates plugin_states;
+  SessionStats stats;
 };
 
 class Session {
@@ -213,6 +232,12 @@ class Session {
   // Per slot of the point table, the instances taking part (chains.hpp), for combine<S>.
   const PluginChains& chains() const { return chains_; }
 
+  // The action running now (run_session names it): the counts of stats() are by action.
+  void set_action(std::string name) { action_ = std::move(name); }
+  const std::string& action() const { return action_; }
+  // What the metrics count; actions add to it (preempt: attempts and victims).
+  SessionStats& stats() { return result_.stats; }
+
   // Host API state_get / state_put for the plugin whose open() or close() is running
   // (none: NULL / -1).
   const void* plugin_state_get(size_t* size) const;
@@ -297,6 +322,7 @@ class Session {
   std::vector<int32_t> insufficient_ids_;
   size_t node_search_start_ = 0;
   SessionResult result_;
+  std::string action_;
   // Plugin states: those carried in, this session's saves by plugin name, and the plugin
   // whose open() or close() is running (the only time its state may be read or saved).
   const PluginStates* carried_ = nullptr;

@@ -62,6 +62,7 @@ void Statement::commit() {
   // Volcano's dispatch loop stops at the first bind the cache refuses: the job's other
   // allocated tasks stay Allocated too.
   bool refused = false;
+  bool evicted = false;
   for (const Op& op : ops_) {
     // Volcano's ClearLastTxContext, for the operations its statement records.
     if (op.kind == Kind::Evict || op.kind == Kind::Pipeline || op.kind == Kind::Allocate)
@@ -69,6 +70,7 @@ void Statement::commit() {
     switch (op.kind) {
       case Kind::Evict:
         ssn_.commit_evict(op.task);
+        evicted = true;
         break;
       case Kind::Pipeline:
         break;  // stays pipelined in the session; the next session re-decides
@@ -81,6 +83,7 @@ void Statement::commit() {
         break;  // in effect already; nothing to send
     }
   }
+  if (evicted) ++ssn_.stats().eviction_transactions[ssn_.action()];
   ops_.clear();
 }
 

@@ -155,6 +155,17 @@ std::string encode_result(const WorkerResult& wr) {
     w.str(p.second.file_id);
     w.str(*p.second.bytes);
   });
+  w.list(r.stats.plugin_seconds, [&](const SessionStats::PluginTime& t) {
+    w.str(t.plugin);
+    w.str(t.point);
+    w.f64(t.seconds);
+  });
+  w.u64(r.stats.preemption_attempts);
+  w.u64(static_cast<uint64_t>(r.stats.preemption_victims));
+  w.list(r.stats.eviction_transactions, [&](const auto& p) {
+    w.str(p.first);
+    w.u64(p.second);
+  });
   w.f64(wr.timings.open_seconds);
   w.list(wr.timings.action_seconds, [&](const auto& p) {
     w.str(p.first);
@@ -231,6 +242,19 @@ WorkerResult decode_result(std::string_view bytes) {
     st.file_id = rd.str("a plugin file id");
     st.bytes = std::make_shared<const std::string>(rd.str("a plugin state"));
     r.plugin_states[std::move(plugin)] = std::move(st);
+  }
+  for (uint32_t i = 0, c = rd.count("plugin timings"); i < c; ++i) {
+    SessionStats::PluginTime t;
+    t.plugin = rd.str("a plugin name");
+    t.point = rd.str("a plugin point");
+    t.seconds = rd.f64();
+    r.stats.plugin_seconds.push_back(std::move(t));
+  }
+  r.stats.preemption_attempts = rd.u64();
+  r.stats.preemption_victims = static_cast<int64_t>(rd.u64());
+  for (uint32_t i = 0, c = rd.count("eviction transactions"); i < c; ++i) {
+    std::string action = rd.str("an action");
+    r.stats.eviction_transactions[std::move(action)] = rd.u64();
   }
   wr.timings.open_seconds = rd.f64();
   for (uint32_t i = 0, c = rd.count("action timings"); i < c; ++i) {

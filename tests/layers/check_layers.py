@@ -6,7 +6,7 @@ its own layer and of layers below it, never of a layer above it or beside it (tw
 know nothing of each other). The order is the one host/meson.build links in:
 
     sdk < util < toml < model < config < cache < scenario < session < actions < plugins
-        < scheduler < supervisor < backend/sim | backend/kubernetes < results
+        < scheduler < supervisor < backend/sim | backend/kubernetes | metrics < results
         < reload | replay < cli < host (main.cpp)
 
 It also refuses a cycle of includes between files (which the layer order alone would allow
@@ -37,6 +37,7 @@ LAYERS = [
     ("supervisor", 11),
     ("backend/sim", 12),
     ("backend/kubernetes", 12),
+    ("metrics", 12),
     ("results", 13),
     ("reload", 14),
     ("replay", 14),

@@ -31,6 +31,10 @@ WorkerResult sample() {
   r.job_pending = {{"ns/pg2", "gang: 1/4 tasks"}};
   r.bind_annotations["ns/a"] = {{"volcano.sh/gpu-index", "0;3"}};
   r.plugin_states["tdm"] = PluginState{"/p/tdm.so\nabc", std::make_shared<const std::string>("\x01\x02", 2)};
+  r.stats.plugin_seconds = {{"gang", "OnSessionOpen", 0.5}, {"gang", "OnSessionClose", 0.0625}};
+  r.stats.preemption_attempts = 3;
+  r.stats.preemption_victims = 7;
+  r.stats.eviction_transactions = {{"preempt", 2}, {"reclaim", 1}};
   w.timings.open_seconds = 0.25;
   w.timings.action_seconds = {{"allocate", 1.5}};
   w.timings.close_seconds = 0.125;
@@ -52,6 +56,13 @@ TEST(ResultCodec, RoundTripKeepsEveryField) {
   ASSERT_EQ(out.result.plugin_states.count("tdm"), 1u);
   EXPECT_EQ(out.result.plugin_states.at("tdm").file_id, "/p/tdm.so\nabc");
   EXPECT_EQ(*out.result.plugin_states.at("tdm").bytes, std::string("\x01\x02", 2));
+  ASSERT_EQ(out.result.stats.plugin_seconds.size(), 2u);
+  EXPECT_EQ(out.result.stats.plugin_seconds[1].plugin, "gang");
+  EXPECT_EQ(out.result.stats.plugin_seconds[1].point, "OnSessionClose");
+  EXPECT_EQ(out.result.stats.plugin_seconds[1].seconds, 0.0625);
+  EXPECT_EQ(out.result.stats.preemption_attempts, 3u);
+  EXPECT_EQ(out.result.stats.preemption_victims, 7);
+  EXPECT_EQ(out.result.stats.eviction_transactions, in.result.stats.eviction_transactions);
   EXPECT_EQ(out.timings.open_seconds, 0.25);
   EXPECT_EQ(out.timings.action_seconds, in.timings.action_seconds);
   EXPECT_EQ(out.timings.close_seconds, 0.125);

@@ -674,3 +674,15 @@ func (e *Env) LeaseHolder(ns, name string) string {
 	}
 	return *l.Spec.HolderIdentity
 }
+
+// httpGet: the status and body of a plain HTTP GET (Caldera's /metrics and /healthz).
+func httpGet(url string) (int, string, error) {
+	client := http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get(url)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
+}

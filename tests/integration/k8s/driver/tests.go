@@ -25,12 +25,21 @@ func testGang(e *Env) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	e.Kubelet(ctx, ns)
-	c, err := e.StartCaldera("gang", e.Kubeconfig("gang", false, 0))
+	// With the endpoint flags of volcano-scheduler's Deployment (its Helm chart), Go's
+	// spellings included ("--flag=true", "-v=N", the chart's literal "2>&1").
+	metricsPort, healthzPort := freePort(), freePort()
+	c, err := e.StartCaldera("gang", e.Kubeconfig("gang", false, 0),
+		"--logtostderr", "--enable-healthz=true", "--enable-metrics=true", "--leader-elect=false",
+		fmt.Sprintf("--listen-address=127.0.0.1:%d", metricsPort),
+		fmt.Sprintf("--healthz-address=127.0.0.1:%d", healthzPort), "-v=1", "2>&1")
 	if err != nil {
 		return err
 	}
 	defer c.Stop()
 	if err := c.WaitLog("initial sync done", 30*time.Second); err != nil {
+		return err
+	}
+	if err := checkHealth(healthzPort); err != nil {
 		return err
 	}
 
@@ -62,6 +71,9 @@ func testGang(e *Env) error {
 		return len(seen) == 3, fmt.Sprintf("%v", seen)
 	})
 	if err != nil {
+		return err
+	}
+	if err := checkMetrics(metricsPort, ns); err != nil {
 		return err
 	}
 	// Job b: 4 x 2 cpu, minMember 4: only 2 cpu free, so none of it may be bound.
@@ -624,4 +636,55 @@ func grep(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// /healthz and /readyz answer 200 "ok" once the cache is synced.
+func checkHealth(port int) error {
+	for _, path := range []string{"/healthz", "/readyz"} {
+		err := WaitFor(10*time.Second, path+" 200 ok", func() (bool, string) {
+			code, body, err := httpGet(fmt.Sprintf("http://127.0.0.1:%d%s", port, path))
+			if err != nil {
+				return false, err.Error()
+			}
+			return code == 200 && body == "ok\n", fmt.Sprintf("%d %q", code, body)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// /metrics carries Volcano's series for what was scheduled: job a's 3 binds of 2 cpu in
+// queue "default", its sessions and its job latency.
+func checkMetrics(port int, ns string) error {
+	want := []string{
+		`volcano_queue_allocated_milli_cpu{queue_name="default"} 6000`,
+		`volcano_e2e_job_scheduling_duration{job_name="a",queue="default",job_namespace="` + ns + `"}`,
+		`volcano_action_scheduling_latency_milliseconds_count{action="allocate"}`,
+		`volcano_plugin_scheduling_latency_milliseconds_count{plugin="gang",OnSession="OnSessionOpen"}`,
+		`volcano_task_scheduling_latency_milliseconds_count{stage="Bound"}`,
+		"# TYPE volcano_e2e_scheduling_latency_milliseconds histogram",
+	}
+	return WaitFor(10*time.Second, "Volcano's metrics for job a", func() (bool, string) {
+		code, body, err := httpGet(fmt.Sprintf("http://127.0.0.1:%d/metrics", port))
+		if err != nil {
+			return false, err.Error()
+		}
+		if code != 200 {
+			return false, fmt.Sprintf("status %d", code)
+		}
+		for _, w := range want {
+			if !strings.Contains(body, w) {
+				return false, "no " + w
+			}
+		}
+		scheduled := 0
+		for _, line := range strings.Split(body, "\n") {
+			if strings.HasPrefix(line, `volcano_schedule_attempts_total{result="scheduled"} `) {
+				fmt.Sscanf(strings.TrimPrefix(line, `volcano_schedule_attempts_total{result="scheduled"} `), "%d", &scheduled)
+			}
+		}
+		return scheduled >= 3, fmt.Sprintf("%d scheduled", scheduled)
+	})
 }

@@ -1,0 +1,25 @@
+#include "host/cli/endpoints.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+namespace caldera::cli {
+
+Endpoints::Endpoints(const RunOptions& o) {
+  metrics::HttpEndpoints::Options eo;
+  if (o.enable_metrics) eo.metrics_address = o.listen_address;
+  if (o.enable_healthz) eo.healthz_address = o.healthz_address;
+  if (eo.metrics_address.empty() && eo.healthz_address.empty()) return;
+  servers = std::make_unique<metrics::HttpEndpoints>(
+      eo, [this] { return metrics.text(); }, &health);
+  if (o.enable_metrics) spdlog::info("caldera: serving /metrics on {}", o.listen_address);
+  if (o.enable_healthz)
+    spdlog::info("caldera: serving /healthz and /readyz on {}", o.healthz_address);
+}
+
+double Endpoints::stall_after(double session_timeout, double period) {
+  return session_timeout + std::max(30.0, 10 * period);
+}
+
+}  // namespace caldera::cli

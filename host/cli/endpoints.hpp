@@ -1,0 +1,27 @@
+// The HTTP endpoints of `caldera run` (both backends): volcano-scheduler's /metrics,
+// /healthz and /readyz (host/metrics/), started from the run's flags.
+#pragma once
+
+#include <memory>
+
+#include "host/cli/commands.hpp"
+#include "host/metrics/http_endpoints.hpp"
+#include "host/metrics/scheduler_metrics.hpp"
+
+namespace caldera::cli {
+
+// What a run publishes: the metrics, the health, and the servers (null when neither
+// --enable-metrics nor --enable-healthz was given). Throws InputError for an address that
+// cannot be listened on.
+struct Endpoints {
+  metrics::SchedulerMetrics metrics;
+  metrics::Health health;
+  std::unique_ptr<metrics::HttpEndpoints> servers;
+
+  explicit Endpoints(const RunOptions& o);
+  // How long the loop may stand still before /healthz fails: a session may run for its
+  // whole watchdog time, and the loop waits a period between sessions.
+  static double stall_after(double session_timeout, double period);
+};
+
+}  // namespace caldera::cli
