@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "caldera/sdk.hpp"
+#include "kube/label_columns.hpp"
 #include "kube/label_index.hpp"
 #include "kube/pod_fit.hpp"
 #include "kube/selectors.hpp"
@@ -144,8 +145,9 @@ class SpreadFilter {
   // counts only the pods carrying it instead of every pod of every node.
   // With `domains` (and the fit's key, see DomainCache), the nodes' values and inclusion
   // are read from answers kept for tasks alike.
-  bool prefilter(sdk::Session s, sdk::Pod pod, const PodFit& fit, LabelIndex* index = nullptr,
-                 DomainCache* domains = nullptr, const std::string& fit_key = {}) {
+  bool prefilter(sdk::Session s, sdk::Pod pod, const PodFit& fit, LabelColumns& columns,
+                 LabelIndex* index = nullptr, DomainCache* domains = nullptr,
+                 const std::string& fit_key = {}) {
     pod_ = pod;
     constraints_ = spread_constraints(pod, /*do_not_schedule=*/true);
     counts_.assign(constraints_.size(), {});
@@ -203,86 +205,120 @@ class SpreadFilter {
         ++counts_[c][sv(s.node(e.node).label(constraints_[c].c->topology_key))];
       }
     }
+    // What Filter reads, per constraint: the node's domain by node index (the key's label
+    // column), the pods per domain by value id, the smallest count, and the pod itself.
+    checks_.assign(constraints_.size(), {});
+    for (size_t c = 0; c < constraints_.size(); ++c) {
+      Check& k = checks_[c];
+      k.column = &columns.column(s, constraints_[c].c->topology_key);
+      k.by_value.assign(k.column->names.size(), 0);
+      k.min_match = INT32_MAX;
+      for (const auto& [value, cnt] : counts_[c]) {
+        k.min_match = std::min(k.min_match, cnt);
+        k.by_value[k.column->id_of(value)] = cnt;
+      }
+      if (static_cast<int64_t>(counts_[c].size()) < constraints_[c].c->min_domains) k.min_match = 0;
+      k.self = constraints_[c].matches(pod_) ? 1 : 0;
+    }
     return true;
   }
 
-  const char* filter(sdk::Node n, bool* unresolvable) const {
+  // nullptr when the node (of index `node`) passes; else the reason, and *unresolvable
+  // for a node without a constraint's key.
+  const char* filter(size_t node, bool* unresolvable) const {
     *unresolvable = false;
-    for (size_t c = 0; c < constraints_.size(); ++c) {
-      const cal_spread_constraint& sc = *constraints_[c].c;
-      const char* value = n.label(sc.topology_key);
-      if (value == nullptr) {
+    for (size_t c = 0; c < checks_.size(); ++c) {
+      const Check& k = checks_[c];
+      const uint32_t value = k.column->value[node];
+      if (value == LabelColumns::kNone) {
         *unresolvable = true;
         return kSpreadMissingLabel;
       }
-      const auto& domains = counts_[c];
-      int64_t min_match = INT32_MAX;
-      for (const auto& [_, cnt] : domains) min_match = std::min(min_match, cnt);
-      if (static_cast<int64_t>(domains.size()) < sc.min_domains) min_match = 0;
-      const int64_t self = constraints_[c].matches(pod_) ? 1 : 0;
-      auto it = domains.find(sv(value));
-      const int64_t match = it == domains.end() ? 0 : it->second;
-      if (match + self - min_match > sc.max_skew) return kSpreadNotMatch;
+      if (k.by_value[value] + k.self - k.min_match > constraints_[c].c->max_skew)
+        return kSpreadNotMatch;
     }
     return nullptr;
   }
 
  private:
+  struct Check {
+    const LabelColumns::Column* column = nullptr;
+    std::vector<int64_t> by_value;  // pods per domain, by value id (0: not a domain)
+    int64_t min_match = 0;
+    int64_t self = 0;
+  };
   sdk::Pod pod_;
   std::vector<SpreadConstraint> constraints_;
   std::vector<std::map<std::string_view, int64_t>> counts_;  // per constraint: domain -> pods
+  std::vector<Check> checks_;
 };
 
 // PodTopologySpread's score over the candidate nodes, normalised; false when PreScore skips.
-inline bool spread_scores(sdk::Session s, sdk::Pod pod, const PodFit& fit,
+inline bool spread_scores(sdk::Session s, sdk::Pod pod, const PodFit& fit, LabelColumns& columns,
                           const cal_node* const* nodes, size_t count, int64_t* out) {
   const std::vector<SpreadConstraint> cs = spread_constraints(pod, /*do_not_schedule=*/false);
   if (cs.empty() || s.node_count() == 0) return false;
   const std::string_view ns = pod.ns();
+  // Per constraint: the key's column, whether it is the hostname, and the pods per domain
+  // (by value id; -1: not one of the candidates' domains).
+  std::vector<const LabelColumns::Column*> col(cs.size());
+  std::vector<char> hostname(cs.size());
+  std::vector<std::vector<int64_t>> counts(cs.size());
+  for (size_t c = 0; c < cs.size(); ++c) {
+    col[c] = &columns.column(s, cs[c].c->topology_key);
+    hostname[c] = sv(cs[c].c->topology_key) == kHostnameKey;
+    counts[c].assign(col[c]->names.size(), -1);
+  }
+  auto has_all_keys_at = [&](size_t node) {
+    for (size_t c = 0; c < cs.size(); ++c)
+      if (col[c]->value[node] == LabelColumns::kNone) return false;
+    return true;
+  };
   std::vector<char> ignored(count, 0);
-  std::vector<std::map<std::string_view, int64_t>> counts(cs.size());
+  std::vector<size_t> index(count);
   std::vector<size_t> sizes(cs.size(), 0);
   size_t ignored_count = 0;
   for (size_t i = 0; i < count; ++i) {
-    const sdk::Node n(nodes[i], 0);
-    if (!has_all_keys(n, cs)) {
+    index[i] = sdk::Node(nodes[i], 0).index();
+    if (!has_all_keys_at(index[i])) {
       ignored[i] = 1;
       ++ignored_count;
       continue;
     }
     for (size_t c = 0; c < cs.size(); ++c) {
-      if (sv(cs[c].c->topology_key) == kHostnameKey) continue;
-      if (counts[c].emplace(sv(n.label(cs[c].c->topology_key)), 0).second) ++sizes[c];
+      if (hostname[c]) continue;
+      int64_t& domain = counts[c][col[c]->value[index[i]]];
+      if (domain < 0) {
+        domain = 0;
+        ++sizes[c];
+      }
     }
   }
   std::vector<double> weight(cs.size());
   for (size_t c = 0; c < cs.size(); ++c) {
-    const size_t size = sv(cs[c].c->topology_key) == kHostnameKey ? count - ignored_count : sizes[c];
+    const size_t size = hostname[c] ? count - ignored_count : sizes[c];
     weight[c] = std::log(static_cast<double>(size + 2));
   }
   for (size_t i = 0; i < s.node_count(); ++i) {
+    if (!has_all_keys_at(i)) continue;
     const sdk::Node n = s.node(i);
-    if (!has_all_keys(n, cs)) continue;
     for (size_t c = 0; c < cs.size(); ++c) {
-      if (!included(cs[c], fit, n)) continue;
-      auto it = counts[c].find(sv(n.label(cs[c].c->topology_key)));
-      if (it == counts[c].end()) continue;
-      it->second += matching_pods(n, cs[c], ns);
+      int64_t& domain = counts[c][col[c]->value[i]];
+      if (domain < 0 || !included(cs[c], fit, n)) continue;
+      domain += matching_pods(n, cs[c], ns);
     }
   }
   int64_t lo = INT64_MAX, hi = 0;
   for (size_t i = 0; i < count; ++i) {
     if (ignored[i]) continue;
-    const sdk::Node n(nodes[i], 0);
     double score = 0;
     for (size_t c = 0; c < cs.size(); ++c) {
-      const char* value = n.label(cs[c].c->topology_key);
-      if (value == nullptr) continue;
+      const uint32_t value = col[c]->value[index[i]];
       int64_t cnt = 0;
-      if (sv(cs[c].c->topology_key) == kHostnameKey) {
-        cnt = matching_pods(n, cs[c], ns);
+      if (hostname[c]) {
+        cnt = matching_pods(sdk::Node(nodes[i], 0), cs[c], ns);
       } else {
-        cnt = counts[c][sv(value)];
+        cnt = std::max<int64_t>(counts[c][value], 0);
       }
       score += static_cast<double>(cnt) * weight[c] + static_cast<double>(cs[c].c->max_skew - 1);
     }

@@ -165,11 +165,13 @@ class NodeOrder {
     buf.assign(count, 0);
     if (w_.node_affinity != 0) node_affinity_scores(pod.constraints(), nodes, count, scores);
     if (w_.pod_affinity != 0 &&
-        kube::pod_affinity_scores(session_, affinity_nodes_, pod, nodes, count, buf.data()))
+        kube::pod_affinity_scores(session_, affinity_nodes_, pod, label_columns_, nodes, count,
+                                  buf.data()))
       for (size_t k = 0; k < count; ++k) scores[k] += static_cast<double>(buf[k] * w_.pod_affinity);
     const cal_pod_constraints* c = pod.constraints();
     if (w_.spread != 0 && c != nullptr && c->spread_count > 0 &&
-        kube::spread_scores(session_, pod, kube::PodFit::of(t), nodes, count, buf.data()))
+        kube::spread_scores(session_, pod, kube::PodFit::of(t), label_columns_, nodes, count,
+                            buf.data()))
       for (size_t k = 0; k < count; ++k) scores[k] += static_cast<double>(buf[k] * w_.spread);
   }
 
@@ -228,10 +230,12 @@ class NodeOrder {
                             size_t count, double* scores) const {
     if (c == nullptr || c->preferred_node_term_count == 0) return;
     std::vector<int64_t>& buf = scratch_;
+    kube::NodeLabels labels(session_, label_columns_);
     for (size_t k = 0; k < count; ++k) {
       const sdk::Node n(nodes[k], 0);
-      buf[k] = kube::preferred_node_affinity_score(c, [&](const char* key) { return n.label(key); },
-                                                   n.name().data());
+      const size_t node = n.index();
+      buf[k] = kube::preferred_node_affinity_score(
+          c, [&](const char* key) { return labels.get(key, node); }, n.name().data());
     }
     no::normalize(buf, /*reverse=*/false);
     for (size_t k = 0; k < count; ++k) scores[k] += static_cast<double>(buf[k] * w_.node_affinity);
@@ -283,6 +287,8 @@ class NodeOrder {
   // the scheduling thread only (plugin.h), so one member buffer serves every call.
   mutable std::vector<int64_t> scratch_;
   kube::AffinityNodes affinity_nodes_;        // the snapshot's lists at open
+  // Nodes' label values by key, made by batch_node_order (the scheduling thread).
+  mutable kube::LabelColumns label_columns_;
   std::optional<kube::ImageIndex> images_;
 };
 

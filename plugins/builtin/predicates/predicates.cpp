@@ -347,9 +347,10 @@ class Predicates {
 
   sdk::Status check(const TaskView& t, sdk::Node n) const {
     const KubeState* k = t.kube;
+    const size_t node = n.index();
     uint8_t answer = kUnknown;
     if (t.known != nullptr) {
-      uint8_t& slot = t.known[n.index()];
+      uint8_t& slot = t.known[node];
       if (slot == kUnknown) slot = static_answer(t, n);
       answer = slot;
     } else {
@@ -379,7 +380,8 @@ class Predicates {
       if (k->ports && !kube::ports_fit(t.fit.constraints, n, removed_ports(n)))
         reasons[count++] = kube::kNodePortsNotFree;
       if (k->affinity)
-        if (const char* why = k->affinity_filter.filter(n, &unresolvable)) reasons[count++] = why;
+        if (const char* why = k->affinity_filter.filter(node, &unresolvable))
+          reasons[count++] = why;
       // NodeVolumeLimits and VolumeZone fail as UnschedulableAndUnresolvable, which ends
       // the check.
       if (!unresolvable && k->volume_limits && !k->missing_claim.empty()) {
@@ -391,14 +393,14 @@ class Predicates {
         unresolvable = true;
       }
       if (!unresolvable && k->spread)
-        if (const char* why = k->spread_filter.filter(n, &unresolvable)) reasons[count++] = why;
+        if (const char* why = k->spread_filter.filter(node, &unresolvable)) reasons[count++] = why;
       if (!unresolvable && k->binding) {
         volume_reason = k->binding_filter.filter(n, nullptr);
         if (!volume_reason.empty()) {
           reasons[count++] = volume_reason.c_str();
           unresolvable = true;
         } else {
-          k->volume_ok[n.index()] = 1;  // stored even after Unschedulable reasons, as Volcano's
+          k->volume_ok[node] = 1;  // stored even after Unschedulable reasons, as Volcano's
         }
       }
     }
@@ -422,7 +424,8 @@ class Predicates {
     if (node_ports_ && (fit.constraints == nullptr || fit.constraints->host_port_count == 0))
       k.skipped |= kSkipPorts;
     k.ports = node_ports_ && !(k.skipped & kSkipPorts);
-    if (pod_affinity_ && !k.affinity_filter.prefilter(session_, affinity_nodes_, pod, &label_index_))
+    if (pod_affinity_ &&
+        !k.affinity_filter.prefilter(session_, affinity_nodes_, pod, label_columns_, &label_index_))
       k.skipped |= kSkipAffinity;
     k.affinity = pod_affinity_ && !(k.skipped & kSkipAffinity);
     // NodeVolumeLimits: skipped for a pod without claims; its filter fails every node for
@@ -446,7 +449,8 @@ class Predicates {
     }
     k.zone = volume_zone_ && !(k.skipped & kSkipZone);
     if (topology_spread_ &&
-        !k.spread_filter.prefilter(session_, pod, fit, &label_index_, &spread_domains_, fit_key(fit)))
+        !k.spread_filter.prefilter(session_, pod, fit, label_columns_, &label_index_,
+                                   &spread_domains_, fit_key(fit)))
       k.skipped |= kSkipSpread;
     k.spread = topology_spread_ && !(k.skipped & kSkipSpread);
     if (volume_binding_) {
@@ -480,6 +484,7 @@ class Predicates {
   // The view's pods by label, for the affinity PreFilter (kube/label_index.hpp); built at
   // its first use, kept by on_allocate / on_deallocate.
   kube::LabelIndex label_index_;
+  kube::LabelColumns label_columns_;  // nodes' topology-key values (kube/label_columns.hpp)
   kube::DomainCache spread_domains_;  // the spread PreFilter's nodes per constraint shape and fit
   std::unordered_map<const cal_task*, size_t> placed_on_;  // node index, by task (on_allocate)
   // By node index: port entries gone from the node's set in this session.
