@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,20 @@ int main(int argc, char** argv) {
   app.add_option("--plugin-dir", plugin_dirs,
                  "plugin folder to search (repeatable); overrides the config's plugin_dirs");
 
+  // Run as `vc-scheduler` (the installed link, the image's entry point): volcano-scheduler
+  // in place, `caldera run --backend kubernetes` with Volcano's defaults for what the two
+  // differ in (leader election on, the Lease named after the scheduler in volcano-system),
+  // so that Volcano's Deployment runs with only its image changed.
+  const bool as_vc_scheduler =
+      argc > 0 && std::filesystem::path(argv[0]).filename() == "vc-scheduler";
+
   // run
   cli::RunOptions run_opts;
+  if (as_vc_scheduler) {
+    run_opts.backend = "kubernetes";
+    run_opts.leader_elect = true;
+    run_opts.lease_namespace = "volcano-system";
+  }
   auto* run = app.add_subcommand("run", "run the scheduler on the embedded cluster");
   run->add_option("-c,--config,--scheduler-conf", run_opts.config,
                   "scheduler config: Caldera's TOML or Volcano's volcano-scheduler.conf YAML");
@@ -115,6 +128,11 @@ int main(int argc, char** argv) {
   bool logtostderr = true;
   run->add_flag("--logtostderr", logtostderr,
                 "accepted for volcano-scheduler's Deployment: logs always go to stderr");
+  int node_worker_threads = 20;
+  run->add_option("--node-worker-threads", node_worker_threads,
+                  "accepted for volcano-scheduler's Deployment (the goroutines that sync its "
+                  "node cache); Caldera's cache has no such workers, so it changes nothing")
+      ->check(CLI::PositiveNumber);
   run->add_option("--list-page-size", run_opts.list_page_size,
                   "objects per page when listing from the API server (limit/continue; default "
                   "500, as client-go)")
@@ -189,6 +207,7 @@ int main(int argc, char** argv) {
   // takes and CLI11 does not: "-v=3" (a short flag with "="), and a shell redirection
   // "2>&1" passed as an argument, which vc-scheduler ignores. Both are read as it reads them.
   std::vector<std::string> given(argv, argv + argc);
+  if (as_vc_scheduler) given.insert(given.begin() + 1, "run");
   std::vector<char*> args;
   for (std::string& a : given) {
     if (a == "2>&1") continue;
@@ -200,6 +219,10 @@ int main(int argc, char** argv) {
   for (const auto& d : plugin_dirs) common.plugin_dirs.emplace_back(d);
 
   if (*run) {
+    // Volcano names its Lease after the scheduler (GenerateComponentName).
+    if (as_vc_scheduler && run->count("--leader-elect-resource-name") == 0)
+      run_opts.lease_name =
+          run_opts.scheduler_names.size() == 1 ? run_opts.scheduler_names[0] : "volcano";
     for (const auto& d : plugins_dirs)
       run_opts.volcano.plugins_dirs.push_back(std::filesystem::absolute(d).lexically_normal());
     if (!schedule_period.empty()) {

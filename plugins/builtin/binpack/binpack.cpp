@@ -33,7 +33,7 @@ class Binpack {
   static constexpr const char* kVersion = "1.0.0";
   static constexpr const char* kDescription =
       "prefers the nodes a task fills most, by weighted resource (Volcano's binpack)";
-  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::node_order);
+  static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::node_order, sdk::Hook::node_order_many);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
   static constexpr sdk::Int kWeight{"binpack.weight", 1,
@@ -52,7 +52,11 @@ class Binpack {
   static constexpr auto kOptions = sdk::options(kWeight, kCpu, kMemory, kResources, kResourceWeight);
 
   Binpack(sdk::Session s, const sdk::Args& a)
-      : weight_(a.get(kWeight)), weights_(s.resource_count()) {
+      : weight_(a.get(kWeight)),
+        weights_(s.resource_count()),
+        resources_(s.resource_count()),
+        allocatable_(s.node_table(CAL_NODE_ALLOCATABLE)),
+        used_(s.node_table(CAL_NODE_USED)) {
     int64_t cpu = a.get(kCpu);
     if (cpu < 0) cpu = 1;
     int64_t memory = a.get(kMemory);
@@ -75,9 +79,27 @@ class Binpack {
                      weight_);
   }
 
+  // The same for a run of nodes: the task's request read once, the nodes' vectors read
+  // from the session's node tables.
+  void node_order_many(sdk::Task t, const cal_node* const* nodes, size_t count,
+                       double* scores) const {
+    if (weight_ == 0) {
+      for (size_t i = 0; i < count; ++i) scores[i] = 0;
+      return;
+    }
+    const double* request = t.request().data();
+    for (size_t i = 0; i < count; ++i) {
+      const size_t row = sdk::Node(nodes[i], resources_).index() * resources_;
+      scores[i] = bp::score(request, allocatable_ + row, used_ + row, weights_, weight_);
+    }
+  }
+
  private:
   int64_t weight_;
   std::vector<std::optional<int64_t>> weights_;  // by resource id
+  size_t resources_;
+  const double* allocatable_;  // node tables (Session::node_table), valid for the session
+  const double* used_;
 };
 
 }  // namespace

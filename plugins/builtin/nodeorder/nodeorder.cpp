@@ -122,7 +122,12 @@ class NodeOrder {
                    kImageLocality, kPodTopologySpread, kSelectorSpread, kVolumeBinding);
 
   NodeOrder(sdk::Session s, const sdk::Args& a)
-      : session_(s), resources_(s.resource_count()), gpu_(s.resource_id("nvidia.com/gpu")) {
+      : session_(s),
+        resources_(s.resource_count()),
+        gpu_(s.resource_id("nvidia.com/gpu")),
+        allocatable_(s.node_table(CAL_NODE_ALLOCATABLE)),
+        pod_requests_(s.node_table(CAL_NODE_POD_REQUESTS)),
+        pod_requests_nonzero_(s.node_table(CAL_NODE_POD_REQUESTS_NONZERO)) {
     w_.least = a.get(kLeast);
     w_.most = a.get(kMost);
     w_.balanced = a.get(kBalanced);
@@ -138,7 +143,7 @@ class NodeOrder {
   double node_order(sdk::Task t, sdk::Node n) const {
     const double images = w_.image_locality == 0 ? 0 : image_score(t.pod().constraints(), n);
     if (w_.least == 0 && w_.most == 0 && w_.balanced == 0) return images;
-    return score_on(amounts_of(t), n) + images;
+    return score_on(amounts_of(t), n.index()) + images;
   }
 
   // The same scores for many nodes, the task's amounts read once.
@@ -152,7 +157,7 @@ class NodeOrder {
     const Amounts pod = amounts_of(t);
     for (size_t i = 0; i < count; ++i) {
       const sdk::Node n(nodes[i], resources_);
-      scores[i] = score_on(pod, n) + image_score(c, n);
+      scores[i] = score_on(pod, n.index()) + image_score(c, n);
     }
   }
 
@@ -186,11 +191,13 @@ class NodeOrder {
     int64_t cpu_nz = 0, memory_nz = 0;     // with the non-zero defaults
   };
 
-  double score_on(const Amounts& pod, sdk::Node n) const {
+  // The Kubernetes resource scores on the node of index `node`.
+  double score_on(const Amounts& pod, size_t node) const {
     // The pods already on the node, as the host keeps Kubernetes' NodeInfo sums.
-    const sdk::Res req = n.pod_requests();
-    const sdk::Res nonzero = n.pod_requests_nonzero();
-    const sdk::Res alloc = n.allocatable();
+    const size_t row = node * resources_;
+    const double* req = pod_requests_ + row;
+    const double* nonzero = pod_requests_nonzero_ + row;
+    const double* alloc = allocatable_ + row;
     const int64_t alloc_cpu = no::whole(alloc[0]);
     const int64_t alloc_mem = no::whole(alloc[1]);
     const int64_t node_cpu_nz = no::whole(nonzero[0]), node_mem_nz = no::whole(nonzero[1]);
@@ -252,17 +259,25 @@ class NodeOrder {
       if (effect.empty() || effect == "PreferNoSchedule")
         tolerations.push_back({sdk::sv(tol.key), sdk::sv(tol.op), sdk::sv(tol.value), effect});
     }
-    // Score: the node's PreferNoSchedule taints that none of them tolerates.
+    // Score: the node's PreferNoSchedule taints that none of them tolerates. Nodes' taints
+    // do not change in a session: each node's PreferNoSchedule ones are read once.
+    if (prefer_no_schedule_.empty() && session_.node_count() > 0) {
+      prefer_no_schedule_.resize(session_.node_count());
+      for (size_t i = 0; i < session_.node_count(); ++i) {
+        const sdk::Node node = session_.node(i);
+        for (size_t k = 0; k < node.taint_count(); ++k) {
+          const cal_taint taint = node.taint(k);
+          if (sdk::sv(taint.effect) == "PreferNoSchedule")
+            prefer_no_schedule_[i].push_back(
+                {sdk::sv(taint.key), sdk::sv(taint.value), sdk::sv(taint.effect)});
+        }
+      }
+    }
     std::vector<int64_t>& counts = scratch_;
     counts.assign(count, 0);
     for (size_t k = 0; k < count; ++k) {
-      const sdk::Node node(nodes[k], 0);
-      const size_t taints = node.taint_count();
-      for (size_t i = 0; i < taints; ++i) {
-        const cal_taint taint = node.taint(i);
-        const pr::Taint view{sdk::sv(taint.key), sdk::sv(taint.value), sdk::sv(taint.effect)};
-        if (view.effect == "PreferNoSchedule" && !pr::tolerated(tolerations, view)) ++counts[k];
-      }
+      for (const pr::Taint& taint : prefer_no_schedule_[sdk::Node(nodes[k], 0).index()])
+        if (!pr::tolerated(tolerations, taint)) ++counts[k];
     }
     no::normalize(counts, /*reverse=*/true);
     for (size_t k = 0; k < count; ++k) scores[k] += static_cast<double>(counts[k] * w_.taint);
@@ -283,10 +298,17 @@ class NodeOrder {
   Weights w_;
   size_t resources_;
   int32_t gpu_;  // resource id of nvidia.com/gpu, -1 when the session has none
+  // The session's node tables (Session::node_table): rows by node index, kept current.
+  const double* allocatable_;
+  const double* pod_requests_;
+  const double* pod_requests_nonzero_;
   // One score per candidate node, for each batch score in turn: batch_node_order runs on
   // the scheduling thread only (plugin.h), so one member buffer serves every call.
   mutable std::vector<int64_t> scratch_;
   kube::AffinityNodes affinity_nodes_;        // the snapshot's lists at open
+  // By node index, its PreferNoSchedule taints (views of host strings), read at the first
+  // batch_node_order (the scheduling thread).
+  mutable std::vector<std::vector<pr::Taint>> prefer_no_schedule_;
   // Nodes' label values by key, made by batch_node_order (the scheduling thread).
   mutable kube::LabelColumns label_columns_;
   std::optional<kube::ImageIndex> images_;

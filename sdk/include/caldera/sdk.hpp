@@ -340,6 +340,10 @@ class Session {
   explicit Session(cal_session* h) : h_(h), n_(host->resource_count(h)) {}
   cal_session* handle() const { return h_; }
   size_t resource_count() const { return n_; }
+  // Every node's resource vector of one kind in one array (ABI 1.1): row Node::index(),
+  // resource_count() values each, kept current by the host for the whole session. A
+  // plugin that reads many nodes reads rows here instead of a host call per node and field.
+  const double* node_table(cal_node_field f) const { return host->node_table(h_, f); }
   std::string_view resource_name(size_t id) const { return sv(host->resource_name(h_, id)); }
   int32_t resource_id(const char* name) const { return host->resource_id(h_, name); }
   Res cluster_total() const { return {host->cluster_total(h_), n_}; }

@@ -588,6 +588,32 @@ func (e *Env) StartCaldera(name, kubeconfig string, extra ...string) (*Caldera, 
 	return c, nil
 }
 
+// StartVcScheduler runs Caldera as volcano-scheduler's image would: through a link named
+// vc-scheduler, with `args` as volcano-scheduler's Deployment writes them (and no "run").
+func (e *Env) StartVcScheduler(name, kubeconfig string, args ...string) (*Caldera, error) {
+	link := e.path("vc-scheduler")
+	if _, err := os.Lstat(link); err != nil {
+		if err := os.Symlink(e.CalderaBin, link); err != nil {
+			return nil, err
+		}
+	}
+	logPath := e.path(name + ".log")
+	log, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(link, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Env = append(os.Environ(), "KUBECONFIG=")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := &Caldera{Name: name, Log: logPath, cmd: cmd, done: make(chan struct{})}
+	go func() { cmd.Wait(); log.Close(); close(c.done) }()
+	return c, nil
+}
+
 func (c *Caldera) Running() bool {
 	select {
 	case <-c.done:

@@ -25,13 +25,17 @@ func testGang(e *Env) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	e.Kubelet(ctx, ns)
-	// With the endpoint flags of volcano-scheduler's Deployment (its Helm chart), Go's
-	// spellings included ("--flag=true", "-v=N", the chart's literal "2>&1").
+	// As volcano-scheduler's image with the arguments of Volcano's Helm chart at its
+	// defaults (installer/helm/chart/volcano/templates/scheduler.yaml at ed72c7c), Go's
+	// spellings included ("--flag=true", "-v=N", the literal "2>&1"); only the config's
+	// path and the two listen addresses (free ports) are the test's.
 	metricsPort, healthzPort := freePort(), freePort()
-	c, err := e.StartCaldera("gang", e.Kubeconfig("gang", false, 0),
-		"--logtostderr", "--enable-healthz=true", "--enable-metrics=true", "--leader-elect=false",
+	c, err := e.StartVcScheduler("gang", e.Kubeconfig("gang", false, 0),
+		"--logtostderr", "--scheduler-conf="+e.Config, "--enable-healthz=true",
+		"--enable-metrics=true", "--leader-elect=false", "--kube-api-qps=2000",
+		"--kube-api-burst=2000", "--schedule-period=1s", "--node-worker-threads=20",
 		fmt.Sprintf("--listen-address=127.0.0.1:%d", metricsPort),
-		fmt.Sprintf("--healthz-address=127.0.0.1:%d", healthzPort), "-v=1", "2>&1")
+		fmt.Sprintf("--healthz-address=127.0.0.1:%d", healthzPort), "-v=3", "2>&1")
 	if err != nil {
 		return err
 	}
