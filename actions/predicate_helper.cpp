@@ -82,6 +82,16 @@ void PredicateHelper::evaluate(const TaskInfo* t, const std::vector<NodeInfo*>& 
   std::vector<size_t>& slot = slot_buf;
   run.clear();
   slot.clear();
+  // The resource check reads the nodes' future idle from the session's table (rows by node
+  // index, contiguous: a walk streams through it) and only the dimensions the task asks
+  // for (placement::fits: cpu and memory always, a scalar when requested).
+  thread_local std::vector<uint32_t> dims_buf;
+  std::vector<uint32_t>& dims = dims_buf;
+  dims.clear();
+  const size_t R = ssn_.resource_count();
+  const double* idle = ssn_.node_table(CAL_NODE_FUTURE_IDLE);
+  for (size_t d = 0; d < std::min(t->init_resreq.size(), R); ++d)
+    if (d < placement::kFixedDims || t->init_resreq[d] > 0) dims.push_back(static_cast<uint32_t>(d));
   const size_t all = nodes.size();
   size_t i = first % all;
   for (size_t k = 0; k < count; ++k) {
@@ -93,15 +103,25 @@ void PredicateHelper::evaluate(const TaskInfo* t, const std::vector<NodeInfo*>& 
     v.host_failed = false;
     v.plugin = nullptr;
     v.reason = nullptr;
-    if (cached != nullptr && cached->slots[n->index] != 0) {
+    const uint32_t node = n->index;
+    if (cached != nullptr && cached->slots[node] != 0) {
       v.cached = true;
       continue;
     }
     // The action's own checks come first and, when they fail, the plugins are not asked
     // (Volcano returns the insufficient-resource fit error at once).
-    if (filter.resources && !placement::fits(t->init_resreq, n->future_idle)) {
-      v.host_failed = true;
-      continue;
+    if (filter.resources) {
+      const double* row = idle + static_cast<size_t>(node) * R;
+      bool fits = true;
+      for (uint32_t d : dims)
+        if (!res::le(t->init_resreq[d], row[d])) {
+          fits = false;
+          break;
+        }
+      if (!fits) {
+        v.host_failed = true;
+        continue;
+      }
     }
     run.push_back(n);
     slot.push_back(at + k);
