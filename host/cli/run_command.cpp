@@ -25,6 +25,7 @@
 #include "host/reload/status.hpp"
 #include "host/results/collector.hpp"
 #include "host/results/results_files.hpp"
+#include "host/scheduler/job_log.hpp"
 #include "host/scheduler/run_session.hpp"
 #include "host/scheduler/scheduler.hpp"
 #include "host/supervisor/decision_check.hpp"
@@ -55,68 +56,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string job_of(const std::string& task_uid, const Cache& cache) {
-  if (const PodSpec* p = cache.pod(task_uid); p && !p->podgroup.empty())
-    return p->ns + "/" + p->podgroup;
-  return task_uid;
-}
-
-// "team-a/train (4 on gpu-1, gpu-2), team-b/etl (1 on cpu-3)"
-std::string group_binds(const std::vector<std::pair<std::string, std::string>>& binds,
-                        const Cache& cache) {
-  std::map<std::string, std::pair<int, std::vector<std::string>>> by_job;
-  for (const auto& [uid, node] : binds) {
-    auto& e = by_job[job_of(uid, cache)];
-    ++e.first;
-    if (std::find(e.second.begin(), e.second.end(), node) == e.second.end())
-      e.second.push_back(node);
-  }
-  std::string out;
-  for (auto& [job, e] : by_job) {
-    std::sort(e.second.begin(), e.second.end());
-    std::string nodes;
-    for (size_t i = 0; i < e.second.size() && i < 4; ++i) nodes += (i ? ", " : "") + e.second[i];
-    if (e.second.size() > 4) nodes += fmt::format(", +{}", e.second.size() - 4);
-    out += fmt::format("{}{} ({} on {})", out.empty() ? "" : ", ", job, e.first, nodes);
-  }
-  return out;
-}
-
-void log_session(size_t index, double now, const SessionResult& r, const Cache& before) {
-  std::string head = fmt::format("t={:>5.0f}s session {:>3}:", now, index);
-  if (r.binds.empty() && r.evictions.empty() && r.pending.empty()) {
-    spdlog::info("{} nothing to do", head);
-    return;
-  }
-  if (!r.binds.empty())
-    spdlog::info("{} bound {}: {}", head, r.binds.size(), group_binds(r.binds, before));
-  if (!r.evictions.empty()) {
-    std::string v;
-    for (size_t i = 0; i < r.evictions.size() && i < 6; ++i) v += (i ? ", " : "") + r.evictions[i];
-    if (r.evictions.size() > 6) v += fmt::format(", +{}", r.evictions.size() - 6);
-    spdlog::info("{} evicted {}: {}", head, r.evictions.size(), v);
-  }
-  if (!r.pipelined.empty())
-    spdlog::info("{} pipelined {} (waiting for resources being released)", head,
-                 r.pipelined.size());
-  if (!r.pending.empty()) {
-    // One line for the session; with -v 3, one per job: how many tasks wait and the first
-    // reason (Volcano logs its unschedulable jobs at V(3) too).
-    std::map<std::string, std::pair<int, std::string>> by_job;
-    for (const auto& [uid, why] : r.pending) {
-      auto& e = by_job[job_of(uid, before)];
-      if (e.first++ == 0) e.second = why;
-    }
-    spdlog::info("{} pending {} task{} of {} job{} (-v 3: why, per job)", head, r.pending.size(),
-                 r.pending.size() == 1 ? "" : "s", by_job.size(), by_job.size() == 1 ? "" : "s");
-    if (!spdlog::should_log(spdlog::level::debug)) return;
-    for (const auto& [job, e] : by_job) {
-      auto jr = r.job_pending.find(job);
-      std::string why = e.second;
-      if (jr != r.job_pending.end() && jr->second != e.second) why = jr->second + "; " + why;
-      spdlog::debug("{} pending {} of {}: {}", head, e.first, job, why);
-    }
-  }
+double session_seconds(const SessionTimings& t) {
+  double s = t.open_seconds + t.close_seconds;
+  for (const auto& [_, a] : t.action_seconds) s += a;
+  return s;
 }
 
 }  // namespace
@@ -220,6 +163,7 @@ int run(const Common& c, const RunOptions& o) {
   // set, a worker runs the session, the result is checked before it is committed.
   SessionWorker worker(loop.loop());
   size_t index = 0;
+  JobLog job_log;  // one line per change of a job, not per session
   size_t idle_sessions = 0;
   std::string last_plan_why;
   policy.reset();  // from here on, each session takes the policy that is active then
@@ -290,13 +234,13 @@ int run(const Common& c, const RunOptions& o) {
         return;
       }
       SessionResult& r = out.result.result;
-      Cache before = sim->cache();
+      job_log.session(++index, fmt::format("t={:>5.0f}s", now), r, sim->cache(), now,
+                      session_seconds(out.result.timings));
       sim->commit(r, now);
       endpoints->metrics.session(out.result.timings, r, sim->cache(), now);
       absorb(runtime, out.result);
       supervisor->completed(used, wall());
       collector.record_session(now, r, sim->cache());
-      log_session(++index, now, r, before);
       if (o.results_every > 0 && index % o.results_every == 0) write_results_now(false);
       if (progress.enabled())
         progress.update(sim->ended_jobs(), sim->total_jobs(), fmt::format("t={:.0f}s", now));

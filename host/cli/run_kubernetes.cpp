@@ -24,6 +24,7 @@
 #include "host/cli/endpoints.hpp"
 #include "host/plugins/policy.hpp"
 #include "host/reload/reloader.hpp"
+#include "host/scheduler/job_log.hpp"
 #include "host/scheduler/run_session.hpp"
 #include "host/supervisor/decision_check.hpp"
 #include "host/reload/status.hpp"
@@ -51,35 +52,10 @@ struct SessionRun {
   SessionTimings timings;
 };
 
-std::string job_key(const std::string& pod_key, const Cache& cache) {
-  if (const PodSpec* p = cache.pod(pod_key); p && !p->podgroup.empty())
-    return p->ns + "/" + p->podgroup;
-  return pod_key;
-}
-
-void log_session(uint64_t index, const SessionRun& w, const Cache& cache) {
-  const SessionResult& r = w.result;
-  double secs = w.timings.open_seconds + w.timings.close_seconds;
-  for (const auto& [_, s] : w.timings.action_seconds) secs += s;
-  if (r.binds.empty() && r.evictions.empty()) {
-    spdlog::debug("session {}: nothing to do ({} pending, {:.3f}s)", index, r.pending.size(), secs);
-    return;
-  }
-  std::map<std::string, int> jobs;
-  for (const auto& [pod, _] : r.binds) ++jobs[job_key(pod, cache)];
-  std::string bound;
-  int shown = 0;
-  for (const auto& [job, n] : jobs) {
-    if (shown++ == 5) {
-      bound += fmt::format(", +{} jobs", jobs.size() - 5);
-      break;
-    }
-    bound += fmt::format("{}{} x{}", bound.empty() ? "" : ", ", job, n);
-  }
-  spdlog::info("session {}: bound {}{}{}, evicted {}, {} pending ({:.3f}s)", index, r.binds.size(),
-               bound.empty() ? "" : " (", bound.empty() ? "" : bound + ")", r.evictions.size(),
-               r.pending.size(), secs);
-  for (const auto& [job, why] : r.job_pending) spdlog::debug("session {}: {} waits: {}", index, job, why);
+double session_seconds(const SessionTimings& t) {
+  double s = t.open_seconds + t.close_seconds;
+  for (const auto& [_, a] : t.action_seconds) s += a;
+  return s;
 }
 
 }  // namespace
@@ -178,6 +154,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
 
   bool stopping = false;
   uint64_t sessions = 0;
+  JobLog job_log;  // one line per change of a job, not per session
   double waiting_logged = 0;
   // Sessions run in worker processes (host/supervisor/, docs/ISOLATION.md): the loop goes
   // on with watches, writes and the Lease while one runs.
@@ -228,7 +205,8 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
     } else {
       run.result = std::move(out.result.result);
       run.timings = out.result.timings;
-      log_session(sessions, run, cluster.cache());
+      job_log.session(sessions, "", run.result, cluster.cache(), run.now,
+                      session_seconds(run.timings));
       cluster.commit(run.result, run.now);
       endpoints->metrics.session(run.timings, run.result, cluster.cache(), unix_now());
       counters.last_binds = run.result.binds.size();

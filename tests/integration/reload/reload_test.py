@@ -38,8 +38,9 @@ import tempfile
 import time
 
 RESULT_RE = re.compile(r"reload #(\d+) \((.*?)\): (accepted in \d+ ms: |refused: |nothing changed)(.*)$")
-BIND_RE = re.compile(r"session +\d+: bound \d+: (.*)$")
-JOB_RE = re.compile(r"([\w.-]+/[\w.-]+) \(\d+ on ([^)]*)\)")
+# The scheduler's line for a job's binds (host/scheduler/job_log.hpp):
+#   "t=   12s default/j0001: bound 1 task on n2"
+BIND_RE = re.compile(r"([\w.-]+/[\w.-]+): bound \d+ tasks? on (.*)$")
 
 
 class TestFailure(Exception):
@@ -233,11 +234,8 @@ class Scheduler:
         out = []
         for line in self.log()[since:].splitlines():
             m = BIND_RE.search(line)
-            if not m:
-                continue
-            for job, nodes in JOB_RE.findall(m.group(1)):
-                if job.startswith(prefix):
-                    out.append((job, nodes))
+            if m and m.group(1).startswith(prefix):
+                out.append((m.group(1), m.group(2)))
         return out
 
     def expect_binds(self, since, node, count=4, timeout=15, prefix="default/j"):

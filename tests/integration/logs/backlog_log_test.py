@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""The scheduler's log at the default level stays readable on a long backlog.
+
+A 600-virtual-second run of `caldera run` on a small cluster with a backlog that never
+drains (jobs arriving every second, gangs too big to start for minutes, gangs that never
+fit) must log under 1,000 lines at the default level (issue 18): one line per change of a
+job (bound, evicted, a phase it was not expected to reach, a new kind of reason to wait),
+not one per session. The same run with -v 3 logs every session, which shows the level is
+what keeps the default log short, and the default log still names every job that started
+and why each waiting job waits.
+
+    backlog_log_test.py CALDERA_BINARY WORK_DIR
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+CLUSTER = """
+[[queues]]
+name = "a"
+weight = 2
+[[queues]]
+name = "b"
+weight = 1
+"""
+for i in range(8):
+    CLUSTER += f"""
+[[nodes]]
+name = "n{i}"
+allocatable = {{ cpu = "16", memory = "64Gi", pods = 110 }}
+"""
+
+
+def workload():
+    out = []
+    for i in range(600):
+        queue = "a" if i % 3 else "b"
+        # Most jobs: 2 to 5 pods of 2 cpu for 20 to 80 s. Every 25th: a gang of 40 (80 cpu
+        # of the 128) that waits for room; every 100th: a gang of 80 that never fits.
+        replicas, cpu, duration = 2 + i % 4, 2, 20 + (i * 7) % 60
+        if i % 100 == 50:
+            replicas = 80
+        elif i % 25 == 0:
+            replicas = 40
+        out.append(f"""
+[[jobs]]
+name = "j{i:03d}"
+namespace = "ns-{queue}"
+queue = "{queue}"
+arrival = {i}
+min_member = {replicas}
+[[jobs.tasks]]
+role = "w"
+replicas = {replicas}
+requests = {{ cpu = "{cpu}", memory = "4Gi" }}
+duration = {duration}
+""")
+    return "".join(out)
+
+
+def run(caldera, work, *extra):
+    cmd = [caldera, *extra, "run", "--cluster", os.path.join(work, "cluster.toml"),
+           "--workload", os.path.join(work, "workload.toml"), "--until", "600"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        sys.exit(f"FAIL: {' '.join(cmd)} exited {p.returncode}:\n{p.stderr[-3000:]}")
+    return p.stderr.splitlines()
+
+
+def main():
+    caldera = sys.argv[1]
+    with tempfile.TemporaryDirectory(prefix="caldera-logs-") as work:
+        with open(os.path.join(work, "cluster.toml"), "w") as f:
+            f.write(CLUSTER)
+        with open(os.path.join(work, "workload.toml"), "w") as f:
+            f.write(workload())
+        lines = run(caldera, work)
+        verbose = run(caldera, work, "-v", "3")
+
+    sessions = re.compile(r"session +\d+:")
+    summary = [l for l in lines if "summary:" in l]
+    m = re.search(r"summary: (\d+) sessions up to t=(\d+)s; (\d+) jobs arrived, (\d+) started",
+                  "\n".join(summary))
+    if not m:
+        sys.exit("FAIL: no summary line:\n" + "\n".join(lines[-20:]))
+    n_sessions, until, started = int(m.group(1)), int(m.group(2)), int(m.group(4))
+    bound_jobs = {re.search(r" (ns-\w/j\d+): bound", l).group(1)
+                  for l in lines if re.search(r" ns-\w/j\d+: bound", l)}
+    waits = [l for l in lines if re.search(r" ns-\w/j\d+ waits: ", l)]
+    per_session = [l for l in lines if sessions.search(l)]
+    verbose_sessions = [l for l in verbose if sessions.search(l)]
+    print(f"{len(lines)} lines at the default level over {n_sessions} sessions up to "
+          f"t={until}s ({started} jobs started, {len(waits)} wait lines); "
+          f"{len(verbose)} lines with -v 3 ({len(verbose_sessions)} session lines)")
+    problems = []
+    if until < 590:
+        problems.append(f"the run stopped at t={until}s, not 600 s")
+    if len(lines) >= 1000:
+        problems.append(f"{len(lines)} lines at the default level (limit 1,000)")
+    if per_session:
+        problems.append(f"per-session lines at the default level: {per_session[:3]}")
+    if len(bound_jobs) != started:
+        problems.append(f"{started} jobs started but {len(bound_jobs)} have a 'bound' line")
+    never = {f"ns-{'a' if i % 3 else 'b'}/j{i:03d}" for i in range(600) if i % 100 == 50}
+    for job in sorted(never):
+        if not any(f" {job} waits: " in l for l in waits):
+            problems.append(f"{job} never fits but no line says why it waits")
+    if len(verbose_sessions) < n_sessions:
+        problems.append(f"-v 3 shows {len(verbose_sessions)} session lines for {n_sessions} sessions")
+    if problems:
+        sys.exit("FAIL:\n  " + "\n  ".join(problems))
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
