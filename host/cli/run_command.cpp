@@ -56,12 +56,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-double session_seconds(const SessionTimings& t) {
-  double s = t.open_seconds + t.close_seconds;
-  for (const auto& [_, a] : t.action_seconds) s += a;
-  return s;
-}
-
 }  // namespace
 
 int run(const Common& c, const RunOptions& o) {
@@ -235,7 +229,7 @@ int run(const Common& c, const RunOptions& o) {
       }
       SessionResult& r = out.result.result;
       job_log.session(++index, fmt::format("t={:>5.0f}s", now), r, sim->cache(), now,
-                      session_seconds(out.result.timings));
+                      out.result.timings.total_seconds());
       sim->commit(r, now);
       endpoints->metrics.session(out.result.timings, r, sim->cache(), now);
       absorb(runtime, out.result);

@@ -52,12 +52,6 @@ struct SessionRun {
   SessionTimings timings;
 };
 
-double session_seconds(const SessionTimings& t) {
-  double s = t.open_seconds + t.close_seconds;
-  for (const auto& [_, a] : t.action_seconds) s += a;
-  return s;
-}
-
 }  // namespace
 
 int run_kubernetes(const Common& c, const RunOptions& o) {
@@ -206,7 +200,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
       run.result = std::move(out.result.result);
       run.timings = out.result.timings;
       job_log.session(sessions, "", run.result, cluster.cache(), run.now,
-                      session_seconds(run.timings));
+                      run.timings.total_seconds());
       cluster.commit(run.result, run.now);
       endpoints->metrics.session(run.timings, run.result, cluster.cache(), unix_now());
       counters.last_binds = run.result.binds.size();

@@ -103,13 +103,9 @@ SchedulerMetrics::SchedulerMetrics() {
 }
 
 void SchedulerMetrics::timings(const SessionTimings& t) {
-  double total = t.open_seconds + t.close_seconds;
-  for (const auto& [action, secs] : t.action_seconds) {
-    registry_.observe(kAction, {action}, ms(secs));
-    total += secs;
-  }
+  for (const auto& [action, secs] : t.action_seconds) registry_.observe(kAction, {action}, ms(secs));
   registry_.observe(kOpen, {}, ms(t.open_seconds));
-  registry_.observe(kE2e, {}, ms(total));
+  registry_.observe(kE2e, {}, ms(t.total_seconds()));
 }
 
 void SchedulerMetrics::session_dropped(const SessionTimings& t, bool fault) {

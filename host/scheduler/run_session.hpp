@@ -23,6 +23,13 @@ struct SessionTimings {
   double open_seconds = 0;
   std::vector<std::pair<std::string, double>> action_seconds;  // in run order
   double close_seconds = 0;
+
+  // Open, every action and close.
+  double total_seconds() const {
+    double s = open_seconds + close_seconds;
+    for (const auto& [_, a] : action_seconds) s += a;
+    return s;
+  }
 };
 
 // Told before each step ("opening the session (plugins' open)", "running action

@@ -565,27 +565,13 @@ current-context: test
 }
 
 func (e *Env) StartCaldera(name, kubeconfig string, extra ...string) (*Caldera, error) {
-	logPath := e.path(name + ".log")
-	log, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
 	verbosity := os.Getenv("CALDERA_K8S_V") // more Caldera logging when debugging a test
 	if verbosity == "" {
 		verbosity = "1"
 	}
 	args := append([]string{"-v", verbosity, "run", "--backend", "kubernetes", "--kubeconfig", kubeconfig,
 		"--config", e.Config}, extra...)
-	cmd := exec.Command(e.CalderaBin, args...)
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.Env = append(os.Environ(), "KUBECONFIG=")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	c := &Caldera{Name: name, Log: logPath, cmd: cmd, done: make(chan struct{})}
-	go func() { cmd.Wait(); log.Close(); close(c.done) }()
-	return c, nil
+	return e.start(name, e.CalderaBin, args)
 }
 
 // StartVcScheduler runs Caldera as volcano-scheduler's image would: through a link named
@@ -597,12 +583,17 @@ func (e *Env) StartVcScheduler(name, kubeconfig string, args ...string) (*Calder
 			return nil, err
 		}
 	}
+	return e.start(name, link, append([]string{"--kubeconfig", kubeconfig}, args...))
+}
+
+// start runs bin with args, its output in NAME.log; killed if the driver dies.
+func (e *Env) start(name, bin string, args []string) (*Caldera, error) {
 	logPath := e.path(name + ".log")
 	log, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(link, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Env = append(os.Environ(), "KUBECONFIG=")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
