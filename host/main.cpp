@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "host/cli/cli_docs.hpp"
 #include "host/cli/commands.hpp"
 #include "host/util/duration.hpp"
 #include "host/util/log.hpp"
@@ -160,6 +161,25 @@ int main(int argc, char** argv) {
       "convert-config", "print Volcano's YAML scheduler config (volcano-scheduler.conf) as TOML");
   convert->add_option("file", convert_file, "Volcano's config file")->required();
 
+  // new-plugin
+  std::string new_plugin_name, new_plugin_lang = "c", new_plugin_dir;
+  auto* new_plugin = app.add_subcommand(
+      "new-plugin", "write a plugin folder that builds against the installed SDK, with a scenario");
+  new_plugin->add_option("name", new_plugin_name, "the plugin's name")->required();
+  new_plugin->add_option("--lang", new_plugin_lang, "c (default) or cpp")
+      ->check(CLI::IsMember({"c", "cpp"}));
+  new_plugin->add_option("--dir", new_plugin_dir, "the folder to write (default: ./NAME)");
+
+  // manpages, completion: written from this very definition (host/cli/cli_docs.hpp)
+  std::string manpages_dir;
+  auto* manpages = app.add_subcommand("manpages", "write a man page per command into a folder");
+  manpages->add_option("dir", manpages_dir, "the folder (made when missing)")->required();
+  std::string completion_shell;
+  auto* completion = app.add_subcommand("completion", "print a shell completion script");
+  completion->add_option("shell", completion_shell, "bash")
+      ->required()
+      ->check(CLI::IsMember({"bash"}));
+
   // status
   std::string status_path;
   auto* status = app.add_subcommand("status", "print a running scheduler's status file");
@@ -251,6 +271,12 @@ int main(int argc, char** argv) {
     return cli::run(common, run_opts);
   }
   if (*list) return cli::plugins_list(common, plugins_config);
+  if (*new_plugin) return cli::new_plugin(new_plugin_name, new_plugin_lang, new_plugin_dir);
+  if (*manpages) return cli::write_man_pages(app, manpages_dir, CALDERA_VERSION);
+  if (*completion) {
+    std::fputs(cli::bash_completion(app).c_str(), stdout);
+    return 0;
+  }
   if (*describe) return cli::plugins_describe(common, plugins_config, describe_name);
   if (*check) return cli::check_config(common, check_file);
   if (*convert) return cli::convert_config(convert_file);

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(meson ninja-build g++ make pkg-config libtomlplusplus-dev libspdlog-dev libfmt-dev
           libuv1-dev libboost-dev libboost-filesystem-dev libcli11-dev nlohmann-json3-dev
           libgtest-dev libgmock-dev libcurl4-openssl-dev libyaml-cpp-dev libssl-dev
-          libcivetweb-dev
+          libcivetweb-dev groff-base
           etcd-server   # the Kubernetes integration test (tests/integration/k8s)
           chromium)     # renders the results report in a test (tests/integration/report)
 missing=()

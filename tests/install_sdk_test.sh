@@ -88,4 +88,50 @@ echo "$desc" | grep -q 'spread.weight  *int  *1 ' || { echo "FAIL: spread.weight
 "$caldera" --plugin-dir "$plugindir" scenario run "$src"/plugins/contrib/spread/scenarios/*.toml ||
   { echo "FAIL: spread's scenario"; exit 1; }
 
-echo "PASS: contrib plugin built against the installed SDK, loaded, and its scenario passes"
+# `caldera new-plugin`: a C and a C++ plugin folder, each built with its Makefile's one
+# pkg-config line (caldera-sdk, caldera-sdk-cpp) against the staged SDK, and its scenario
+# run with the staged caldera (make check).
+for lang in c cpp; do
+  "$caldera" new-plugin "fresh-$lang" --lang "$lang" --dir "$work/fresh-$lang" >/dev/null ||
+    { echo "FAIL: caldera new-plugin fresh-$lang --lang $lang"; exit 1; }
+  make -s -C "$work/fresh-$lang" PKG_CONFIG="$pkgconfig" ||
+    { echo "FAIL: the scaffolded $lang plugin does not build against the installed SDK"; exit 1; }
+  make -s -C "$work/fresh-$lang" PKG_CONFIG="$pkgconfig" CALDERA="$caldera" check ||
+    { echo "FAIL: the scaffolded $lang plugin's scenario"; exit 1; }
+done
+grep -q -- '--cflags caldera-sdk)' "$work/fresh-c/Makefile" &&
+  grep -q -- '--cflags caldera-sdk-cpp)' "$work/fresh-cpp/Makefile" ||
+  { echo "FAIL: the scaffolded Makefiles do not build with one pkg-config line"; exit 1; }
+[ "$(readlink "$staged_prefix/bin/vc-scheduler")" = caldera ] ||
+  { echo "FAIL: vc-scheduler is not installed as a link to caldera"; exit 1; }
+
+# Man pages: one per command, each rendering without a warning (groff -ww).
+mandir="$staged_prefix/share/man/man1"
+for page in caldera caldera-run caldera-scenario-run caldera-new-plugin caldera-plugins-list; do
+  [ -f "$mandir/$page.1" ] || { echo "FAIL: man page $page.1 not installed"; exit 1; }
+done
+if command -v groff >/dev/null 2>&1; then
+  for f in "$mandir"/*.1; do
+    warnings=$(groff -man -Tutf8 -ww -z "$f" 2>&1)
+    [ -z "$warnings" ] || { echo "FAIL: $f renders with warnings: $warnings"; exit 1; }
+  done
+  groff -man -Tascii -P-bcu "$mandir/caldera-run.1" 2>/dev/null | grep -q -- "--scheduler-conf" ||
+    { echo "FAIL: caldera-run.1 does not list --scheduler-conf"; exit 1; }
+else
+  echo "note: groff not found; man pages checked for presence only"
+fi
+# Bash completion: subcommands, options and file names where an option takes a value.
+comp="$staged_prefix/share/bash-completion/completions/caldera"
+[ -f "$comp" ] || { echo "FAIL: bash completion not installed"; exit 1; }
+if command -v bash >/dev/null 2>&1; then
+  got=$(bash -c '. "$1"; shift
+    complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _caldera; echo "${COMPREPLY[*]}"; }
+    echo "$(complete_words caldera plugins li)|$(complete_words caldera run --sched)|$(complete_words caldera new-plugin --la)|$(complete_words caldera run --config "$1/fresh-c/Makef")"' \
+    _ "$comp" "$work")
+  want="list|--scheduler-conf --schedule-period --scheduler-name|--lang|$work/fresh-c/Makefile"
+  [ "$got" = "$want" ] || { echo "FAIL: completion gave '$got', expected '$want'"; exit 1; }
+fi
+
+echo "PASS: contrib plugin built against the installed SDK, loaded, and its scenario passes;"
+echo "      scaffolded C and C++ plugins built with one pkg-config line each and checked;"
+echo "      man pages render, bash completion completes"

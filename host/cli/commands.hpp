@@ -79,6 +79,10 @@ int run_kubernetes(const Common& c, const RunOptions& o);
 int plugins_list(const Common& c, const std::filesystem::path& config);
 int plugins_describe(const Common& c, const std::filesystem::path& config, const std::string& name);
 int check_config(const Common& c, const std::filesystem::path& config);
+// `caldera new-plugin NAME`: a plugin folder (C or C++) that builds against the installed
+// SDK, with a scenario that checks it (new_plugin_command.cpp).
+int new_plugin(const std::string& name, const std::string& lang,
+               const std::filesystem::path& dir);
 // `caldera convert-config FILE`: Volcano's YAML config as Caldera's TOML, on stdout.
 int convert_config(const std::filesystem::path& config);
 // `caldera status PATH`: prints a running scheduler's status file readably.

@@ -517,7 +517,8 @@ func testLeader(e *Env) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	e.Kubelet(ctx, ns)
-	args := []string{"--leader-elect", "--leader-elect-resource-namespace", "kube-system",
+	// -v 3: each session logs a line, so a standby's log shows that it ran none.
+	args := []string{"--v=3", "--leader-elect", "--leader-elect-resource-namespace", "kube-system",
 		"--leader-elect-resource-name", "caldera-test",
 		"--leader-elect-lease-duration", "4", "--leader-elect-renew-deadline", "3",
 		"--leader-elect-retry-period", "1"}
@@ -555,8 +556,11 @@ func testLeader(e *Env) error {
 	if _, err := waitBound(e, ns, "j1-", 2, 20*time.Second); err != nil {
 		return err
 	}
-	if !strings.Contains(leader.Output(), "bound 2 (leader/j1 x2)") {
+	if !strings.Contains(leader.Output(), "leader/j1: bound 2 tasks on ") {
 		return errorf("the leader %s did not log the binds:\n%s", leader.Name, tail(leader.Output(), 10))
+	}
+	if !strings.Contains(leader.Output(), "session ") {
+		return errorf("the leader %s logged no session line at -v 3", leader.Name)
 	}
 	if strings.Contains(standby.Output(), "session ") {
 		return errorf("the standby %s ran sessions:\n%s", standby.Name, grep(standby.Output(), "session "))
@@ -621,7 +625,7 @@ func testLeader(e *Env) error {
 	if _, err := waitBound(e, ns, "j2-", 2, 20*time.Second); err != nil {
 		return err
 	}
-	if !strings.Contains(standby.Output(), "bound 2 (leader/j2 x2)") {
+	if !strings.Contains(standby.Output(), "leader/j2: bound 2 tasks on ") {
 		return errorf("the new leader %s did not log the binds:\n%s", standby.Name, tail(standby.Output(), 10))
 	}
 	// A graceful stop releases the lease.
