@@ -129,6 +129,10 @@ int main(int argc, char** argv) {
   bool logtostderr = true;
   run->add_flag("--logtostderr", logtostderr,
                 "accepted for volcano-scheduler's Deployment: logs always go to stderr");
+  run->add_option("--node-selector", run_opts.node_selector,
+                  "only nodes with this label are scheduled (KEY:VALUE, repeatable or "
+                  "comma-separated: a node with any of them is in; Volcano's flag)")
+      ->delimiter(',');
   int node_worker_threads = 20;
   run->add_option("--node-worker-threads", node_worker_threads,
                   "accepted for volcano-scheduler's Deployment (the goroutines that sync its "

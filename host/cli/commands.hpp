@@ -68,6 +68,8 @@ struct RunOptions {
   // volcano-scheduler's HTTP endpoints, flags and defaults (host/cli/endpoints.hpp):
   // /metrics on listen_address, /healthz and /readyz on healthz_address, each off unless
   // enabled, as in Volcano.
+  // Volcano's --node-selector: "key:value" entries; only nodes with one of those labels.
+  std::vector<std::string> node_selector;
   bool enable_metrics = false;
   std::string listen_address = ":8080";
   bool enable_healthz = false;

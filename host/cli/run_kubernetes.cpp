@@ -79,6 +79,20 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
   ko.evict_mode = o.evict_mode == "delete" ? k8s::EvictMode::Delete : k8s::EvictMode::Eviction;
   ko.identity = o.identity;
   ko.page_size = o.list_page_size;
+  for (const std::string& entry : o.node_selector) {
+    const size_t colon = entry.find(':');
+    auto trim = [](std::string s) {
+      const size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+      return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+    };
+    const std::string key = colon == std::string::npos ? "" : trim(entry.substr(0, colon));
+    const std::string value = colon == std::string::npos ? "" : trim(entry.substr(colon + 1));
+    if (key.empty() || value.empty()) {
+      spdlog::error("--node-selector {}: not KEY:VALUE (e.g. volcano.sh/role:train)", entry);
+      return 1;
+    }
+    ko.node_selector.emplace_back(key, value);
+  }
 
   std::string names;
   for (const auto& n : ko.scheduler_names) names += (names.empty() ? "" : ", ") + n;

@@ -227,7 +227,14 @@ std::string KubeCluster::upsert(const std::string& resource, const json& obj) {
   if (resource == kPods) {
     upsert_pod(obj);
   } else if (resource == kNodes) {
-    if (auto n = node_from_json(obj, w)) {
+    if (auto n = node_from_json(obj, w); n && !node_selected(*n)) {
+      // Another scheduler's node (--node-selector): out of the cache, also when it was in
+      // before its labels changed (Volcano keeps such a node as it last was).
+      if (cache_.node(key) != nullptr) {
+        spdlog::info("kubernetes: node {} no longer matches --node-selector; left out", key);
+        cache_.remove_node(key);
+      }
+    } else if (n) {
       if (auto c = csi_nodes_.find(key); c != csi_nodes_.end())
         for (const auto& [name, count] : *c->second) n->allocatable[name] = count;
       cache_.upsert_node(std::move(*n));
@@ -402,6 +409,13 @@ void KubeCluster::remove(const std::string& resource, const std::string& key) {
 
 // Volcano's setCSIResourceOnNode: the node offers what its CSINode's drivers allow, in place
 // of what the CSINode gave it before (a driver gone takes its resource with it).
+bool KubeCluster::node_selected(const NodeSpec& n) const {
+  if (opts_.node_selector.empty()) return true;
+  for (const auto& [k, v] : opts_.node_selector)
+    if (auto it = n.labels.find(k); it != n.labels.end() && it->second == v) return true;
+  return false;
+}
+
 void KubeCluster::set_csi_resources(const std::string& node, const ResourceList* before,
                                     const ResourceList& resources) {
   const NodeSpec* n = cache_.node(node);

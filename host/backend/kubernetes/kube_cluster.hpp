@@ -37,6 +37,9 @@ struct KubeOptions {
   int page_size = 500;
   size_t max_pod_status_per_session = 1000;  // PodScheduled conditions + events per session
   double assume_ttl = 30;               // seconds a confirmed bind waits for the watch
+  // Volcano's --node-selector: when set, only nodes carrying at least one of these labels
+  // (key, value) are the scheduler's; the others are left out of the cache.
+  std::vector<std::pair<std::string, std::string>> node_selector;
 };
 
 struct KubeStats {
@@ -118,6 +121,8 @@ class KubeCluster : public Informer::Handler, public Backend {
   };
 
   std::string upsert(const std::string& resource, const json& obj);
+  // Whether the node is this scheduler's (KubeOptions::node_selector).
+  bool node_selected(const NodeSpec& n) const;
   void set_csi_resources(const std::string& node, const ResourceList* before,
                          const ResourceList& resources);
   void remove(const std::string& resource, const std::string& key);

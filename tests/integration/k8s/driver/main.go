@@ -60,6 +60,7 @@ func main() {
 
 	tests := []test{
 		{"gang-whole-or-nothing", testGang},
+		{"node-selector-limits-nodes", testNodeSelector},
 		{"queues-share-by-weight", testQueues},
 		{"preempt-through-eviction-api", testPreempt},
 		{"apiserver-restart-resumes", testRestart},

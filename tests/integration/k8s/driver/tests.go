@@ -696,3 +696,61 @@ func checkMetrics(port int, ns string) error {
 		return scheduled >= 3, fmt.Sprintf("%d scheduled", scheduled)
 	})
 }
+
+// Volcano's --node-selector: only the labelled node is scheduled on, and a node labelled
+// later joins.
+func testNodeSelector(e *Env) error {
+	ns := "nodesel"
+	nodes := []string{"sel-train", "sel-other"}
+	defer cleanup(e, ns, nodes, nil)
+	e.Namespace(ns)
+	if err := e.Create("/api/v1/nodes", Node("sel-train", "4", "16Gi", map[string]string{"volcano.sh/role": "train"})); err != nil {
+		return err
+	}
+	if err := e.Create("/api/v1/nodes", Node("sel-other", "64", "256Gi", map[string]string{"volcano.sh/role": "serving"})); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e.Kubelet(ctx, ns)
+	c, err := e.StartCaldera("nodesel", e.Kubeconfig("nodesel", false, 0),
+		"--node-selector=volcano.sh/role:train,volcano.sh/role:batch")
+	if err != nil {
+		return err
+	}
+	defer c.Stop()
+	if err := c.WaitLog("initial sync done", 30*time.Second); err != nil {
+		return err
+	}
+	// Three pods of 1 cpu: all on sel-train, though sel-other is emptier and bigger.
+	for i := 0; i < 3; i++ {
+		if err := e.CreatePod(ns, fmt.Sprintf("a-%d", i), PodOpts{CPU: "1"}); err != nil {
+			return err
+		}
+	}
+	b, err := waitBound(e, ns, "a-", 3, 20*time.Second)
+	if err != nil {
+		return err
+	}
+	for pod, node := range b {
+		if node != "sel-train" {
+			return errorf("%s bound to %s, a node --node-selector leaves out", pod, node)
+		}
+	}
+	// sel-other takes the second value: it joins, and a pod sel-train cannot hold goes there.
+	if err := e.Patch("/api/v1/nodes/sel-other", map[string]any{
+		"metadata": map[string]any{"labels": map[string]any{"volcano.sh/role": "batch"}}}); err != nil {
+		return err
+	}
+	if err := e.CreatePod(ns, "big", PodOpts{CPU: "8"}); err != nil {
+		return err
+	}
+	b, err = waitBound(e, ns, "big", 1, 20*time.Second)
+	if err != nil {
+		return err
+	}
+	if b["big"] != "sel-other" {
+		return errorf("big bound to %s, not the node that joined", b["big"])
+	}
+	return nil
+}
