@@ -575,15 +575,34 @@ func (e *Env) StartCaldera(name, kubeconfig string, extra ...string) (*Caldera, 
 }
 
 // StartVcScheduler runs Caldera as volcano-scheduler's image would: through a link named
-// vc-scheduler, with `args` as volcano-scheduler's Deployment writes them (and no "run").
-func (e *Env) StartVcScheduler(name, kubeconfig string, args ...string) (*Caldera, error) {
+// vc-scheduler, with `args` as volcano-scheduler's Deployment writes them (and no "run"),
+// and, where this process may make a mount namespace (root), with every mount read-only
+// as in a pod with readOnlyRootFilesystem and no volume to write to. readOnly says which.
+func (e *Env) StartVcScheduler(name, kubeconfig string, args ...string) (c *Caldera, readOnly bool, err error) {
 	link := e.path("vc-scheduler")
 	if _, err := os.Lstat(link); err != nil {
 		if err := os.Symlink(e.CalderaBin, link); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
-	return e.start(name, link, append([]string{"--kubeconfig", kubeconfig}, args...))
+	args = append([]string{"--kubeconfig", kubeconfig}, args...)
+	if exec.Command("unshare", "-m", "true").Run() != nil {
+		c, err = e.start(name, link, args)
+		return c, false, err
+	}
+	// Every mount read-only in a namespace of its own; the probe proves nothing is left
+	// writable where a program would write (the root, /tmp, /var/tmp, /dev/shm).
+	script := `for m in $(awk '{print $2}' /proc/self/mounts | sort -u); do
+  case "$m" in /proc|/proc/*|/sys|/sys/*) continue ;; esac
+  mount -o remount,bind,ro "$m" 2>/dev/null || true
+done
+for d in / /tmp /var/tmp /dev/shm "$HOME"; do
+  [ -d "$d" ] || continue
+  if touch "$d/.caldera-rw-probe" 2>/dev/null; then echo "still writable: $d" >&2; exit 97; fi
+done
+exec "$@"`
+	c, err = e.start(name, "unshare", append([]string{"-m", "--propagation", "private", "sh", "-c", script, "sh", link}, args...))
+	return c, true, err
 }
 
 // start runs bin with args, its output in NAME.log; killed if the driver dies.

@@ -30,7 +30,7 @@ func testGang(e *Env) error {
 	// spellings included ("--flag=true", "-v=N", the literal "2>&1"); only the config's
 	// path and the two listen addresses (free ports) are the test's.
 	metricsPort, healthzPort := freePort(), freePort()
-	c, err := e.StartVcScheduler("gang", e.Kubeconfig("gang", false, 0),
+	c, readOnly, err := e.StartVcScheduler("gang", e.Kubeconfig("gang", false, 0),
 		"--logtostderr", "--scheduler-conf="+e.Config, "--enable-healthz=true",
 		"--enable-metrics=true", "--leader-elect=false", "--kube-api-qps=2000",
 		"--kube-api-burst=2000", "--schedule-period=1s", "--node-worker-threads=20",
@@ -42,6 +42,11 @@ func testGang(e *Env) error {
 	defer c.Stop()
 	if err := c.WaitLog("initial sync done", 30*time.Second); err != nil {
 		return err
+	}
+	if readOnly {
+		fmt.Println("    (caldera runs with every mount read-only: plugins load from memory files)")
+	} else {
+		fmt.Println("    NOTE: no mount namespace here (not root): the read-only root is not tried")
 	}
 	if err := checkHealth(healthzPort); err != nil {
 		return err
