@@ -1,0 +1,214 @@
+#include "host/scenario/scenario_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <string_view>
+#include <vector>
+
+#include "host/toml/writer.hpp"
+#include "host/util/input_error.hpp"
+
+namespace caldera {
+
+namespace fs = std::filesystem;
+namespace w = toml_out;
+
+namespace {
+
+using Entries = std::vector<std::pair<std::string, std::string>>;
+
+std::string integral(double v) { return fmt::format("{}", static_cast<long long>(std::llround(v))); }
+
+// An amount in Caldera units as a file writes it: cpu in cores or "Nm" (millicores),
+// memory in bytes, pods as a count, other resources in units or "Nm" (milli-units).
+std::string amount(const std::string& resource, double v) {
+  if (resource == kPods) return integral(v);
+  if (resource == kMemory) return w::string(integral(v));
+  return w::string(std::fmod(v, 1000.0) == 0 ? integral(v / 1000) : integral(v) + "m");
+}
+
+std::string resources(const ResourceList& rl) {
+  Entries e;
+  for (const auto& [name, v] : rl) e.emplace_back(name, amount(name, v));
+  return w::inline_table(e);
+}
+
+std::string strings(const StringMap& m) {
+  Entries e;
+  for (const auto& [k, v] : m) e.emplace_back(k, w::string(v));
+  return w::inline_table(e);
+}
+
+// One [[name]] table: its "key = value" lines.
+struct Block {
+  std::string out;
+  void add(std::string_view key, const std::string& value) {
+    out += w::key(key) + " = " + value + "\n";
+  }
+};
+
+}  // namespace
+
+std::string scenario_text(const Cache& cache, const ScenarioDump& d) {
+  std::string body;
+  auto table = [&](const char* array, const Block& b) {
+    body += fmt::format("\n[[{}]]\n{}", array, b.out);
+  };
+  std::vector<std::string> left_out;
+
+  for (const auto& [_, pc] : cache.priority_classes()) {
+    Block b;
+    b.add("name", w::string(pc->name));
+    b.add("value", w::number(pc->value));
+    if (pc->global_default) b.add("global_default", "true");
+    table("priority_classes", b);
+  }
+  for (const auto& [_, q] : cache.queues()) {
+    Block b;
+    b.add("name", w::string(q->name));
+    b.add("weight", w::number(q->weight));
+    if (q->capability) b.add("capability", resources(*q->capability));
+    if (q->deserved) b.add("deserved", resources(*q->deserved));
+    if (q->guarantee) b.add("guarantee", resources(*q->guarantee));
+    b.add("reclaimable", w::boolean(q->reclaimable));
+    b.add("priority", w::number(q->priority));
+    b.add("state", w::string(to_string(q->state)));
+    if (!q->parent.empty()) b.add("parent", w::string(q->parent));
+    b.add("created", w::number(q->created));
+    table("queues", b);
+  }
+  bool numa = false, images = false;
+  for (const auto& [_, n] : cache.nodes()) {
+    Block b;
+    b.add("name", w::string(n->name));
+    ResourceList alloc = n->allocatable;
+    alloc[kPods] = n->max_pods;
+    b.add("allocatable", resources(alloc));
+    if (!n->labels.empty()) b.add("labels", strings(n->labels));
+    if (!n->annotations.empty()) b.add("annotations", strings(n->annotations));
+    if (!n->taints.empty()) {
+      std::vector<std::string> taints;
+      for (const Taint& t : n->taints)
+        taints.push_back(w::inline_table({{"key", w::string(t.key)},
+                                          {"value", w::string(t.value)},
+                                          {"effect", w::string(t.effect)}}));
+      b.add("taints", w::array(taints));
+    }
+    if (n->unschedulable) b.add("unschedulable", "true");
+    if (!n->ready) b.add("ready", "false");
+    numa = numa || !n->numa.empty();
+    images = images || n->images != nullptr;
+    table("nodes", b);
+  }
+  if (numa) left_out.push_back("nodes' NUMA layout");
+  if (images) left_out.push_back("nodes' images");
+  for (const auto& [_, pg] : cache.podgroups()) {
+    Block b;
+    b.add("name", w::string(pg->name));
+    b.add("namespace", w::string(pg->ns));
+    b.add("queue", w::string(pg->queue));
+    b.add("min_member", w::number(pg->min_member));
+    if (!pg->min_task_member.empty()) {
+      Entries e;
+      for (const auto& [role, v] : pg->min_task_member) e.emplace_back(role, w::number(v));
+      b.add("min_task_member", w::inline_table(e));
+    }
+    if (pg->min_resources) b.add("min_resources", resources(*pg->min_resources));
+    b.add("phase", w::string(to_string(pg->phase)));
+    if (!pg->priority_class.empty()) b.add("priority_class", w::string(pg->priority_class));
+    b.add("created", w::number(pg->created));
+    if (!pg->annotations.empty()) b.add("annotations", strings(pg->annotations));
+    if (const auto& nt = pg->network_topology) {
+      Entries e{{"mode", w::string(nt->mode == TopologyMode::Hard ? "hard" : "soft")}};
+      if (nt->mode == TopologyMode::Hard)
+        e.emplace_back("highest_tier_allowed", w::number(nt->highest_tier_allowed));
+      b.add("network_topology", w::inline_table(e));
+    }
+    table("podgroups", b);
+  }
+  bool constraints = false, init = false;
+  for (const auto& [_, p] : cache.pods()) {
+    Block b;
+    b.add("name", w::string(p->name));
+    b.add("namespace", w::string(p->ns));
+    if (!p->podgroup.empty()) b.add("podgroup", w::string(p->podgroup));
+    b.add("requests", resources(p->requests));
+    b.add("phase", w::string(to_string(p->phase)));
+    if (!p->node.empty()) b.add("node", w::string(p->node));
+    if (p->priority) b.add("priority", w::number(*p->priority));
+    if (!p->priority_class.empty()) b.add("priority_class", w::string(p->priority_class));
+    if (!p->labels.empty()) b.add("labels", strings(p->labels));
+    if (!p->annotations.empty()) b.add("annotations", strings(p->annotations));
+    if (!p->node_selector.empty()) b.add("node_selector", strings(p->node_selector));
+    if (!p->tolerations.empty()) {
+      std::vector<std::string> tols;
+      for (const Toleration& t : p->tolerations) {
+        Entries e{{"key", w::string(t.key)}, {"operator", w::string(t.op)}};
+        if (!t.value.empty()) e.emplace_back("value", w::string(t.value));
+        if (!t.effect.empty()) e.emplace_back("effect", w::string(t.effect));
+        tols.push_back(w::inline_table(e));
+      }
+      b.add("tolerations", w::array(tols));
+    }
+    if (p->preempt_never) b.add("preemption_policy", w::string("Never"));
+    b.add("created", w::number(p->created));
+    if (p->releasing) b.add("releasing", "true");
+    constraints = constraints || p->constraints != nullptr;
+    init = init || (!p->init_requests.empty() && p->init_requests != p->requests);
+    table("pods", b);
+  }
+  if (constraints) left_out.push_back("pods' affinity, topology spread, ports, images and volumes");
+  if (init) left_out.push_back("init-container requests");
+  if (!cache.hypernodes().empty()) left_out.push_back("HyperNodes");
+  if (!cache.storage_classes().empty() || !cache.persistent_volumes().empty() ||
+      !cache.claims().empty())
+    left_out.push_back("StorageClasses, PersistentVolumes and claims");
+
+  std::string out;
+  for (std::string_view rest = d.header; !rest.empty();) {
+    const size_t nl = rest.find('\n');
+    out += "# " + std::string(rest.substr(0, nl)) + "\n";
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+  }
+  if (!left_out.empty()) {
+    out += "# Not written (the cache holds some):";
+    for (const std::string& s : left_out) out += " " + s + ";";
+    out += " decisions that depend on them may differ.\n";
+  }
+  out += "name = " + w::string(d.name) + "\n";
+  out += "config_file = " + w::string(d.config_file.string()) + "\n";
+  return out + body;
+}
+
+fs::path write_cache_dump(const Cache& cache, const fs::path& dir, const fs::path& config_file,
+                          double now) {
+  const auto secs = static_cast<long long>(now);
+  const fs::path file = dir / fmt::format("snapshot-{}.toml", secs);
+  ScenarioDump d;
+  d.name = fmt::format("cache dump at {} (unix seconds)", secs);
+  d.config_file = fs::absolute(config_file);
+  d.header = fmt::format(
+      "The scheduler's cache at {} (unix seconds), as a scenario file (SCENARIOS.md):\n"
+      "  caldera scenario run --explain {}",
+      secs, file.filename().string());
+  const std::string text = scenario_text(cache, d);
+  const fs::path tmp = file.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw InputError(fmt::format("cache dump {}: cannot write it (is {} writable?)",
+                                   file.string(), dir.string()));
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, file, ec);
+  if (ec) throw InputError(fmt::format("cache dump {}: {}", file.string(), ec.message()));
+  return file;
+}
+
+}  // namespace caldera
