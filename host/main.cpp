@@ -133,6 +133,12 @@ int main(int argc, char** argv) {
                   "only nodes with this label are scheduled (KEY:VALUE, repeatable or "
                   "comma-separated: a node with any of them is in; Volcano's flag)")
       ->delimiter(',');
+  run->add_option("--cache-dumper", run_opts.cache_dumper,
+                  "SIGUSR1 writes the cache as a scenario file into --cache-dump-dir, SIGUSR2 "
+                  "logs every node and job (Volcano's flag; default true)");
+  run->add_option("--cache-dump-dir", run_opts.cache_dump_dir,
+                  "where SIGUSR1 writes snapshot-<unix seconds>.toml (Volcano's flag and "
+                  "default, /tmp)");
   int node_worker_threads = 20;
   run->add_option("--node-worker-threads", node_worker_threads,
                   "accepted for volcano-scheduler's Deployment (the goroutines that sync its "

@@ -68,6 +68,10 @@ struct RunOptions {
   // volcano-scheduler's HTTP endpoints, flags and defaults (host/cli/endpoints.hpp):
   // /metrics on listen_address, /healthz and /readyz on healthz_address, each off unless
   // enabled, as in Volcano.
+  // volcano-scheduler's cache dumper (host/cli/dump_signals.hpp): SIGUSR1 writes the cache
+  // as a scenario file into cache_dump_dir, SIGUSR2 logs it.
+  bool cache_dumper = true;
+  std::filesystem::path cache_dump_dir = "/tmp";
   // Volcano's --node-selector: "key:value" entries; only nodes with one of those labels.
   std::vector<std::string> node_selector;
   bool enable_metrics = false;

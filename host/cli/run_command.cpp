@@ -19,6 +19,7 @@
 
 #include "host/backend/sim/sim_cluster.hpp"
 #include "host/cli/commands.hpp"
+#include "host/cli/dump_signals.hpp"
 #include "host/cli/endpoints.hpp"
 #include "host/plugins/policy.hpp"
 #include "host/reload/reloader.hpp"
@@ -162,6 +163,15 @@ int run(const Common& c, const RunOptions& o) {
   std::string last_plan_why;
   policy.reset();  // from here on, each session takes the policy that is active then
   reloader->start();
+  std::unique_ptr<DumpSignals> dumps;
+  if (o.cache_dumper)
+    dumps = std::make_unique<DumpSignals>(
+        loop.loop(), [&]() -> const Cache& { return sim->cache(); }, o.cache_dump_dir,
+        config_path, [] {
+          return std::chrono::duration<double>(
+                     std::chrono::system_clock::now().time_since_epoch())
+              .count();
+        });
   write_status();
 
   // After a period (a session committed, a session dropped, or no session at all): when
@@ -262,6 +272,7 @@ int run(const Common& c, const RunOptions& o) {
       [&] {
         worker.close();
         reloader->close();
+        if (dumps) dumps->close();
       });
 
   progress.finish();

@@ -21,6 +21,7 @@
 #include "host/backend/kubernetes/kubeconfig.hpp"
 #include "host/backend/kubernetes/leader.hpp"
 #include "host/cli/commands.hpp"
+#include "host/cli/dump_signals.hpp"
 #include "host/cli/endpoints.hpp"
 #include "host/plugins/policy.hpp"
 #include "host/reload/reloader.hpp"
@@ -183,6 +184,11 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
     leader->start();
   }
   reloader->start();
+  std::unique_ptr<DumpSignals> dumps;
+  if (o.cache_dumper)
+    dumps = std::make_unique<DumpSignals>(
+        loop.loop(), [&]() -> const Cache& { return cluster.cache(); }, o.cache_dump_dir,
+        config_path, [] { return unix_now(); });
 
   auto finish_session = [&](SessionRun run, WorkerOutcome out) {
     session_started = 0;
@@ -310,6 +316,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
         stopping = true;
         worker.close();
         reloader->close();
+        if (dumps) dumps->close();
         auto close_rest = [&]() {
           cluster.stop([&]() { http.close([]() {}); });
         };

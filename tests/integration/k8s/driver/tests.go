@@ -3,7 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -718,8 +722,12 @@ func testNodeSelector(e *Env) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	e.Kubelet(ctx, ns)
+	dumps := e.path("nodesel-dumps")
+	if err := os.MkdirAll(dumps, 0o755); err != nil {
+		return err
+	}
 	c, err := e.StartCaldera("nodesel", e.Kubeconfig("nodesel", false, 0),
-		"--node-selector=volcano.sh/role:train,volcano.sh/role:batch")
+		"--node-selector=volcano.sh/role:train,volcano.sh/role:batch", "--cache-dump-dir="+dumps)
 	if err != nil {
 		return err
 	}
@@ -741,6 +749,25 @@ func testNodeSelector(e *Env) error {
 		if node != "sel-train" {
 			return errorf("%s bound to %s, a node --node-selector leaves out", pod, node)
 		}
+	}
+	// SIGUSR1: the cache as a scenario file (Volcano's dumper on the same signal), which
+	// runs as it stands: the node left out is not in it, the pods are bound.
+	c.cmd.Process.Signal(syscall.SIGUSR1)
+	if err := c.WaitLog("cache dump: "+dumps+"/snapshot-", 10*time.Second); err != nil {
+		return err
+	}
+	files, _ := filepath.Glob(filepath.Join(dumps, "snapshot-*.toml"))
+	if len(files) != 1 {
+		return errorf("%d dump files in %s", len(files), dumps)
+	}
+	text, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(text), `name = "sel-train"`) || strings.Contains(string(text), `name = "sel-other"`) ||
+		!strings.Contains(string(text), `node = "sel-train"`) {
+		return errorf("the dump does not hold the cache as it is:\n%s", text)
+	}
+	out, err := exec.Command(e.CalderaBin, "scenario", "run", "--json", files[0]).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"binds":{}`) {
+		return errorf("the dump does not run as a scenario (%v):\n%s", err, out)
 	}
 	// sel-other takes the second value: it joins, and a pod sel-train cannot hold goes there.
 	if err := e.Patch("/api/v1/nodes/sel-other", map[string]any{
