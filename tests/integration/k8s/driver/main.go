@@ -6,6 +6,7 @@ package main
 
 import (
 	"encoding/base64"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -70,8 +71,9 @@ func main() {
 		{"api-faults-survived", testFaults},
 		{"hostile-objects-reported", testHostile},
 		{"plugin-faults-contained", testPluginFaults},
+		{"writes-as-volcano-scheduler", testVolcanoWrites},
 	}
-	passed, failed := 0, 0
+	passed, failed, skipped := 0, 0, 0
 	for _, t := range tests {
 		if *only != "" && !strings.Contains(t.name, *only) {
 			continue
@@ -79,6 +81,11 @@ func main() {
 		start := time.Now()
 		fmt.Printf("=== RUN   %s\n", t.name)
 		err := t.run(e)
+		if errors.Is(err, errSkip) {
+			skipped++
+			fmt.Printf("--- SKIP: %s: %v\n", t.name, err)
+			continue
+		}
 		if err != nil {
 			failed++
 			fmt.Printf("--- FAIL: %s (%.1fs)\n    %s\n", t.name, time.Since(start).Seconds(),
@@ -88,7 +95,7 @@ func main() {
 			fmt.Printf("--- PASS: %s (%.1fs)\n", t.name, time.Since(start).Seconds())
 		}
 	}
-	fmt.Printf("%d passed, %d failed\n", passed, failed)
+	fmt.Printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped)
 	if failed > 0 {
 		e.Teardown()
 		os.Exit(1)
