@@ -35,6 +35,14 @@ void Session::update_job_status() {
     }
     j->phase = phase;
     if (j->podgroup) result_.podgroup_phases[j->uid] = phase;
+    // Volcano's RecordJobStatusEvent: a PodGroup still Pending, Inqueue or Unknown at close
+    // gets an Unschedulable event with the count of pending tasks and FitError() (also
+    // when every task was just placed: its phase moves next session).
+    if (j->podgroup && !j->tasks.empty() &&
+        (phase == JobPhase::Pending || phase == JobPhase::Inqueue || phase == JobPhase::Unknown))
+      result_.podgroup_unschedulable[j->uid] =
+          fmt::format("{}/{} tasks in gang unschedulable: {}", j->count(CAL_TASK_PENDING),
+                      j->tasks.size(), job_fit_error(*j));
 
     // The plugins' job-level reasons (gang, proportion, ...) go with the PodGroup's events.
     std::string job_reason;

@@ -78,6 +78,9 @@ struct SessionResult {
   std::map<std::string, JobPhase> podgroup_phases;  // every job of the session, at close
   std::map<std::string, std::string> pending;       // task uid -> why it stays pending
   std::map<std::string, std::string> job_pending;   // job uid -> job-level reasons
+  // Job uid -> the Unschedulable event Volcano's cache records for a PodGroup still
+  // Pending, Inqueue or Unknown at close ("N/M tasks in gang unschedulable: FitError").
+  std::map<std::string, std::string> podgroup_unschedulable;
   // Annotations to write on a pod with its bind (task_set_annotation), by task uid.
   std::map<std::string, StringMap> bind_annotations;
   // Volume decisions to write before a pod's bind (task_assume_volume), by task uid:

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <array>
+#include <unordered_set>
 #include <chrono>
 
 namespace caldera::k8s {
@@ -598,6 +599,10 @@ void KubeCluster::update_status(const SessionResult& r, double now) {
   write_pending(r);
 }
 
+namespace {
+constexpr const char* kPodGroupReady = "pod group is ready";  // Volcano's PodGroupReady
+}  // namespace
+
 void KubeCluster::write_podgroup_status(const SessionResult& r, double now) {
   // Pod counts per PodGroup, as Volcano's jobStatus fills running / succeeded / failed.
   std::unordered_map<std::string, std::array<int64_t, 3>> counts;
@@ -608,10 +613,22 @@ void KubeCluster::write_podgroup_status(const SessionResult& r, double now) {
     if (p->phase == PodPhase::Succeeded) ++c[1];
     if (p->phase == PodPhase::Failed) ++c[2];
   }
+  std::unordered_set<std::string> with_pods;  // Volcano's gang skips jobs without tasks
+  for (const auto& [_, p] : cache_.pods())
+    if (!p->podgroup.empty()) with_pods.insert(p->ns + "/" + p->podgroup);
   for (const auto& [key, phase] : r.podgroup_phases) {
     const PodGroupSpec* pg = cache_.podgroup(key);
     if (!pg) continue;
     PodGroupMeta& meta = pg_meta_[key];
+    // Volcano's RecordJobStatusEvent: a PodGroup still Pending, Inqueue or Unknown gets an
+    // Unschedulable event each session (the event recorder folds repeats into a count:
+    // written here when its words change).
+    if (auto ev = r.podgroup_unschedulable.find(key); ev != r.podgroup_unschedulable.end()) {
+      const std::string text = truncate(ev->second);
+      if (text != meta.event_message)
+        writer_->podgroup_event(pg->ns, pg->name, meta.uid, "Unschedulable", text);
+      meta.event_message = text;
+    }
     json status = json::object();
     std::string ph = to_string(phase);
     if (ph != meta.phase) status["phase"] = ph;
@@ -620,14 +637,13 @@ void KubeCluster::write_podgroup_status(const SessionResult& r, double now) {
     if (c[1] != meta.succeeded) status["succeeded"] = c[1];
     if (c[2] != meta.failed) status["failed"] = c[2];
 
-    // Volcano's gang plugin: Unschedulable (NotEnoughResources) while the job cannot run,
-    // Scheduled once it can.
+    // Volcano's gang plugin: Unschedulable (NotEnoughResources) while the job is not
+    // ready, Scheduled once it is (its tasks placed, in the session that places them).
     std::string cond, msg;
     if (auto jp = r.job_pending.find(key); jp != r.job_pending.end()) {
       cond = "Unschedulable";
       msg = truncate(jp->second);
-    } else if ((phase == JobPhase::Running || phase == JobPhase::Completed) &&
-               meta.condition == "Unschedulable") {
+    } else if (with_pods.count(key)) {
       cond = "Scheduled";
     }
     if (!cond.empty() && (cond != meta.condition || msg != meta.condition_message)) {
@@ -639,12 +655,16 @@ void KubeCluster::write_podgroup_status(const SessionResult& r, double now) {
           {"message", msg},
           {"lastTransitionTime", format_time(now)},
       }});
-      if (cond == "Unschedulable")
-        writer_->podgroup_event(pg->ns, pg->name, meta.uid, "Unschedulable", msg);
       meta.condition = cond;
       meta.condition_message = msg;
     }
     if (status.empty()) continue;
+    // Volcano's job updater: a PodGroup whose status changed, and that is not
+    // unschedulable, gets a Normal "Scheduled" event.
+    if (!r.podgroup_unschedulable.count(key) && meta.event_message != kPodGroupReady) {
+      writer_->podgroup_event(pg->ns, pg->name, meta.uid, "Scheduled", kPodGroupReady, "Normal");
+      meta.event_message = kPodGroupReady;
+    }
     writer_->podgroup_status(pg->ns, pg->name, status);
     meta.running = c[0];
     meta.succeeded = c[1];
@@ -749,12 +769,9 @@ void KubeCluster::write_pending(const SessionResult& r) {
   for (const auto& [key, why] : r.pending) {
     const PodSpec* pod = cache_.pod(key);
     if (!pod || !pod->node.empty() || !pod->schedulable) continue;
-    std::string job = pod->podgroup.empty() ? key : pod->ns + "/" + pod->podgroup;
-    std::string msg = why;
-    if (auto jp = r.job_pending.find(job);
-        jp != r.job_pending.end() && why.find(jp->second) == std::string::npos)
-      msg = jp->second + "; " + why;
-    msg = truncate(msg);
+    // The task's own message, else its job's FitError(), as Volcano writes it (the job's
+    // reasons go to the PodGroup; tests/integration/k8s compares with volcano-scheduler).
+    const std::string msg = truncate(why);
     PodMeta& meta = pod_meta_[key];
     if (meta.scheduled_message == msg) continue;
     if (budget == 0) return;  // the rest next session: the API server is not flooded

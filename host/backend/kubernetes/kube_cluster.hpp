@@ -102,6 +102,7 @@ class KubeCluster : public Informer::Handler, public Backend {
     int64_t running = 0, succeeded = 0, failed = 0;
     std::string condition;          // type of our condition as last seen or written
     std::string condition_message;
+    std::string event_message;  // the last event written about it (repeats are not)
   };
   struct QueueMeta {
     json status = json::object();   // as last seen or written

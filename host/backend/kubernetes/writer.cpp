@@ -140,10 +140,10 @@ void Writer::pod_unschedulable(const std::string& ns, const std::string& name,
 
 void Writer::podgroup_event(const std::string& ns, const std::string& name,
                             const std::string& uid, const std::string& reason,
-                            const std::string& message) {
+                            const std::string& message, const char* type) {
   enqueue_event(ns, name,
                 event_body("PodGroup", "scheduling.volcano.sh/v1beta1", ns, name, uid, reason,
-                           message));
+                           message, type));
 }
 
 void Writer::pod_event(const std::string& ns, const std::string& name, const std::string& reason,

@@ -89,9 +89,10 @@ class Writer {
   void pod_unschedulable(const std::string& ns, const std::string& name, const std::string& uid,
                          const std::string& message, const std::string& reason = "Unschedulable",
                          const std::string& nominated_node = {});
-  // A Warning event about a PodGroup (Volcano's "Unschedulable" events).
+  // An event about a PodGroup: Volcano's Warning "Unschedulable" and Normal "Scheduled".
   void podgroup_event(const std::string& ns, const std::string& name, const std::string& uid,
-                      const std::string& reason, const std::string& message);
+                      const std::string& reason, const std::string& message,
+                      const char* type = "Warning");
 
   // A Warning event about a pod (a session dropped while placing it: a plugin's fault,
   // docs/ISOLATION.md).

@@ -136,7 +136,8 @@ func testGang(e *Env) error {
 	// committed whether or not the job is pipelined (preempt.go). A pipelined task is never
 	// bound; Volcano's RecordJobStatusEvent still gives it PodScheduled=False and a
 	// FailedScheduling event, with JobInfo.TaskSchedulingReason's words for a pipelined
-	// task. The three others carry the gang plugin's reason.
+	// task. The three others, never tried, carry the job's FitError() (Volcano's
+	// RecordJobStatusEvent), as writes-as-volcano-scheduler checks against Volcano itself.
 	err = WaitFor(15*time.Second, "PodScheduled=False and FailedScheduling events on b's pods", func() (bool, string) {
 		pods, err := e.Pods(ns)
 		if err != nil {
@@ -156,7 +157,7 @@ func testGang(e *Env) error {
 				if cond.Status != "False" || cond.Reason != "Unschedulable" {
 					continue
 				}
-				if strings.Contains(cond.Message, "4/4 tasks in gang unschedulable") {
+				if cond.Message == "pod group is not ready, 1 Pipelined, 3 Pending, 4 minAvailable; Pending: 3 Unschedulable" {
 					gangConds++
 				}
 				if cond.Message == "Pod gang/"+p.Metadata.Name+" can possibly be assigned to gang-n2, once resource is released and minAvailable is satisfied" ||
@@ -172,7 +173,7 @@ func testGang(e *Env) error {
 		gangEvents, pipelinedEvents, pgEvents := 0, 0, 0
 		for _, ev := range evs {
 			if ev.Reason == "FailedScheduling" && ev.Type == "Warning" && strings.HasPrefix(ev.InvolvedObject.Name, "b-") {
-				if strings.Contains(ev.Message, "gang unschedulable") {
+				if strings.HasPrefix(ev.Message, "pod group is not ready, ") {
 					gangEvents++
 				}
 				if strings.Contains(ev.Message, "once resource is released and minAvailable is satisfied") {
