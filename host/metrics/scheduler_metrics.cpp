@@ -160,10 +160,12 @@ void SchedulerMetrics::jobs(const SessionResult& r, const Cache& cache, double n
       for (const char* name : {kJobDuration, kJobStart, kJobLast}) registry_.remove(name, labels);
   jobs_shown_ = std::move(alive);
 
-  std::map<std::string, int> unschedulable;  // job id -> tasks left pending
+  // Volcano labels the count with the job's name (its PodGroup's, or the pod's).
+  std::map<std::string, int> unschedulable;  // job name -> tasks left pending
   for (const auto& [task, _] : r.pending) {
     const PodSpec* p = cache.pod(task);
-    unschedulable[p != nullptr && !p->podgroup.empty() ? p->ns + "/" + p->podgroup : task]++;
+    if (p == nullptr) continue;
+    unschedulable[p->podgroup.empty() ? p->name : p->podgroup]++;
   }
   for (const std::string& job : unschedulable_jobs_shown_)
     if (!unschedulable.count(job)) registry_.remove(kUnschedTasks, {job});

@@ -171,7 +171,7 @@ TEST(SchedulerMetrics, SeriesFromASession) {
   EXPECT_EQ(g.value("volcano_e2e_job_scheduling_duration", {"job", "q1", "ns"}), 4000);
   EXPECT_EQ(g.value("volcano_e2e_job_scheduling_start_time", {"job", "q1", "ns"}), 100);
   EXPECT_EQ(g.value("volcano_e2e_job_scheduling_last_time", {"job", "q1", "ns"}), 104);
-  EXPECT_EQ(g.value("volcano_unschedule_task_count", {"ns/job"}), 1);
+  EXPECT_EQ(g.value("volcano_unschedule_task_count", {"job"}), 1);
   EXPECT_EQ(g.value("volcano_unschedule_job_count", {}), 1);
   EXPECT_EQ(g.value("volcano_queue_allocated_milli_cpu", {"q1"}), 3000);
   EXPECT_EQ(g.value("volcano_queue_request_milli_cpu", {"q1"}), 3500);
@@ -185,7 +185,7 @@ TEST(SchedulerMetrics, SeriesFromASession) {
   cache.remove_queue("q1");
   m.session(t, SessionResult{}, cache, 105);
   EXPECT_EQ(m.text().find("job_name=\"job\""), std::string::npos);
-  EXPECT_EQ(m.text().find("ns/job"), std::string::npos);
+  EXPECT_EQ(m.text().find("job_id=\"job\""), std::string::npos);
   EXPECT_EQ(m.text().find("queue_name=\"q1\""), std::string::npos);
   EXPECT_EQ(g.value("volcano_e2e_scheduling_latency_milliseconds", {}), 2);
 }
