@@ -9,15 +9,14 @@
 #include "host/cache/cache.hpp"
 #include "host/model/quantity.hpp"
 #include "host/scenario/scenario_writer.hpp"
+#include "host/util/clock.hpp"
 #include "host/util/input_error.hpp"
 
 namespace caldera::cli {
 
 DumpSignals::DumpSignals(uv_loop_t* loop, std::function<const Cache&()> cache,
-                         std::filesystem::path dump_dir, std::filesystem::path config_file,
-                         std::function<double()> now)
-    : cache_(std::move(cache)), dir_(std::move(dump_dir)), config_(std::move(config_file)),
-      now_(std::move(now)) {
+                         std::filesystem::path dump_dir, std::filesystem::path config_file)
+    : cache_(std::move(cache)), dir_(std::move(dump_dir)), config_(std::move(config_file)) {
   uv_signal_init(loop, &usr1_);
   uv_signal_init(loop, &usr2_);
   usr1_.data = usr2_.data = this;
@@ -43,7 +42,7 @@ void DumpSignals::on_signal(uv_signal_t* h, int signum) {
 
 void DumpSignals::dump_file() {
   try {
-    const auto file = write_cache_dump(cache_(), dir_, config_, now_());
+    const auto file = write_cache_dump(cache_(), dir_, config_, unix_seconds());
     spdlog::info("cache dump: {} (run it: caldera scenario run --explain {})", file.string(),
                  file.string());
   } catch (const InputError& e) {

@@ -17,10 +17,9 @@ namespace caldera::cli {
 
 class DumpSignals {
  public:
-  // `cache` is read when a signal comes; `now` gives the unix time for the file's name.
+  // `cache` is read when a signal comes.
   DumpSignals(uv_loop_t* loop, std::function<const Cache&()> cache,
-              std::filesystem::path dump_dir, std::filesystem::path config_file,
-              std::function<double()> now);
+              std::filesystem::path dump_dir, std::filesystem::path config_file);
   ~DumpSignals();
   DumpSignals(const DumpSignals&) = delete;
   DumpSignals& operator=(const DumpSignals&) = delete;
@@ -37,7 +36,6 @@ class DumpSignals {
   bool open_ = false;
   std::function<const Cache&()> cache_;
   std::filesystem::path dir_, config_;
-  std::function<double()> now_;
 };
 
 }  // namespace caldera::cli

@@ -6,7 +6,7 @@
 
 namespace caldera::cli {
 
-Endpoints::Endpoints(const RunOptions& o) {
+Endpoints::Endpoints(const RunOptions& o) : metrics_served_(o.enable_metrics) {
   metrics::HttpEndpoints::Options eo;
   if (o.enable_metrics) eo.metrics_address = o.listen_address;
   if (o.enable_healthz) eo.healthz_address = o.healthz_address;
@@ -16,6 +16,15 @@ Endpoints::Endpoints(const RunOptions& o) {
   if (o.enable_metrics) spdlog::info("caldera: serving /metrics on {}", o.listen_address);
   if (o.enable_healthz)
     spdlog::info("caldera: serving /healthz and /readyz on {}", o.healthz_address);
+}
+
+void Endpoints::session(const SessionTimings& t, const SessionResult& r, const Cache& cache,
+                        double now) {
+  if (metrics_served_) metrics.session(t, r, cache, now);
+}
+
+void Endpoints::session_dropped(const SessionTimings& t) {
+  if (metrics_served_) metrics.session_dropped(t, /*fault=*/true);
 }
 
 double Endpoints::stall_after(double session_timeout, double period) {

@@ -19,9 +19,15 @@ struct Endpoints {
   std::unique_ptr<metrics::HttpEndpoints> servers;
 
   explicit Endpoints(const RunOptions& o);
+  // A session's figures, kept only when /metrics is served (they walk the cache).
+  void session(const SessionTimings& t, const SessionResult& r, const Cache& cache, double now);
+  void session_dropped(const SessionTimings& t);
   // How long the loop may stand still before /healthz fails: a session may run for its
   // whole watchdog time, and the loop waits a period between sessions.
   static double stall_after(double session_timeout, double period);
+
+ private:
+  bool metrics_served_ = false;
 };
 
 }  // namespace caldera::cli

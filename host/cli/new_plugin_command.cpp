@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "host/cli/commands.hpp"
 
@@ -41,49 +43,21 @@ The C ABI and its rules (ownership, threads, the score scale): caldera/plugin.h.
 layer: caldera/sdk.hpp. Scenario files: SCENARIOS.md section 2.
 )TEXT";
 
-constexpr const char* kMakefileC = R"TEXT(# Builds @NAME@.so against the installed Caldera SDK only (caldera-sdk.pc).
+// One Makefile for both languages: @CXX@ / @FLAGS@ / @STD@ / @PC@ / @SRC@ say which.
+constexpr const char* kMakefile = R"TEXT(# Builds @NAME@.so against the installed Caldera SDK only (@PC@.pc).
 # For an SDK staged with `meson install --destdir`, point pkg-config at the staged prefix:
 #   make PKG_CONFIG="pkg-config --define-variable=prefix=/staging/usr/local"
 PKG_CONFIG ?= pkg-config
-CC ?= cc
-CFLAGS ?= -O2 -g
+@CXX@ ?= @CXXCMD@
+@FLAGS@ ?= -O2 -g
 CALDERA ?= caldera
 PLUGINDIR ?= $(shell $(PKG_CONFIG) --variable=plugindir caldera-sdk)
 
 all: @NAME@.so
 
-# Hidden visibility: the entry point (CAL_EXPORT) is the only exported symbol.
-@NAME@.so: @NAME@.c
-	$(CC) -std=c99 -Wall -Wextra -fPIC -fvisibility=hidden -shared $(CFLAGS) $(shell $(PKG_CONFIG) --cflags caldera-sdk) -o $@ @NAME@.c
-
-check: @NAME@.so
-	$(CALDERA) --plugin-dir $(PLUGINDIR) --plugin-dir . scenario run scenarios/*.toml
-
-install: @NAME@.so
-	install -d $(DESTDIR)$(PLUGINDIR)
-	install -m 0755 @NAME@.so $(DESTDIR)$(PLUGINDIR)/@NAME@.so
-
-clean:
-	rm -f @NAME@.so
-
-.PHONY: all check install clean
-)TEXT";
-
-constexpr const char* kMakefileCpp = R"TEXT(# Builds @NAME@.so against the installed Caldera SDK only (caldera-sdk-cpp.pc: the C ABI,
-# the header-only C++ layer and the C++20 it needs).
-# For an SDK staged with `meson install --destdir`, point pkg-config at the staged prefix:
-#   make PKG_CONFIG="pkg-config --define-variable=prefix=/staging/usr/local"
-PKG_CONFIG ?= pkg-config
-CXX ?= c++
-CXXFLAGS ?= -O2 -g
-CALDERA ?= caldera
-PLUGINDIR ?= $(shell $(PKG_CONFIG) --variable=plugindir caldera-sdk)
-
-all: @NAME@.so
-
-# Hidden visibility: the entry point (CALDERA_PLUGIN) is the only exported symbol.
-@NAME@.so: @NAME@.cpp
-	$(CXX) -Wall -Wextra -fPIC -fvisibility=hidden -shared $(CXXFLAGS) $(shell $(PKG_CONFIG) --cflags caldera-sdk-cpp) -o $@ @NAME@.cpp
+# Hidden visibility: the plugin's entry point is its only exported symbol.
+@NAME@.so: @SRC@
+	$(@CXX@) @STD@-Wall -Wextra -fPIC -fvisibility=hidden -shared $(@FLAGS@) $(shell $(PKG_CONFIG) --cflags @PC@) -o $@ @SRC@
 
 check: @NAME@.so
 	$(CALDERA) --plugin-dir $(PLUGINDIR) --plugin-dir . scenario run scenarios/*.toml
@@ -249,13 +223,12 @@ binds = { "c1/p" = "n2" }
 bind_count = 1
 )TEXT";
 
-std::string fill(std::string text, const std::string& name, const std::string& ident,
-                 const std::string& cls) {
-  for (const auto& [key, value] : {std::pair<std::string, const std::string*>{"@NAME@", &name},
-                                   {"@IDENT@", &ident},
-                                   {"@CLASS@", &cls}})
-    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value->size()))
-      text.replace(at, key.size(), *value);
+// `text` with each @KEY@ of `values` replaced.
+std::string fill(std::string text,
+                 const std::vector<std::pair<std::string, std::string>>& values) {
+  for (const auto& [key, value] : values)
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
+      text.replace(at, key.size(), value);
   return text;
 }
 
@@ -293,10 +266,23 @@ int new_plugin(const std::string& name, const std::string& lang, const fs::path&
     upper = false;
   }
   const bool cpp = lang == "cpp";
+  const std::string source = name + (cpp ? ".cpp" : ".c");
+  // C++ plugins take caldera-sdk-cpp: the C++ layer with the C++20 it needs.
+  const std::vector<std::pair<std::string, std::string>> values = {
+      {"@NAME@", name},
+      {"@IDENT@", ident},
+      {"@CLASS@", cls},
+      {"@SRC@", source},
+      {"@CXXCMD@", cpp ? "c++" : "cc"},
+      {"@CXX@", cpp ? "CXX" : "CC"},
+      {"@FLAGS@", cpp ? "CXXFLAGS" : "CFLAGS"},
+      {"@STD@", cpp ? "" : "-std=c99 "},
+      {"@PC@", cpp ? "caldera-sdk-cpp" : "caldera-sdk"},
+  };
   const std::pair<fs::path, const char*> files[] = {
       {"README.md", kReadme},
-      {"Makefile", cpp ? kMakefileCpp : kMakefileC},
-      {name + (cpp ? ".cpp" : ".c"), cpp ? kSourceCpp : kSourceC},
+      {"Makefile", kMakefile},
+      {source, cpp ? kSourceCpp : kSourceC},
       {fs::path("scenarios") / (name + "-prefers-idle-nodes.toml"), kScenario},
   };
   fs::create_directories(dir / "scenarios", ec);
@@ -307,7 +293,7 @@ int new_plugin(const std::string& name, const std::string& lang, const fs::path&
   }
   for (const auto& [rel, body] : files) {
     std::ofstream out(dir / rel);
-    out << fill(body, name, ident, cls);
+    out << fill(body, values);
     if (!out) {
       std::fprintf(stderr, "new-plugin: cannot write %s\n", (dir / rel).string().c_str());
       return 1;

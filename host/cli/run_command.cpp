@@ -11,7 +11,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -32,6 +31,7 @@
 #include "host/supervisor/decision_check.hpp"
 #include "host/supervisor/session_worker.hpp"
 #include "host/supervisor/supervisor.hpp"
+#include "host/util/clock.hpp"
 #include "host/util/input_error.hpp"
 #include "host/util/progress.hpp"
 
@@ -71,20 +71,13 @@ int run(const Common& c, const RunOptions& o) {
   fs::path cluster = o.cluster.empty() ? demo_file("demo-cluster.toml") : o.cluster;
   fs::path workload = o.workload.empty() ? demo_file("demo-workload.toml") : o.workload;
 
-  std::unique_ptr<Endpoints> endpoints;
-  try {
-    endpoints = std::make_unique<Endpoints>(o);
-  } catch (const InputError& e) {
-    spdlog::error("{}", e.what());
-    return 1;
-  }
-  auto mono = [] { return static_cast<double>(uv_hrtime()) / 1e9; };
   // The loop before the reloader: the reloader's handles live on it and are closed first.
   SchedulerLoop loop;
   double now = 0;
   SessionCounters counters;
   std::unique_ptr<SimCluster> sim;
   std::unique_ptr<Reloader> reloader;
+  std::unique_ptr<Endpoints> endpoints;
   std::unique_ptr<Supervisor> supervisor = std::make_unique<Supervisor>();
   // The status file, when asked for: after every reload attempt and every session.
   bool status_failed = false;
@@ -112,6 +105,7 @@ int run(const Common& c, const RunOptions& o) {
     ro.after_attempt = write_status;
     reloader = std::make_unique<Reloader>(loop.loop(), std::move(ro));
     sim = std::make_unique<SimCluster>(cluster, workload);
+    endpoints = std::make_unique<Endpoints>(o);
     if (o.results_every > 0 && o.results.empty())
       throw InputError("--results-every needs --results DIR");
     if (!o.results.empty()) prepare_results_dir(o.results);
@@ -167,11 +161,7 @@ int run(const Common& c, const RunOptions& o) {
   if (o.cache_dumper)
     dumps = std::make_unique<DumpSignals>(
         loop.loop(), [&]() -> const Cache& { return sim->cache(); }, o.cache_dump_dir,
-        config_path, [] {
-          return std::chrono::duration<double>(
-                     std::chrono::system_clock::now().time_since_epoch())
-              .count();
-        });
+        config_path);
   write_status();
 
   // After a period (a session committed, a session dropped, or no session at all): when
@@ -199,10 +189,6 @@ int run(const Common& c, const RunOptions& o) {
     now += step;
     return step;
   };
-  auto wall = [] {
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  };
   auto tick = [&](std::function<void(double)> next) {
     // The configured policy at this session boundary; a reload publishes between ticks.
     std::shared_ptr<const Policy> configured = reloader->active();
@@ -211,7 +197,7 @@ int run(const Common& c, const RunOptions& o) {
     supervisor->set_on_fault(cfg.on_plugin_fault == "disable" ? Supervisor::OnFault::Disable
                                                              : Supervisor::OnFault::Fallback);
     sim->advance(now);
-    endpoints->health.progressed(mono(), Endpoints::stall_after(cfg.session_timeout(), period));
+    endpoints->health.progressed(monotonic_seconds(), Endpoints::stall_after(cfg.session_timeout(), period));
     endpoints->health.set_ready(supervisor->healthy(), "no plugin set may run");
     Supervisor::Plan plan = supervisor->plan(configured);
     for (const std::string& l : plan.lifted) spdlog::info("quarantine lifted: {}", l);
@@ -229,10 +215,10 @@ int run(const Common& c, const RunOptions& o) {
     auto after = [&, used = plan.policy, next](WorkerOutcome out) {
       refuse_unfit(out, sim->cache());
       if (!out.ok) {
-        endpoints->metrics.session_dropped(out.result.timings, true);
+        endpoints->session_dropped(out.result.timings);
         spdlog::error("t={:.0f}s session {}: dropped: {}", now, index + 1, out.fault.text());
-        supervisor->faulted(out.fault, wall());
-        reloader->session_done(used, wall());
+        supervisor->faulted(out.fault, unix_seconds());
+        reloader->session_done(used, unix_seconds());
         write_status();
         next(next_step(false, ""));
         return;
@@ -241,15 +227,15 @@ int run(const Common& c, const RunOptions& o) {
       job_log.session(++index, fmt::format("t={:>5.0f}s", now), r, sim->cache(), now,
                       out.result.timings.total_seconds());
       sim->commit(r, now);
-      endpoints->metrics.session(out.result.timings, r, sim->cache(), now);
+      endpoints->session(out.result.timings, r, sim->cache(), now);
       absorb(runtime, out.result);
-      supervisor->completed(used, wall());
+      supervisor->completed(used, unix_seconds());
       collector.record_session(now, r, sim->cache());
       if (o.results_every > 0 && index % o.results_every == 0) write_results_now(false);
       if (progress.enabled())
         progress.update(sim->ended_jobs(), sim->total_jobs(), fmt::format("t={:.0f}s", now));
       counters.sessions = index;
-      counters.last_at = wall();
+      counters.last_at = unix_seconds();
       counters.last_clock = now;
       counters.last_binds = r.binds.size();
       counters.binds += r.binds.size();

@@ -13,7 +13,6 @@
 #include <spdlog/spdlog.h>
 #include <uv.h>
 
-#include <chrono>
 #include <map>
 
 #include "host/backend/kubernetes/http_client.hpp"
@@ -32,6 +31,7 @@
 #include "host/supervisor/session_worker.hpp"
 #include "host/supervisor/supervisor.hpp"
 #include "host/scheduler/scheduler.hpp"
+#include "host/util/clock.hpp"
 #include "host/util/input_error.hpp"
 
 namespace caldera::cli {
@@ -39,10 +39,6 @@ namespace caldera::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 // One session in its worker: the policy it ran, what it decided.
 struct SessionRun {
@@ -58,8 +54,12 @@ struct SessionRun {
 int run_kubernetes(const Common& c, const RunOptions& o) {
   fs::path config_path = o.config.empty() ? default_config_path() : o.config;
   k8s::ClusterAccess access;
+  k8s::KubeOptions ko;
+  std::unique_ptr<Endpoints> endpoints;
   try {
     access = k8s::resolve_access(o.kubeconfig, o.context);
+    ko.node_selector = k8s::parse_node_selector(o.node_selector);
+    endpoints = std::make_unique<Endpoints>(o);
   } catch (const InputError& e) {
     spdlog::error("{}", e.what());
     return 1;
@@ -74,39 +74,17 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
     return 1;
   }
 
-  k8s::KubeOptions ko;
   ko.scheduler_names = o.scheduler_names.empty() ? std::vector<std::string>{"volcano"}
                                                  : o.scheduler_names;
   ko.evict_mode = o.evict_mode == "delete" ? k8s::EvictMode::Delete : k8s::EvictMode::Eviction;
   ko.identity = o.identity;
   ko.page_size = o.list_page_size;
-  for (const std::string& entry : o.node_selector) {
-    const size_t colon = entry.find(':');
-    auto trim = [](std::string s) {
-      const size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-      return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-    };
-    const std::string key = colon == std::string::npos ? "" : trim(entry.substr(0, colon));
-    const std::string value = colon == std::string::npos ? "" : trim(entry.substr(colon + 1));
-    if (key.empty() || value.empty()) {
-      spdlog::error("--node-selector {}: not KEY:VALUE (e.g. volcano.sh/role:train)", entry);
-      return 1;
-    }
-    ko.node_selector.emplace_back(key, value);
-  }
 
   std::string names;
   for (const auto& n : ko.scheduler_names) names += (names.empty() ? "" : ", ") + n;
   spdlog::info("caldera: Kubernetes backend, {} ({}); scheduling pods of scheduler {}; config {}",
                access.server, access.origin, names, config_path.string());
 
-  std::unique_ptr<Endpoints> endpoints;
-  try {
-    endpoints = std::make_unique<Endpoints>(o);
-  } catch (const InputError& e) {
-    spdlog::error("{}", e.what());
-    return 1;
-  }
   SchedulerLoop loop;
   Runtime runtime;  // what the sessions share (worker pool, memo tables)
   k8s::HttpClient http(loop.loop(), access);
@@ -136,7 +114,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
     ro.override_plugin_dirs = c.plugin_dirs;
     ro.override_config = [flags = o.volcano](SchedulerConfig& cfg) { flags.apply(cfg); };
     ro.cache = [&]() -> const Cache& { return cluster.cache(); };
-    ro.now = [] { return unix_now(); };
+    ro.now = [] { return unix_seconds(); };
     ro.after_attempt = write_status;
     reloader = std::make_unique<Reloader>(loop.loop(), std::move(ro));
   } catch (const InputError& e) {
@@ -170,7 +148,6 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
   SessionWorker worker(loop.loop());
   double session_started = 0;  // monotonic seconds; 0: none running
   std::string last_plan_why;
-  auto mono = [] { return static_cast<double>(uv_hrtime()) / 1e9; };
 
   cluster.start();
   if (leader) {
@@ -179,7 +156,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
     // fall back to), so that a standby takes over.
     leader->set_fit([&] {
       if (!supervisor.healthy()) return false;
-      return session_started == 0 || mono() - session_started < o.renew_deadline;
+      return session_started == 0 || monotonic_seconds() - session_started < o.renew_deadline;
     });
     leader->start();
   }
@@ -188,19 +165,19 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
   if (o.cache_dumper)
     dumps = std::make_unique<DumpSignals>(
         loop.loop(), [&]() -> const Cache& { return cluster.cache(); }, o.cache_dump_dir,
-        config_path, [] { return unix_now(); });
+        config_path);
 
   auto finish_session = [&](SessionRun run, WorkerOutcome out) {
     session_started = 0;
     refuse_unfit(out, cluster.cache());
     if (stopping) return;  // shutting down: nothing more is written
-    endpoints->health.progressed(mono(), Endpoints::stall_after(
+    endpoints->health.progressed(monotonic_seconds(), Endpoints::stall_after(
                                              run.policy->config.session_timeout(),
                                              run.policy->config.period_seconds));
     if (!out.ok) {
-      endpoints->metrics.session_dropped(out.result.timings, true);
+      endpoints->session_dropped(out.result.timings);
       spdlog::error("session {}: dropped: {}", sessions, out.fault.text());
-      supervisor.faulted(out.fault, unix_now());
+      supervisor.faulted(out.fault, unix_seconds());
       // The pod it was placing hears of it (kubectl describe pod); the log has every fault.
       if (const auto slash = out.fault.task.find('/'); slash != std::string::npos)
         cluster.writer().pod_event(out.fault.task.substr(0, slash),
@@ -222,16 +199,16 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
       job_log.session(sessions, "", run.result, cluster.cache(), run.now,
                       run.timings.total_seconds());
       cluster.commit(run.result, run.now);
-      endpoints->metrics.session(run.timings, run.result, cluster.cache(), unix_now());
+      endpoints->session(run.timings, run.result, cluster.cache(), unix_seconds());
       counters.last_binds = run.result.binds.size();
       counters.binds += run.result.binds.size();
       counters.evictions += run.result.evictions.size();
       out.result.result.plugin_states = std::move(run.result.plugin_states);
       absorb(runtime, out.result);  // only with results that are applied
-      supervisor.completed(run.policy, unix_now());
+      supervisor.completed(run.policy, unix_seconds());
     }
     counters.sessions = sessions;
-    counters.last_at = counters.last_clock = unix_now();
+    counters.last_at = counters.last_clock = unix_seconds();
     reloader->session_done(run.policy, counters.last_at);
     write_status();
   };
@@ -244,7 +221,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
         const double period = cfg.period_seconds;
         // The loop is alive; a session is not progress while it runs (it is when it ends).
         if (!worker.running())
-          endpoints->health.progressed(mono(),
+          endpoints->health.progressed(monotonic_seconds(),
                                        Endpoints::stall_after(cfg.session_timeout(), period));
         // Ready: it schedules, or (a standby) could take over at once.
         endpoints->health.set_ready(cluster.synced() && supervisor.healthy(),
@@ -258,7 +235,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
           return 0.05;  // the next session starts when this one ends
         }
         if (!cluster.synced()) {
-          double t = unix_now();
+          double t = unix_seconds();
           if (t - waiting_logged > 10) {
             spdlog::info("caldera: waiting for the cache to sync ({})", cluster.sync_state());
             waiting_logged = t;
@@ -293,10 +270,10 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
         }
         SessionRun run;
         run.policy = plan.policy;
-        run.now = unix_now();
+        run.now = unix_seconds();
         run.epoch = epoch;
         ++sessions;
-        session_started = mono();
+        session_started = monotonic_seconds();
         if (cfg.isolation == "in-process") {
           WorkerOutcome out;
           out.ok = true;
@@ -311,7 +288,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
                      });
         return period;
       },
-      [&]() { reloader->trigger("SIGHUP", unix_now()); },
+      [&]() { reloader->trigger("SIGHUP", unix_seconds()); },
       [&]() {
         stopping = true;
         worker.close();

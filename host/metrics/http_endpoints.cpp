@@ -2,18 +2,16 @@
 
 #include <civetweb.h>
 #include <fmt/format.h>
-#include <uv.h>
 
 #include <cstring>
 #include <thread>
 
+#include "host/util/clock.hpp"
 #include "host/util/input_error.hpp"
 
 namespace caldera::metrics {
 
 namespace {
-
-double mono_now() { return static_cast<double>(uv_hrtime()) / 1e9; }
 
 void reply(mg_connection* c, int status, const char* type, const std::string& body) {
   const char* reason = status == 200 ? "OK" : status == 503 ? "Service Unavailable"
@@ -140,7 +138,7 @@ int HttpEndpoints::serve_metrics(mg_connection* c, void* self) {
 
 int HttpEndpoints::serve_healthz(mg_connection* c, void* self) {
   const auto* e = static_cast<const HttpEndpoints*>(self);
-  const Health::Verdict v = e->health_ ? e->health_->live(mono_now()) : Health::Verdict{true, "ok"};
+  const Health::Verdict v = e->health_ ? e->health_->live(monotonic_seconds()) : Health::Verdict{true, "ok"};
   reply(c, v.ok ? 200 : 500, "text/plain; charset=utf-8", v.text + "\n");
   return v.ok ? 200 : 500;
 }

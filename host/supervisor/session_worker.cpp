@@ -24,6 +24,7 @@
 #include "host/scheduler/run_session.hpp"
 #include "host/session/breadcrumb.hpp"
 #include "host/util/child_run.hpp"
+#include "host/util/clock.hpp"
 #include "host/util/fd_io.hpp"
 #include "host/util/worker_pool.hpp"
 
@@ -61,7 +62,6 @@ class ErrorLines : public spdlog::sinks::base_sink<std::mutex> {
 constexpr int kMemoryExit = 88;     // std::bad_alloc reached the worker's top
 constexpr int kWriteExit = 89;      // the result could not be written
 
-double now_seconds() { return static_cast<double>(uv_hrtime()) / 1e9; }
 
 // ---- the worker's side ------------------------------------------------------------------
 
@@ -390,7 +390,7 @@ void SessionWorker::start(const Cache& cache, std::shared_ptr<const Policy> poli
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t parent = ::getpid();
-  started_ = now_seconds();
+  started_ = monotonic_seconds();
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int err = errno;
@@ -543,7 +543,7 @@ void SessionWorker::finish() {
     if (auto at = f.what.find(cut); at != std::string::npos) f.what = f.what.substr(at);
   }
 
-  o.seconds = now_seconds() - started_;  // the result decoded: what the commit waits for
+  o.seconds = monotonic_seconds() - started_;  // the result decoded: what the commit waits for
   auto done = std::move(done_);
   // Release the worker's things before telling: `done` may start the next session.
   if (h_) {

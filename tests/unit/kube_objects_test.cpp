@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "host/backend/kubernetes/api_objects.hpp"
+#include "host/backend/kubernetes/kube_cluster.hpp"
 #include "host/backend/kubernetes/kubeconfig.hpp"
 #include "host/backend/kubernetes/rate_limiter.hpp"
 #include "host/util/input_error.hpp"
@@ -661,6 +662,30 @@ TEST(RateLimiter, BurstThenQpsAsClientGo) {
   for (int i = 0; i < 10; ++i) EXPECT_TRUE(defaults.take(0, &wait));
   EXPECT_FALSE(defaults.take(0, &wait));
   EXPECT_NEAR(wait, 0.2, 1e-9);
+}
+
+}  // namespace
+}  // namespace caldera::k8s
+
+namespace caldera::k8s {
+namespace {
+
+// Volcano's --node-selector: KEY:VALUE entries, trimmed; anything else refused by name
+// (Volcano skips it silently).
+TEST(NodeSelectorFlag, PairsAndRefusals) {
+  EXPECT_EQ(parse_node_selector({"volcano.sh/role:train", " zone : a "}),
+            (std::vector<std::pair<std::string, std::string>>{{"volcano.sh/role", "train"},
+                                                              {"zone", "a"}}));
+  EXPECT_TRUE(parse_node_selector({}).empty());
+  for (const char* bad : {"train", ":train", "role:", "role: "}) {
+    try {
+      parse_node_selector({"ok:1", bad});
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("--node-selector ") + bad +
+                                           ": not KEY:VALUE (e.g. volcano.sh/role:train)");
+    }
+  }
 }
 
 }  // namespace

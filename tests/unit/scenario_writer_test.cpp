@@ -15,6 +15,7 @@
 #include "host/scenario/scenario_writer.hpp"
 #include "host/toml/tomlpp.hpp"
 #include "host/toml/writer.hpp"
+#include "host/util/input_error.hpp"
 
 namespace {
 
@@ -93,6 +94,20 @@ TEST(ScenarioWriter, ScenariosRoundTripToTheSameDecisions) {
   fs::remove_all(work);
   EXPECT_GE(tried, 90u) << "scenario files compared";
   std::printf("compared %zu scenario files with their dumps\n", tried);
+}
+
+// A dump into a folder that cannot take it is an error naming the file, and leaves
+// nothing behind.
+TEST(ScenarioWriter, DumpToAMissingFolderIsAnError) {
+  const fs::path dir = fs::temp_directory_path() / "caldera-no-such-folder" / "deeper";
+  try {
+    write_cache_dump(Cache{}, dir, "/etc/caldera/caldera.toml", 1000.5);
+    ADD_FAILURE() << "written";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "cache dump " + (dir / "snapshot-1000.toml").string() +
+                                         ": cannot write it (is " + dir.string() + " writable?)");
+  }
+  EXPECT_FALSE(fs::exists(dir));
 }
 
 }  // namespace

@@ -3,12 +3,12 @@
 // state of binds in flight, and what closeSession writes back (PodGroup status and
 // conditions, the queue's status, unschedulable pods' condition and event).
 #include "host/backend/kubernetes/kube_cluster.hpp"
+#include "host/util/input_error.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <array>
-#include <unordered_set>
 #include <chrono>
 
 namespace caldera::k8s {
@@ -410,6 +410,25 @@ void KubeCluster::remove(const std::string& resource, const std::string& key) {
 
 // Volcano's setCSIResourceOnNode: the node offers what its CSINode's drivers allow, in place
 // of what the CSINode gave it before (a driver gone takes its resource with it).
+std::vector<std::pair<std::string, std::string>> parse_node_selector(
+    const std::vector<std::string>& entries) {
+  auto trim = [](const std::string& s) {
+    const size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+  };
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& entry : entries) {
+    const size_t colon = entry.find(':');
+    const std::string key = colon == std::string::npos ? "" : trim(entry.substr(0, colon));
+    const std::string value = colon == std::string::npos ? "" : trim(entry.substr(colon + 1));
+    if (key.empty() || value.empty())
+      throw InputError(fmt::format("--node-selector {}: not KEY:VALUE (e.g. volcano.sh/role:train)",
+                                   entry));
+    out.emplace_back(key, value);
+  }
+  return out;
+}
+
 bool KubeCluster::node_selected(const NodeSpec& n) const {
   if (opts_.node_selector.empty()) return true;
   for (const auto& [k, v] : opts_.node_selector)
@@ -613,9 +632,6 @@ void KubeCluster::write_podgroup_status(const SessionResult& r, double now) {
     if (p->phase == PodPhase::Succeeded) ++c[1];
     if (p->phase == PodPhase::Failed) ++c[2];
   }
-  std::unordered_set<std::string> with_pods;  // Volcano's gang skips jobs without tasks
-  for (const auto& [_, p] : cache_.pods())
-    if (!p->podgroup.empty()) with_pods.insert(p->ns + "/" + p->podgroup);
   for (const auto& [key, phase] : r.podgroup_phases) {
     const PodGroupSpec* pg = cache_.podgroup(key);
     if (!pg) continue;
@@ -632,7 +648,10 @@ void KubeCluster::write_podgroup_status(const SessionResult& r, double now) {
     json status = json::object();
     std::string ph = to_string(phase);
     if (ph != meta.phase) status["phase"] = ph;
-    auto c = counts[key];
+    // A PodGroup with pods has an entry (Volcano's gang skips jobs without tasks).
+    const auto counted = counts.find(key);
+    const bool has_pods = counted != counts.end();
+    const std::array<int64_t, 3> c = has_pods ? counted->second : std::array<int64_t, 3>{};
     if (c[0] != meta.running) status["running"] = c[0];
     if (c[1] != meta.succeeded) status["succeeded"] = c[1];
     if (c[2] != meta.failed) status["failed"] = c[2];
@@ -643,7 +662,7 @@ void KubeCluster::write_podgroup_status(const SessionResult& r, double now) {
     if (auto jp = r.job_pending.find(key); jp != r.job_pending.end()) {
       cond = "Unschedulable";
       msg = truncate(jp->second);
-    } else if (with_pods.count(key)) {
+    } else if (has_pods) {
       cond = "Scheduled";
     }
     if (!cond.empty() && (cond != meta.condition || msg != meta.condition_message)) {

@@ -42,6 +42,11 @@ struct KubeOptions {
   std::vector<std::pair<std::string, std::string>> node_selector;
 };
 
+// Volcano's --node-selector entries, "KEY:VALUE" (spaces around either trimmed), as pairs.
+// Throws InputError naming the entry for one that is not KEY:VALUE (Volcano skips it).
+std::vector<std::pair<std::string, std::string>> parse_node_selector(
+    const std::vector<std::string>& entries);
+
 struct KubeStats {
   double first_sync_seconds = -1;  // start() to every informer listed
   uint64_t binds_sent = 0, evictions_sent = 0;

@@ -6,21 +6,10 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <chrono>
+
+#include "host/util/clock.hpp"
 
 namespace caldera::k8s {
-
-namespace {
-
-double mono_now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 LeaderElector::LeaderElector(uv_loop_t* loop, HttpClient& http, LeaderOptions opts,
                              std::function<void(bool)> on_change)
@@ -50,7 +39,7 @@ void LeaderElector::tick() {
   if (stopping_) return;
   // Self-fencing: past the renew deadline this replica is no leader, whether or not the
   // renewal that is still in flight would succeed.
-  if (leading_ && mono_now() - last_renew_ > opts_.renew_deadline) {
+  if (leading_ && monotonic_seconds() - last_renew_ > opts_.renew_deadline) {
     spdlog::error("kubernetes: could not renew Lease {}/{} within {}s; leadership lost",
                   opts_.ns, opts_.name, opts_.renew_deadline);
     set_leading(false);
@@ -100,7 +89,7 @@ void LeaderElector::try_acquire_or_renew() {
 }
 
 json LeaderElector::record(bool keep_acquire) const {
-  std::string now = format_time(unix_now(), true);
+  std::string now = format_time(unix_seconds(), true);
   return {{"holderIdentity", opts_.identity},
           {"leaseDurationSeconds", static_cast<int64_t>(opts_.lease_duration)},
           {"acquireTime", keep_acquire && !acquire_time_.empty() ? acquire_time_ : now},
@@ -137,14 +126,14 @@ void LeaderElector::on_get(HttpResponse&& r) {
   std::string rec = spec.dump();
   if (rec != observed_record_) {
     observed_record_ = rec;
-    observed_time_ = mono_now();
+    observed_time_ = monotonic_seconds();
   }
   observed_holder_ = holder;
   double duration = opts_.lease_duration;
   if (auto d = spec.find("leaseDurationSeconds"); d != spec.end() && d->is_number() && d->get<double>() > 0)
     duration = d->get<double>();
   bool ours = holder == opts_.identity;
-  if (!holder.empty() && !ours && observed_time_ + duration > mono_now()) {
+  if (!holder.empty() && !ours && observed_time_ + duration > monotonic_seconds()) {
     // Someone else holds a lease that is still fresh, as far as this replica can tell.
     busy_ = false;
     if (leading_) set_leading(false);
@@ -182,10 +171,10 @@ void LeaderElector::write(json lease, bool create) {
       json l = parse_server_json(r.body);
       if (l.is_object() && l.contains("spec")) {
         observed_record_ = l["spec"].dump();
-        observed_time_ = mono_now();
+        observed_time_ = monotonic_seconds();
         observed_holder_ = opts_.identity;
       }
-      last_renew_ = mono_now();
+      last_renew_ = monotonic_seconds();
       set_leading(true);
       return;
     }
@@ -235,7 +224,7 @@ void LeaderElector::release(std::function<void()> done) {
     req.method = "PATCH";
     req.path = path();
     req.content_type = "application/merge-patch+json";
-    std::string now = format_time(unix_now(), true);
+    std::string now = format_time(unix_seconds(), true);
     req.body = json{{"spec",
                      {{"holderIdentity", nullptr},
                       {"leaseDurationSeconds", 1},

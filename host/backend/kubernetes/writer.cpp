@@ -6,9 +6,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <cmath>
 #include <utility>
+
+#include "host/util/clock.hpp"
 
 namespace caldera::k8s {
 
@@ -20,10 +21,6 @@ constexpr size_t kMaxMessage = 1024;
 std::string truncate(const std::string& s) {
   if (s.size() <= kMaxMessage) return s;
   return s.substr(0, kMaxMessage - 3) + "...";
-}
-
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 bool transient(long status) { return status == 0 || status == 429 || status >= 500; }
@@ -165,7 +162,7 @@ std::string Writer::event_body(const std::string& kind, const std::string& api_v
                                const std::string& ns, const std::string& name,
                                const std::string& uid, const std::string& reason,
                                const std::string& message, const char* type) {
-  double now = unix_now();
+  double now = unix_seconds();
   // client-go's recorder names events "<object>.<unix nanos in hex>".
   auto nanos = static_cast<uint64_t>(now * 1e9) + (event_seq_++ % 1000);
   json ev = {
@@ -271,7 +268,7 @@ void Writer::start(std::shared_ptr<Op> op) {
                    {"status", "False"},
                    {"reason", op->reason},
                    {"message", op->message},
-                   {"lastTransitionTime", format_time(unix_now())},
+                   {"lastTransitionTime", format_time(unix_seconds())},
                    {"lastProbeTime", nullptr}};
       json b = {{"status", {{"conditions", json::array({cond})}}}};
       if (!op->node.empty()) b["status"]["nominatedNodeName"] = op->node;

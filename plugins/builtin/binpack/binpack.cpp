@@ -75,26 +75,24 @@ class Binpack {
 
   double node_order(sdk::Task t, sdk::Node n) const {
     if (weight_ == 0) return 0;  // Volcano registers no score at all
-    return bp::score(t.request().data(), n.allocatable().data(), n.used().data(), weights_,
-                     weight_);
+    return score_at(t.request().data(), n.index());
   }
 
-  // The same for a run of nodes: the task's request read once, the nodes' vectors read
-  // from the session's node tables.
+  // The same for a run of nodes, the task's request read once.
   void node_order_many(sdk::Task t, const cal_node* const* nodes, size_t count,
                        double* scores) const {
-    if (weight_ == 0) {
-      for (size_t i = 0; i < count; ++i) scores[i] = 0;
-      return;
-    }
-    const double* request = t.request().data();
-    for (size_t i = 0; i < count; ++i) {
-      const size_t row = sdk::Node(nodes[i], resources_).index() * resources_;
-      scores[i] = bp::score(request, allocatable_ + row, used_ + row, weights_, weight_);
-    }
+    const double* request = weight_ == 0 ? nullptr : t.request().data();
+    for (size_t i = 0; i < count; ++i)
+      scores[i] = weight_ == 0 ? 0 : score_at(request, sdk::Node(nodes[i], resources_).index());
   }
 
  private:
+  // The score on the node of index `node`, its vectors read from the session's node tables.
+  double score_at(const double* request, size_t node) const {
+    const size_t row = node * resources_;
+    return bp::score(request, allocatable_ + row, used_ + row, weights_, weight_);
+  }
+
   int64_t weight_;
   std::vector<std::optional<int64_t>> weights_;  // by resource id
   size_t resources_;

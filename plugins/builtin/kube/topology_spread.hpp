@@ -73,12 +73,6 @@ inline std::vector<SpreadConstraint> spread_constraints(sdk::Pod pod, bool do_no
   return out;
 }
 
-inline bool has_all_keys(sdk::Node n, const std::vector<SpreadConstraint>& cs) {
-  for (const SpreadConstraint& s : cs)
-    if (n.label(s.c->topology_key) == nullptr) return false;
-  return true;
-}
-
 // countPodsMatchSelector over the node's pods: same namespace, not terminating.
 inline int64_t matching_pods(sdk::Node n, const SpreadConstraint& s, std::string_view ns) {
   if (s.empty()) return 0;
@@ -101,11 +95,11 @@ inline bool included(const SpreadConstraint& s, const PodFit& fit, sdk::Node n) 
 }
 
 // For one constraint shape (topology key, node inclusion policies) and one pod fit
-// (selector, required node affinity, tolerations), by node index: the node's value of the
-// key (null when it has none) and whether the node is one of the constraint's domains.
-// Nodes' labels and taints do not change in a session, so tasks alike share the answers.
+// (selector, required node affinity, tolerations), by node index: whether the node is one
+// of the constraint's domains (it has the key, and the inclusion policies keep it). The
+// node's value of the key is its label column's. Nodes' labels and taints do not change in
+// a session, so tasks alike share the answers.
 struct NodeDomains {
-  std::vector<const char*> value;
   std::vector<char> included;
   std::map<std::string_view, int64_t> empty_counts;  // every domain of an included node, 0
 };
@@ -113,7 +107,7 @@ struct NodeDomains {
 class DomainCache {
  public:
   const NodeDomains& get(sdk::Session s, const std::string& fit_key, const SpreadConstraint& sc,
-                         const PodFit& fit) {
+                         const LabelColumns::Column& column, const PodFit& fit) {
     std::string key = fit_key;
     key.append(1, '\x1c').append(sc.c->topology_key).append(1, '\x1c');
     key.append(1, sc.c->node_affinity_policy_honor ? 'A' : 'a');
@@ -121,13 +115,10 @@ class DomainCache {
     auto [it, added] = cache_.try_emplace(std::move(key));
     NodeDomains& d = it->second;
     if (added) {
-      d.value.resize(s.node_count());
       d.included.resize(s.node_count());
       for (size_t i = 0; i < s.node_count(); ++i) {
-        const sdk::Node n = s.node(i);
-        d.value[i] = n.label(sc.c->topology_key);
-        d.included[i] = d.value[i] != nullptr && included(sc, fit, n);
-        if (d.included[i]) d.empty_counts.emplace(sv(d.value[i]), 0);
+        d.included[i] = column.value[i] != LabelColumns::kNone && included(sc, fit, s.node(i));
+        if (d.included[i]) d.empty_counts.emplace(sv(column.at(i)), 0);
       }
     }
     return d;
@@ -143,8 +134,8 @@ class SpreadFilter {
   // False for Kubernetes' Skip: the pod has no DoNotSchedule constraint.
   // With `index` (built at first use), a constraint whose selector names a label value
   // counts only the pods carrying it instead of every pod of every node.
-  // With `domains` (and the fit's key, see DomainCache), the nodes' values and inclusion
-  // are read from answers kept for tasks alike.
+  // With `domains` (and the fit's key, see DomainCache), the nodes' inclusion is read from
+  // answers kept for tasks alike; the nodes' values always from `columns`.
   bool prefilter(sdk::Session s, sdk::Pod pod, const PodFit& fit, LabelColumns& columns,
                  LabelIndex* index = nullptr, DomainCache* domains = nullptr,
                  const std::string& fit_key = {}) {
@@ -169,10 +160,14 @@ class SpreadFilter {
       }
       if (anchored[c]) counted[c].assign(s.node_count(), 0);
     }
+    // Each constraint's key, by node index (its label column).
+    std::vector<const LabelColumns::Column*> col(constraints_.size());
+    for (size_t c = 0; c < constraints_.size(); ++c)
+      col[c] = &columns.column(s, constraints_[c].c->topology_key);
     std::vector<const NodeDomains*> known(constraints_.size(), nullptr);
     if (domains != nullptr)
       for (size_t c = 0; c < constraints_.size(); ++c)
-        known[c] = &domains->get(s, fit_key, constraints_[c], fit);
+        known[c] = &domains->get(s, fit_key, constraints_[c], *col[c], fit);
     // One constraint (the usual case): its domains are the cached ones, and only the pods
     // carrying its anchor label are counted, so no node is visited.
     const bool one_known = constraints_.size() == 1 && known[0] != nullptr;
@@ -181,15 +176,14 @@ class SpreadFilter {
       if (anchored[0]) counted[0] = known[0]->included;
     }
     for (size_t i = 0; i < s.node_count() && !(one_known && anchored[0]); ++i) {
-      const sdk::Node n = s.node(i);
       bool all_keys = true;
       for (size_t c = 0; c < constraints_.size() && all_keys; ++c)
-        all_keys = (known[c] ? known[c]->value[i] : n.label(constraints_[c].c->topology_key)) != nullptr;
+        all_keys = col[c]->value[i] != LabelColumns::kNone;
       if (!all_keys) continue;
+      const sdk::Node n = s.node(i);
       for (size_t c = 0; c < constraints_.size(); ++c) {
         if (!(known[c] ? known[c]->included[i] != 0 : included(constraints_[c], fit, n))) continue;
-        const char* value = known[c] ? known[c]->value[i] : n.label(constraints_[c].c->topology_key);
-        int64_t& domain = counts_[c][sv(value)];
+        int64_t& domain = counts_[c][sv(col[c]->at(i))];
         if (anchored[c]) counted[c][i] = 1;
         else domain += matching_pods(n, constraints_[c], ns);
       }
@@ -202,7 +196,7 @@ class SpreadFilter {
         if (!counted[c][e.node]) continue;
         const sdk::Pod p(e.pod);
         if (p.terminating() || p.ns() != ns || !constraints_[c].matches(p)) continue;
-        ++counts_[c][sv(s.node(e.node).label(constraints_[c].c->topology_key))];
+        ++counts_[c][sv(col[c]->at(e.node))];
       }
     }
     // What Filter reads, per constraint: the node's domain by node index (the key's label
@@ -210,7 +204,7 @@ class SpreadFilter {
     checks_.assign(constraints_.size(), {});
     for (size_t c = 0; c < constraints_.size(); ++c) {
       Check& k = checks_[c];
-      k.column = &columns.column(s, constraints_[c].c->topology_key);
+      k.column = col[c];
       k.by_value.assign(k.column->names.size(), 0);
       k.min_match = INT32_MAX;
       for (const auto& [value, cnt] : counts_[c]) {
