@@ -60,6 +60,18 @@ void Cache::upsert_claim(PersistentVolumeClaimSpec c) {
   claims_[k] = std::make_shared<const PersistentVolumeClaim>(std::move(c));
 }
 void Cache::remove_claim(const std::string& key) { generation_ += claims_.erase(key); }
+void Cache::upsert_disruption_budget(DisruptionBudgetSpec b) {
+  ++generation_;
+  std::string k = b.key();
+  budgets_[k] = std::make_shared<const DisruptionBudget>(std::move(b));
+}
+void Cache::remove_disruption_budget(const std::string& key) { generation_ += budgets_.erase(key); }
+void Cache::upsert_resource_quota(ResourceQuotaSpec q) {
+  ++generation_;
+  std::string k = q.key();
+  quotas_[k] = std::make_shared<const ResourceQuota>(std::move(q));
+}
+void Cache::remove_resource_quota(const std::string& key) { generation_ += quotas_.erase(key); }
 void Cache::upsert_node_record(std::shared_ptr<const NodeSpec> n) {
   std::string k = n->name;
   nodes_[k] = std::move(n);

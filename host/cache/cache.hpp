@@ -10,6 +10,7 @@
 #include <string>
 
 #include "host/model/objects.hpp"
+#include "host/model/policy_objects.hpp"
 #include "host/model/storage.hpp"
 
 namespace caldera {
@@ -42,6 +43,11 @@ class Cache {
   void remove_persistent_volume(const std::string& name);
   void upsert_claim(PersistentVolumeClaimSpec c);
   void remove_claim(const std::string& key);
+  // Namespace policies (host/model/policy_objects.hpp), by "ns/name".
+  void upsert_disruption_budget(DisruptionBudgetSpec b);
+  void remove_disruption_budget(const std::string& key);
+  void upsert_resource_quota(ResourceQuotaSpec q);
+  void remove_resource_quota(const std::string& key);
   // The same for a record already built (shared, not copied): a front end that keeps its
   // records can put them back without copying them (the openb replay's fast path). A pod
   // record should come from make_pod_record, which fills its digest; one that does not is
@@ -60,6 +66,8 @@ class Cache {
   const RecordMap<StorageClass>& storage_classes() const { return storage_classes_; }
   const RecordMap<PersistentVolume>& persistent_volumes() const { return volumes_; }
   const RecordMap<PersistentVolumeClaim>& claims() const { return claims_; }
+  const RecordMap<DisruptionBudget>& disruption_budgets() const { return budgets_; }
+  const RecordMap<ResourceQuota>& resource_quotas() const { return quotas_; }
 
   // nullptr when absent.
   const NodeSpec* node(const std::string& name) const { return find(nodes_, name); }
@@ -92,6 +100,8 @@ class Cache {
   RecordMap<StorageClass> storage_classes_;
   RecordMap<PersistentVolume> volumes_;
   RecordMap<PersistentVolumeClaim> claims_;
+  RecordMap<DisruptionBudget> budgets_;
+  RecordMap<ResourceQuota> quotas_;
   uint64_t generation_ = 0;
 };
 

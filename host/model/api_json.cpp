@@ -207,6 +207,26 @@ Selector label_selector(const json* v, const std::string& path) {
   return s;
 }
 
+bool selector_matches(const Selector& s,
+                      const std::map<std::string, std::string, std::less<>>& labels) {
+  if (s.absent) return false;
+  for (const Requirement& r : s.requirements) {
+    auto it = labels.find(r.key);
+    const bool has = it != labels.end();
+    const auto listed = [&] {
+      return has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
+    };
+    switch (r.op) {
+      case CAL_SELECT_IN: if (!listed()) return false; break;
+      case CAL_SELECT_NOT_IN: if (listed()) return false; break;
+      case CAL_SELECT_EXISTS: if (!has) return false; break;
+      case CAL_SELECT_DOES_NOT_EXIST: if (has) return false; break;
+      default: return false;  // Gt / Lt: node selectors only, never in a label selector
+    }
+  }
+  return true;
+}
+
 NodeTerm node_term(const json& v, const std::string& path) {
   object(v, path, {"matchExpressions", "matchFields"});
   NodeTerm t;

@@ -8,7 +8,9 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -98,6 +100,10 @@ struct NodeTerm {
 Requirement requirement(const json& v, const std::string& path, bool node, bool fields);
 // metav1.LabelSelector (null: absent); matchLabels first, in key order, as In requirements.
 Selector label_selector(const json* v, const std::string& path);
+// Whether labels satisfy the selector (k8s.io/apimachinery labels.Selector.Matches): an
+// absent selector matches nothing, one without requirements everything.
+bool selector_matches(const Selector& s,
+                      const std::map<std::string, std::string, std::less<>>& labels);
 // A NodeSelectorTerm.
 NodeTerm node_term(const json& v, const std::string& path);
 // NodeSelector.nodeSelectorTerms: at least one term.
@@ -111,6 +117,7 @@ struct ViewArena {
   std::vector<std::vector<const char*>> strings;
   std::vector<std::vector<cal_requirement>> requirements;
   std::vector<std::vector<cal_node_selector_term>> terms_;
+  std::vector<std::vector<double>> numbers;
 
   cal_string_list list(const std::vector<std::string>& v);
   std::pair<const cal_requirement*, size_t> reqs(const std::vector<Requirement>& v);

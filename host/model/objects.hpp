@@ -101,6 +101,9 @@ struct PodSpec {
   // Volcano's taskUnschedulable does.
   std::string nominated_node;
   double created = 0;          // seconds on the scenario / simulated clock
+  // When the pod was scheduled (its PodScheduled condition turned true), on the same clock;
+  // absent for a pod without that condition (not scheduled yet, or a file that does not say).
+  std::optional<double> scheduled_at;
   // False for a pod another scheduler placed (Kubernetes backend): it only counts towards
   // its node's used resources and belongs to no job (Volcano's cache adds such pods to
   // their node and to no job).
@@ -148,6 +151,15 @@ struct PodGroupSpec {
   std::string key() const { return ns + "/" + name; }
 };
 
+// A queue's spec.affinity (Volcano's scheduling v1beta1 Affinity): node groups, by the value
+// of a node's volcano.sh/nodegroup-name label, each list in the order the queue writes it.
+struct QueueAffinity {
+  std::vector<std::string> required;        // nodeGroupAffinity.requiredDuring...
+  std::vector<std::string> preferred;       // nodeGroupAffinity.preferredDuring...
+  std::vector<std::string> anti_required;   // nodeGroupAntiAffinity.requiredDuring...
+  std::vector<std::string> anti_preferred;  // nodeGroupAntiAffinity.preferredDuring...
+};
+
 enum class QueueState { Open, Closed, Closing };
 const char* to_string(QueueState s);
 
@@ -162,6 +174,8 @@ struct QueueSpec {
   QueueState state = QueueState::Open;
   std::string parent;  // empty: a top-level queue
   double created = 0;
+  StringMap annotations;
+  std::optional<QueueAffinity> affinity;  // spec.affinity; absent: none set
   SourceRef src;
 };
 

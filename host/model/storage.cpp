@@ -11,13 +11,13 @@ namespace caldera {
 using json = nlohmann::json;
 using namespace api;  // NOLINT: the readers are written in its terms
 
-const std::string* StorageMeta::annotation(std::string_view key) const {
+const std::string* ApiMeta::annotation(std::string_view key) const {
   for (const auto& [k, v] : annotations)
     if (k == key) return &v;
   return nullptr;
 }
 
-void StorageMeta::set_annotation(const std::string& key, std::string value) {
+void ApiMeta::set_annotation(const std::string& key, std::string value) {
   auto it = std::lower_bound(annotations.begin(), annotations.end(), key,
                              [](const auto& kv, const std::string& k) { return kv.first < k; });
   if (it != annotations.end() && it->first == key) it->second = std::move(value);
@@ -34,11 +34,7 @@ const std::string* PersistentVolumeClaimSpec::storage_class() const {
   return has_storage_class_name ? &storage_class_name : nullptr;
 }
 
-namespace {
-
-// StorageMeta, with the fields the API server adds (read and ignored unless the scheduler
-// needs them). `namespaced`: the object lives in a namespace.
-StorageMeta object_meta(const json& obj, const std::string& prefix, bool namespaced) {
+ApiMeta read_api_meta(const json& obj, const std::string& prefix, bool namespaced) {
   const std::string mp = field(prefix, "metadata");
   const json* md = member(obj, "metadata");
   if (md == nullptr) bad(prefix, "missing field 'metadata'", "the object's metadata with its name");
@@ -46,7 +42,7 @@ StorageMeta object_meta(const json& obj, const std::string& prefix, bool namespa
                    "generation", "creationTimestamp", "deletionTimestamp",
                    "deletionGracePeriodSeconds", "labels", "annotations", "ownerReferences",
                    "finalizers", "managedFields"});
-  StorageMeta m;
+  ApiMeta m;
   m.name = required_string(*md, mp, "name", "the object's name");
   if (namespaced) {
     m.ns = required_string(*md, mp, "namespace", "the object's namespace");
@@ -60,6 +56,9 @@ StorageMeta object_meta(const json& obj, const std::string& prefix, bool namespa
   m.deleting = member(*md, "deletionTimestamp") != nullptr;
   return m;
 }
+
+namespace {
+
 
 uint32_t access_modes(const json& v, const std::string& path) {
   uint32_t bits = 0;
@@ -99,7 +98,7 @@ StorageClassSpec read_storage_class(const json& v, const std::string& prefix) {
                      "reclaimPolicy", "mountOptions", "allowVolumeExpansion",
                      "volumeBindingMode", "allowedTopologies"});
   StorageClassSpec c;
-  c.meta = object_meta(v, prefix, false);
+  c.meta = read_api_meta(v, prefix, false);
   c.provisioner = required_string(v, prefix, "provisioner", "the provisioner's name");
   if (const json* p = member(v, "parameters"))
     for (auto& [k, val] : string_map(*p, field(prefix, "parameters")))
@@ -147,7 +146,7 @@ StorageClassSpec read_storage_class(const json& v, const std::string& prefix) {
 PersistentVolumeSpec read_persistent_volume(const json& v, const std::string& prefix) {
   object(v, prefix, {"apiVersion", "kind", "metadata", "spec", "status"});
   PersistentVolumeSpec pv;
-  pv.meta = object_meta(v, prefix, false);
+  pv.meta = read_api_meta(v, prefix, false);
   const std::string sp = field(prefix, "spec");
   const json* spec = member(v, "spec");
   if (spec == nullptr) bad(prefix, "missing field 'spec'", "the volume's spec");
@@ -211,7 +210,7 @@ PersistentVolumeSpec read_persistent_volume(const json& v, const std::string& pr
 PersistentVolumeClaimSpec read_persistent_volume_claim(const json& v, const std::string& prefix) {
   object(v, prefix, {"apiVersion", "kind", "metadata", "spec", "status"});
   PersistentVolumeClaimSpec c;
-  c.meta = object_meta(v, prefix, true);
+  c.meta = read_api_meta(v, prefix, true);
   const std::string sp = field(prefix, "spec");
   const json* spec = member(v, "spec");
   if (spec == nullptr) bad(prefix, "missing field 'spec'", "the claim's spec");

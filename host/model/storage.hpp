@@ -33,8 +33,8 @@ inline constexpr const char* kAnnBetaStorageClass = "volume.beta.kubernetes.io/s
 
 using Labels = std::vector<std::pair<std::string, std::string>>;  // in key order
 
-// The ObjectMeta fields the scheduler reads.
-struct StorageMeta {
+// The ApiMeta fields the scheduler reads.
+struct ApiMeta {
   std::string name;
   std::string ns;   // "" for cluster-scoped objects
   std::string uid;  // "" when the input gives none
@@ -47,7 +47,7 @@ struct StorageMeta {
 };
 
 struct StorageClassSpec {
-  StorageMeta meta;
+  ApiMeta meta;
   std::string provisioner;
   bool wait_for_first_consumer = false;  // volumeBindingMode (Immediate when absent)
   std::vector<api::NodeTerm> allowed_topologies;
@@ -57,7 +57,7 @@ struct StorageClassSpec {
 };
 
 struct PersistentVolumeSpec {
-  StorageMeta meta;
+  ApiMeta meta;
   double capacity = 0;  // bytes
   uint32_t access_modes = 0;
   bool block = false;
@@ -76,7 +76,7 @@ struct PersistentVolumeSpec {
 };
 
 struct PersistentVolumeClaimSpec {
-  StorageMeta meta;
+  ApiMeta meta;
   bool has_storage_class_name = false;
   std::string storage_class_name;  // spec.storageClassName
   std::string volume_name;
@@ -95,6 +95,10 @@ struct PersistentVolumeClaimSpec {
   const std::string* storage_class() const;
 };
 
+// An object's metadata from JSON, with the fields the API server adds (read and ignored
+// unless the scheduler needs them). `namespaced`: the object lives in a namespace.
+ApiMeta read_api_meta(const nlohmann::json& obj, const std::string& prefix, bool namespaced);
+
 // The API objects from JSON. Errors (ApiFieldError) name fields from `prefix`.
 StorageClassSpec read_storage_class(const nlohmann::json& v, const std::string& prefix);
 PersistentVolumeSpec read_persistent_volume(const nlohmann::json& v, const std::string& prefix);
@@ -112,14 +116,14 @@ void make_view(const PersistentVolumeClaimSpec& s, cal_persistent_volume_claim& 
 
 // A spec with its C view. Not copyable: the view points into it.
 template <class Spec, class View>
-class StorageRecord {
+class ApiRecord {
  public:
-  explicit StorageRecord(Spec s) : spec_(std::move(s)) {
+  explicit ApiRecord(Spec s) : spec_(std::move(s)) {
     strings_.reserve(1);  // make_view keeps at most one string: its address must hold
     make_view(spec_, view_, arena_, strings_);
   }
-  StorageRecord(const StorageRecord&) = delete;
-  StorageRecord& operator=(const StorageRecord&) = delete;
+  ApiRecord(const ApiRecord&) = delete;
+  ApiRecord& operator=(const ApiRecord&) = delete;
   const Spec& spec() const { return spec_; }
   const View* view() const { return &view_; }
 
@@ -130,8 +134,8 @@ class StorageRecord {
   View view_{};
 };
 
-using StorageClass = StorageRecord<StorageClassSpec, cal_storage_class>;
-using PersistentVolume = StorageRecord<PersistentVolumeSpec, cal_persistent_volume>;
-using PersistentVolumeClaim = StorageRecord<PersistentVolumeClaimSpec, cal_persistent_volume_claim>;
+using StorageClass = ApiRecord<StorageClassSpec, cal_storage_class>;
+using PersistentVolume = ApiRecord<PersistentVolumeSpec, cal_persistent_volume>;
+using PersistentVolumeClaim = ApiRecord<PersistentVolumeClaimSpec, cal_persistent_volume_claim>;
 
 }  // namespace caldera

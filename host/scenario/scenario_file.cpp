@@ -20,6 +20,7 @@
 #include <set>
 
 #include "host/model/hypernode_tree.hpp"
+#include "host/model/policy_objects.hpp"
 #include "host/model/pod_constraints.hpp"
 #include "host/model/quantity.hpp"
 #include "host/toml/quantity.hpp"
@@ -88,7 +89,7 @@ std::vector<std::string> names_of(const Map& m) {
 template <typename T>
 const SourceRef& source_of(const T& record) { return record.src; }
 template <typename Spec, typename View>
-const SourceRef& source_of(const StorageRecord<Spec, View>& record) { return record.spec().src; }
+const SourceRef& source_of(const ApiRecord<Spec, View>& record) { return record.spec().src; }
 
 // "duplicate node 'n1', first at line 11; expected a name no other node has".
 template <typename Map>
@@ -136,13 +137,27 @@ void load_priority_classes(const Table& root, Cache& cache) {
   }
 }
 
+// An embedded Kubernetes API object (SCENARIOS.md: camelCase fields, as in a manifest),
+// read by the model's reader from its JSON form; the reader's errors name the field's own
+// file position.
+template <typename Read>
+auto read_api_object(const Value& v, Read read) {
+  input::Positions at(v);
+  const nlohmann::json j = input::to_json(v, &at);
+  try {
+    return read(j, std::string());
+  } catch (const ApiFieldError& e) {
+    at.fail(e.path, e.problem, e.expected);
+  }
+}
+
 void load_queues(const Table& root, Cache& cache) {
   // queue -> its 'parent' value, checked once every queue is known.
   std::map<std::string, Value> parents;
   for (const Table& t0 : root.tables("queues")) {
     const Table t = named(t0);
     t.check_keys({"name", "weight", "capability", "deserved", "guarantee", "reclaimable",
-                  "priority", "state", "parent", "created"});
+                  "priority", "state", "parent", "created", "annotations", "affinity"});
     QueueSpec q;
     q.name = name_of(t, "name");
     if (auto w = t.get("weight")) {
@@ -167,6 +182,11 @@ void load_queues(const Table& root, Cache& cache) {
       parents.insert_or_assign(q.name, *p);
     }
     q.created = t.opt_number("created").value_or(0);
+    q.annotations = t.string_map("annotations");
+    if (auto av = t.get("affinity"))
+      q.affinity = read_api_object(*av, [](const nlohmann::json& j, const std::string& prefix) {
+        return read_queue_affinity(j, prefix);
+      });
     q.src = t.src();
     check_unique(t, cache.queues(), q.name, "queue");
     cache.upsert_queue(std::move(q));
@@ -250,20 +270,6 @@ void load_numa(const Table& t, NodeSpec& n) {
                          "allocatable memory is {} bytes",
                          sum.memory, alloc(kMemory)),
              "NUMA nodes whose memory adds up to the node's allocatable memory");
-}
-
-// An embedded Kubernetes API object (SCENARIOS.md: camelCase fields, as in a manifest),
-// read by the model's reader from its JSON form; the reader's errors name the field's own
-// file position.
-template <typename Read>
-auto read_api_object(const Value& v, Read read) {
-  input::Positions at(v);
-  const nlohmann::json j = input::to_json(v, &at);
-  try {
-    return read(j, std::string());
-  } catch (const ApiFieldError& e) {
-    at.fail(e.path, e.problem, e.expected);
-  }
 }
 
 void load_nodes(const Table& root, Cache& cache) {
@@ -536,7 +542,7 @@ void load_pods(const Table& root, Cache& cache) {
     t.check_keys({"name", "namespace", "podgroup", "requests", "phase", "node", "priority",
                   "priority_class", "labels", "annotations", "node_selector", "tolerations",
                   "preemption_policy", "created", "releasing", "affinity",
-                  "topology_spread_constraints", "ports", "images", "volumes"});
+                  "topology_spread_constraints", "ports", "images", "volumes", "scheduled"});
     PodSpec p;
     p.name = name_of(t, "name");
     if (t.has("namespace")) p.ns = name_of(t, "namespace");
@@ -604,6 +610,13 @@ void load_pods(const Table& root, Cache& cache) {
                           .value_or(false);
     p.created = t.opt_number("created").value_or(0);
     p.releasing = t.opt_bool("releasing").value_or(false);
+    if (auto sv = t.get("scheduled")) {
+      // The PodScheduled condition of a pod that has a node (Kubernetes sets it with the
+      // bind); what cooldown protection (cdp) measures from.
+      if (p.node.empty())
+        sv->fail("a scheduled time for a pod without a node", "the node it runs on in 'node'");
+      p.scheduled_at = sv->number();
+    }
     if (p.releasing && p.node.empty())
       t.get("releasing")->fail("a releasing pod without a node", "the node it leaves in 'node'");
     p.src = t.src();
@@ -747,6 +760,38 @@ void load_storage(const Table& root, Cache& cache) {
   }
 }
 
+// PodDisruptionBudgets and ResourceQuotas: `name`, `namespace` and the API object's other
+// fields (spec, status), as storage objects are written.
+void load_policies(const Table& root, Cache& cache) {
+  for (const Table& t0 : root.tables("pod_disruption_budgets")) {
+    const Table t = named_namespaced(t0);
+    name_of(t, "name");
+    if (t.has("namespace")) name_of(t, "namespace");
+    DisruptionBudgetSpec b = read_storage_object(t, true, [](const nlohmann::json& j, const std::string& p) {
+      return read_disruption_budget(j, p, false);
+    });
+    check_unique(t, cache.disruption_budgets(), b.key(), "pod disruption budget");
+    cache.upsert_disruption_budget(std::move(b));
+  }
+  for (const Table& t0 : root.tables("resource_quotas")) {
+    const Table t = named_namespaced(t0);
+    name_of(t, "name");
+    if (t.has("namespace")) name_of(t, "namespace");
+    ResourceQuotaSpec q = read_storage_object(t, true, [](const nlohmann::json& j, const std::string& p) {
+      return read_resource_quota(j, p, false);
+    });
+    check_unique(t, cache.resource_quotas(), q.key(), "resource quota");
+    if (std::string name = quota_status_needed(q); !name.empty())
+      t.fail(fmt::format("quota resource '{}' is counted from what the scheduler does not "
+                         "model (limits, object counts, storage), and the quota has no "
+                         "status.used",
+                         name),
+             "status.used with every resource of the quota, or only resources counted from "
+             "pods (cpu, memory, pods, requests.<name>, <extended resource>)");
+    cache.upsert_resource_quota(std::move(q));
+  }
+}
+
 void load_cluster(const Table& root, Cache& cache) {
   // In dependency order: each list may name objects of the lists before it.
   load_priority_classes(root, cache);
@@ -756,6 +801,7 @@ void load_cluster(const Table& root, Cache& cache) {
   load_storage(root, cache);
   load_podgroups(root, cache);
   load_pods(root, cache);
+  load_policies(root, cache);
 }
 
 }  // namespace
@@ -797,7 +843,8 @@ Scenario load_scenario(const fs::path& file, const std::vector<fs::path>& defaul
   sc.file = file;
   root.check_keys({"name", "description", "sessions", "config", "config_file", "priority_classes",
                    "queues", "nodes", "hypernodes", "podgroups", "pods", "storage_classes",
-                   "persistent_volumes", "persistent_volume_claims", "expect"});
+                   "persistent_volumes", "persistent_volume_claims", "pod_disruption_budgets",
+                   "resource_quotas", "expect"});
   sc.name = root.opt_string("name").value_or(file.stem().string());
   (void)root.opt_string("description");
   sc.sessions = static_cast<int>(root.opt_int("sessions", 1, 100000).value_or(1));

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "host/model/policy_objects.hpp"
 #include "host/toml/writer.hpp"
 #include "host/util/input_error.hpp"
 
@@ -38,6 +39,40 @@ std::string resources(const ResourceList& rl) {
 std::string strings(const StringMap& m) {
   Entries e;
   for (const auto& [k, v] : m) e.emplace_back(k, w::string(v));
+  return w::inline_table(e);
+}
+
+std::string string_list(const std::vector<std::string>& v) {
+  std::vector<std::string> out;
+  for (const std::string& x : v) out.push_back(w::string(x));
+  return w::array(out);
+}
+
+// A label selector as the API writes it: every requirement as a matchExpression (matchLabels
+// were read as In requirements; the two mean the same).
+std::string selector(const api::Selector& s) {
+  std::vector<std::string> exprs;
+  for (const api::Requirement& r : s.requirements) {
+    static constexpr const char* kOps[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
+    Entries e{{"key", w::string(r.key)}, {"operator", w::string(kOps[r.op])}};
+    if (!r.values.empty()) e.emplace_back("values", string_list(r.values));
+    exprs.push_back(w::inline_table(e));
+  }
+  return w::inline_table({{"matchExpressions", w::array(exprs)}});
+}
+
+std::string int_or_percent(const IntOrPercent& v) {
+  return v.percent ? w::string(fmt::format("{}%", v.value)) : w::number(v.value);
+}
+
+// A quota's amounts back in the quota's terms (quantities of its own units).
+std::string quota_amounts(const std::vector<QuotaResource>& rs, bool used) {
+  Entries e;
+  for (const QuotaResource& r : rs) {
+    const double v = (used ? r.used : r.hard) / quota_unit(r.name);
+    e.emplace_back(r.name, w::string(std::fmod(v, 1.0) == 0 ? integral(v)
+                                                           : integral(v * 1000) + "m"));
+  }
   return w::inline_table(e);
 }
 
@@ -77,6 +112,16 @@ std::string scenario_text(const Cache& cache, const ScenarioDump& d) {
     b.add("state", w::string(to_string(q->state)));
     if (!q->parent.empty()) b.add("parent", w::string(q->parent));
     b.add("created", w::number(q->created));
+    if (!q->annotations.empty()) b.add("annotations", strings(q->annotations));
+    if (const auto& a = q->affinity) {
+      auto groups = [](const std::vector<std::string>& req, const std::vector<std::string>& pref) {
+        return w::inline_table({{"requiredDuringSchedulingIgnoredDuringExecution", string_list(req)},
+                                {"preferredDuringSchedulingIgnoredDuringExecution", string_list(pref)}});
+      };
+      b.add("affinity", w::inline_table({{"nodeGroupAffinity", groups(a->required, a->preferred)},
+                                         {"nodeGroupAntiAffinity",
+                                          groups(a->anti_required, a->anti_preferred)}}));
+    }
     table("queues", b);
   }
   bool numa = false, images = false;
@@ -155,9 +200,39 @@ std::string scenario_text(const Cache& cache, const ScenarioDump& d) {
     if (p->preempt_never) b.add("preemption_policy", w::string("Never"));
     b.add("created", w::number(p->created));
     if (p->releasing) b.add("releasing", "true");
+    if (p->scheduled_at && !p->node.empty()) b.add("scheduled", w::number(*p->scheduled_at));
     constraints = constraints || p->constraints != nullptr;
     init = init || (!p->init_requests.empty() && p->init_requests != p->requests);
     table("pods", b);
+  }
+  for (const auto& [_, rec] : cache.disruption_budgets()) {
+    const DisruptionBudgetSpec& pdb = rec->spec();
+    Block b;
+    b.add("name", w::string(pdb.meta.name));
+    b.add("namespace", w::string(pdb.meta.ns));
+    Entries spec;
+    if (!pdb.selector.absent) spec.emplace_back("selector", selector(pdb.selector));
+    if (pdb.min_available) spec.emplace_back("minAvailable", int_or_percent(*pdb.min_available));
+    if (pdb.max_unavailable)
+      spec.emplace_back("maxUnavailable", int_or_percent(*pdb.max_unavailable));
+    b.add("spec", w::inline_table(spec));
+    if (pdb.has_status) {
+      Entries disrupted;
+      for (const std::string& pod : pdb.disrupted_pods)
+        disrupted.emplace_back(pod, w::string("1970-01-01T00:00:00Z"));
+      b.add("status", w::inline_table({{"disruptionsAllowed", w::number(pdb.disruptions_allowed)},
+                                       {"disruptedPods", w::inline_table(disrupted)}}));
+    }
+    table("pod_disruption_budgets", b);
+  }
+  for (const auto& [_, rec] : cache.resource_quotas()) {
+    const ResourceQuotaSpec& q = rec->spec();
+    Block b;
+    b.add("name", w::string(q.meta.name));
+    b.add("namespace", w::string(q.meta.ns));
+    b.add("spec", w::inline_table({{"hard", quota_amounts(q.resources, false)}}));
+    if (q.has_used) b.add("status", w::inline_table({{"used", quota_amounts(q.resources, true)}}));
+    table("resource_quotas", b);
   }
   if (constraints) left_out.push_back("pods' affinity, topology spread, ports, images and volumes");
   if (init) left_out.push_back("init-container requests");

@@ -408,6 +408,30 @@ int h_task_assume_volume(cal_task* t, const cal_persistent_volume_claim* c,
   if (!t || !c || !task->node) return 0;
   return task->job->session->volumes().assume(task, c, pv, task->node->name) ? 1 : 0;
 }
+const char* h_queue_annotation(const cal_queue* q, const char* k) {
+  return Q(q)->spec ? find_in(Q(q)->spec->annotations, k) : nullptr;
+}
+const cal_queue_affinity* h_queue_affinity(const cal_queue* q) {
+  return Q(q)->has_affinity ? &Q(q)->affinity : nullptr;
+}
+int h_task_scheduled_time(const cal_task* t, double* at) {
+  const std::optional<double>& when = T(t)->pod->scheduled_at;
+  if (!when || !at) return 0;
+  *at = *when;
+  return 1;
+}
+size_t h_disruption_budget_count(const cal_session* s) {
+  return S(s)->disruption_budgets().size();
+}
+const cal_disruption_budget* h_disruption_budget_at(const cal_session* s, size_t i) {
+  const auto& v = S(s)->disruption_budgets();
+  return i < v.size() ? v[i]->view() : nullptr;
+}
+size_t h_resource_quota_count(const cal_session* s) { return S(s)->resource_quotas().size(); }
+const cal_resource_quota* h_resource_quota_at(const cal_session* s, size_t i) {
+  const auto& v = S(s)->resource_quotas();
+  return i < v.size() ? v[i]->view() : nullptr;
+}
 size_t h_node_image_count(const cal_node* n) {
   const auto& im = N(n)->spec->images;
   return im ? im->size() : 0;
@@ -592,6 +616,14 @@ cal_host_api make_table() {
   h.volume_assumed_claim = h_volume_assumed_claim;
   h.claim_selected_node = h_claim_selected_node;
   h.task_assume_volume = h_task_assume_volume;
+  // 1.5
+  h.queue_annotation = h_queue_annotation;
+  h.queue_affinity = h_queue_affinity;
+  h.task_scheduled_time = h_task_scheduled_time;
+  h.disruption_budget_count = h_disruption_budget_count;
+  h.disruption_budget_at = h_disruption_budget_at;
+  h.resource_quota_count = h_resource_quota_count;
+  h.resource_quota_at = h_resource_quota_at;
   return h;
 }
 

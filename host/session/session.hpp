@@ -136,6 +136,14 @@ class Session {
   // Storage and this session's volume decisions (host/session/volumes.hpp).
   const SessionVolumes& volumes() const { return volumes_; }
   SessionVolumes& volumes() { return volumes_; }
+  // PodDisruptionBudgets and ResourceQuotas by namespace then name, each with its status
+  // (the one read, or worked out from the pods: host/model/policy_objects.hpp).
+  const std::vector<std::shared_ptr<const DisruptionBudget>>& disruption_budgets() const {
+    return budgets_;
+  }
+  const std::vector<std::shared_ptr<const ResourceQuota>>& resource_quotas() const {
+    return quotas_;
+  }
 
   const Policy& policy() const { return *policy_; }
   Runtime& runtime() const { return *runtime_; }
@@ -267,6 +275,7 @@ class Session {
 
   Session() = default;
   void build(const Cache& cache);     // snapshot.cpp
+  void open_policies(const Cache& cache);  // snapshot.cpp: budgets and quotas, with status
   void flatten_chains();              // dispatch.cpp: every chain, once the instances are open
   void flatten_node_chains();         // node_dispatch.cpp
   void update_job_status();           // job_status.cpp: phases and pending reasons at close
@@ -301,6 +310,8 @@ class Session {
   std::vector<std::shared_ptr<const void>> own_records_;
   HyperNodes hypernodes_;
   SessionVolumes volumes_;
+  std::vector<std::shared_ptr<const DisruptionBudget>> budgets_;
+  std::vector<std::shared_ptr<const ResourceQuota>> quotas_;
 
   std::vector<std::vector<Instance>> tiers_;
   PluginChains chains_;

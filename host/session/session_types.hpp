@@ -6,6 +6,7 @@
 // caldera/plugin.h: a cal_task* is a TaskInfo*, and so on (see handles.hpp).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -223,6 +224,11 @@ struct QueueInfo {
   std::vector<QueueInfo*> children;
   double created = 0;
   const QueueSpec* spec = nullptr;  // the cache record
+  // spec->affinity as plugins read it (queue_affinity); has_affinity false when none. The
+  // view points into affinity_items, whose elements point into the record.
+  bool has_affinity = false;
+  cal_queue_affinity affinity{};
+  std::array<std::vector<const char*>, 4> affinity_items;
 };
 
 }  // namespace caldera

@@ -57,6 +57,7 @@ void Session::build(const Cache& cache) {
   // Volcano counts a pod's CSI volumes as a resource it requests (SessionVolumes::
   // csi_requests); only pods with claims have any.
   volumes_.open(cache);
+  open_policies(cache);
   std::unordered_map<const PodSpec*, ResourceList> csi;
   for (const auto& [_, p] : cache.pods()) {
     collect(p->requests);
@@ -149,6 +150,20 @@ void Session::build(const Cache& cache) {
     q->priority = spec->priority;
     q->state = spec->state;
     q->created = spec->created;
+    if (spec->affinity) {
+      const QueueAffinity& a = *spec->affinity;
+      q->has_affinity = true;
+      q->affinity.struct_size = sizeof(cal_queue_affinity);
+      auto list = [&](size_t i, const std::vector<std::string>& names, cal_string_list& out) {
+        for (const std::string& n : names) q->affinity_items[i].push_back(n.c_str());
+        out.items = q->affinity_items[i].data();
+        out.count = names.size();
+      };
+      list(0, a.required, q->affinity.required);
+      list(1, a.preferred, q->affinity.preferred);
+      list(2, a.anti_required, q->affinity.anti_required);
+      list(3, a.anti_preferred, q->affinity.anti_preferred);
+    }
     q->spec = spec.get();
     QueueInfo* raw = q.get();
     queue_by_name_[q->name] = raw;
@@ -374,6 +389,28 @@ void Session::build(const Cache& cache) {
   }
   for (const auto& [name, args] : policy_->action_args) action_args_[name] = *args;
   hypernodes_.build(cache, node_list_, job_list_, runtime_->hypernode_memo());
+}
+
+void Session::open_policies(const Cache& cache) {
+  budgets_.clear();
+  quotas_.clear();
+  // A status left out is worked out from the pods, once per session (files and the embedded
+  // cluster; on Kubernetes every object has the one its controller wrote).
+  std::vector<const PodSpec*> pods;
+  auto pod_list = [&]() -> const std::vector<const PodSpec*>& {
+    if (pods.empty())
+      for (const auto& [_, p] : cache.pods()) pods.push_back(p.get());
+    return pods;
+  };
+  for (const auto& [_, b] : cache.disruption_budgets())
+    budgets_.push_back(b->spec().has_status
+                           ? b
+                           : std::make_shared<const DisruptionBudget>(
+                                 derive_status(b->spec(), pod_list())));
+  for (const auto& [_, q] : cache.resource_quotas())
+    quotas_.push_back(q->spec().has_used ? q
+                                         : std::make_shared<const ResourceQuota>(
+                                               derive_status(q->spec(), pod_list())));
 }
 
 }  // namespace caldera

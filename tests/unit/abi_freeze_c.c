@@ -23,7 +23,9 @@ C_STATIC_ASSERT(CAL_HOST_API_V1_3_SIZE == 1080, host_api_v1_3_size);
 C_STATIC_ASSERT(offsetof(cal_host_api, task_pod) == 968, host_api_1_3_group_start);
 C_STATIC_ASSERT(CAL_HOST_API_V1_4_SIZE == 1144, host_api_v1_4_size);
 C_STATIC_ASSERT(offsetof(cal_host_api, storage_class_get) == 1080, host_api_1_4_group_start);
-C_STATIC_ASSERT(sizeof(cal_host_api) == 1144, host_api_size);
+C_STATIC_ASSERT(CAL_HOST_API_V1_5_SIZE == 1200, host_api_v1_5_size);
+C_STATIC_ASSERT(offsetof(cal_host_api, queue_annotation) == 1144, host_api_1_5_group_start);
+C_STATIC_ASSERT(sizeof(cal_host_api) == 1200, host_api_size);
 C_STATIC_ASSERT(CAL_PLUGIN_V1_0_SIZE == 256, plugin_v1_0_size);
 C_STATIC_ASSERT(CAL_PLUGIN_V1_1_SIZE == 280, plugin_v1_1_size);
 C_STATIC_ASSERT(offsetof(cal_plugin, reserved) == 280, plugin_reserved_offset);
@@ -192,6 +194,13 @@ static const abi_c_member members[] = {
     M(cal_host_api, volume_assumed_claim),
     M(cal_host_api, claim_selected_node),
     M(cal_host_api, task_assume_volume),
+    M(cal_host_api, queue_annotation),
+    M(cal_host_api, queue_affinity),
+    M(cal_host_api, task_scheduled_time),
+    M(cal_host_api, disruption_budget_count),
+    M(cal_host_api, disruption_budget_at),
+    M(cal_host_api, resource_quota_count),
+    M(cal_host_api, resource_quota_at),
     M(cal_plugin, struct_size),
     M(cal_plugin, abi_version),
     M(cal_plugin, name),
@@ -327,6 +336,24 @@ static const abi_c_member members[] = {
     M(cal_persistent_volume_claim, has_selector),
     M(cal_persistent_volume_claim, selector),
     M(cal_persistent_volume_claim, volume_attributes_class),
+    M(cal_queue_affinity, struct_size),
+    M(cal_queue_affinity, required),
+    M(cal_queue_affinity, preferred),
+    M(cal_queue_affinity, anti_required),
+    M(cal_queue_affinity, anti_preferred),
+    M(cal_disruption_budget, struct_size),
+    M(cal_disruption_budget, namespace_name),
+    M(cal_disruption_budget, name),
+    M(cal_disruption_budget, selector),
+    M(cal_disruption_budget, disruptions_allowed),
+    M(cal_disruption_budget, disrupted_pods),
+    M(cal_resource_quota, struct_size),
+    M(cal_resource_quota, namespace_name),
+    M(cal_resource_quota, name),
+    M(cal_resource_quota, resources),
+    M(cal_resource_quota, hard),
+    M(cal_resource_quota, used),
+    M(cal_resource_quota, resource_count),
 };
 
 #define S(s) {#s, #s, sizeof(s), 0}
@@ -335,7 +362,9 @@ static const abi_c_member sizes[] = {
     /* added in 1.3 */
     S(cal_string_list), S(cal_requirement), S(cal_label_selector), S(cal_node_selector_term), S(cal_preferred_node_term), S(cal_pod_affinity_term), S(cal_spread_constraint), S(cal_host_port), S(cal_image), S(cal_pod_constraints),
     /* added in 1.4 */
-    S(cal_storage_class), S(cal_persistent_volume), S(cal_persistent_volume_claim)
+    S(cal_storage_class), S(cal_persistent_volume), S(cal_persistent_volume_claim),
+    /* added in 1.5 */
+    S(cal_queue_affinity), S(cal_disruption_budget), S(cal_resource_quota)
 };
 
 const abi_c_member *abi_c_members(size_t *n) {

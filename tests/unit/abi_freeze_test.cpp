@@ -208,6 +208,14 @@ const Member kMembers[] = {
     {"cal_host_api", "volume_assumed_claim", 1120, 8},
     {"cal_host_api", "claim_selected_node", 1128, 8},
     {"cal_host_api", "task_assume_volume", 1136, 8},
+    // added in 1.5
+    {"cal_host_api", "queue_annotation", 1144, 8},
+    {"cal_host_api", "queue_affinity", 1152, 8},
+    {"cal_host_api", "task_scheduled_time", 1160, 8},
+    {"cal_host_api", "disruption_budget_count", 1168, 8},
+    {"cal_host_api", "disruption_budget_at", 1176, 8},
+    {"cal_host_api", "resource_quota_count", 1184, 8},
+    {"cal_host_api", "resource_quota_at", 1192, 8},
     // cal_plugin: 37 members
     {"cal_plugin", "struct_size", 0, 4},
     {"cal_plugin", "abi_version", 4, 4},
@@ -346,6 +354,25 @@ const Member kMembers[] = {
     {"cal_persistent_volume_claim", "has_selector", 92, 4},
     {"cal_persistent_volume_claim", "selector", 96, 24},
     {"cal_persistent_volume_claim", "volume_attributes_class", 120, 8},
+    // added in 1.5
+    {"cal_queue_affinity", "struct_size", 0, 4},
+    {"cal_queue_affinity", "required", 8, 16},
+    {"cal_queue_affinity", "preferred", 24, 16},
+    {"cal_queue_affinity", "anti_required", 40, 16},
+    {"cal_queue_affinity", "anti_preferred", 56, 16},
+    {"cal_disruption_budget", "struct_size", 0, 4},
+    {"cal_disruption_budget", "namespace_name", 8, 8},
+    {"cal_disruption_budget", "name", 16, 8},
+    {"cal_disruption_budget", "selector", 24, 24},
+    {"cal_disruption_budget", "disruptions_allowed", 48, 4},
+    {"cal_disruption_budget", "disrupted_pods", 56, 16},
+    {"cal_resource_quota", "struct_size", 0, 4},
+    {"cal_resource_quota", "namespace_name", 8, 8},
+    {"cal_resource_quota", "name", 16, 8},
+    {"cal_resource_quota", "resources", 24, 8},
+    {"cal_resource_quota", "hard", 32, 8},
+    {"cal_resource_quota", "used", 40, 8},
+    {"cal_resource_quota", "resource_count", 48, 8},
 };
 
 struct StructLayout {
@@ -355,10 +382,10 @@ struct StructLayout {
 };
 // KEPT FOREVER. sizeof(cal_plugin) was 384 at 1.0 too (the slots of 1.1 came out of the
 // reserved room); cal_host_api was 824 bytes at 1.0 (CAL_HOST_API_V1_0_SIZE), 952 at 1.1, 968
-// at 1.2, 1080 at 1.3 and is 1144 at 1.4.
+// at 1.2, 1080 at 1.3, 1144 at 1.4 and is 1200 at 1.5.
 const StructLayout kStructs[] = {
     {"cal_status", 260, 4},   {"cal_taint", 40, 8},   {"cal_option", 40, 8},
-    {"cal_host_api", 1144, 8}, {"cal_plugin", 384, 8},
+    {"cal_host_api", 1200, 8}, {"cal_plugin", 384, 8},
     // added in 1.3
     {"cal_string_list", 16, 8},
     {"cal_requirement", 32, 8},
@@ -374,6 +401,10 @@ const StructLayout kStructs[] = {
     {"cal_storage_class", 56, 8},
     {"cal_persistent_volume", 136, 8},
     {"cal_persistent_volume_claim", 128, 8},
+    // added in 1.5
+    {"cal_queue_affinity", 72, 8},
+    {"cal_disruption_budget", 72, 8},
+    {"cal_resource_quota", 56, 8},
 };
 
 // The actual layouts, as this C++ compiler sees them.
@@ -535,6 +566,13 @@ const Member kActual[] = {
     CAL_MEMBER(cal_host_api, volume_assumed_claim),
     CAL_MEMBER(cal_host_api, claim_selected_node),
     CAL_MEMBER(cal_host_api, task_assume_volume),
+    CAL_MEMBER(cal_host_api, queue_annotation),
+    CAL_MEMBER(cal_host_api, queue_affinity),
+    CAL_MEMBER(cal_host_api, task_scheduled_time),
+    CAL_MEMBER(cal_host_api, disruption_budget_count),
+    CAL_MEMBER(cal_host_api, disruption_budget_at),
+    CAL_MEMBER(cal_host_api, resource_quota_count),
+    CAL_MEMBER(cal_host_api, resource_quota_at),
     CAL_MEMBER(cal_plugin, struct_size),
     CAL_MEMBER(cal_plugin, abi_version),
     CAL_MEMBER(cal_plugin, name),
@@ -670,6 +708,24 @@ const Member kActual[] = {
     CAL_MEMBER(cal_persistent_volume_claim, has_selector),
     CAL_MEMBER(cal_persistent_volume_claim, selector),
     CAL_MEMBER(cal_persistent_volume_claim, volume_attributes_class),
+    CAL_MEMBER(cal_queue_affinity, struct_size),
+    CAL_MEMBER(cal_queue_affinity, required),
+    CAL_MEMBER(cal_queue_affinity, preferred),
+    CAL_MEMBER(cal_queue_affinity, anti_required),
+    CAL_MEMBER(cal_queue_affinity, anti_preferred),
+    CAL_MEMBER(cal_disruption_budget, struct_size),
+    CAL_MEMBER(cal_disruption_budget, namespace_name),
+    CAL_MEMBER(cal_disruption_budget, name),
+    CAL_MEMBER(cal_disruption_budget, selector),
+    CAL_MEMBER(cal_disruption_budget, disruptions_allowed),
+    CAL_MEMBER(cal_disruption_budget, disrupted_pods),
+    CAL_MEMBER(cal_resource_quota, struct_size),
+    CAL_MEMBER(cal_resource_quota, namespace_name),
+    CAL_MEMBER(cal_resource_quota, name),
+    CAL_MEMBER(cal_resource_quota, resources),
+    CAL_MEMBER(cal_resource_quota, hard),
+    CAL_MEMBER(cal_resource_quota, used),
+    CAL_MEMBER(cal_resource_quota, resource_count),
 };
 #undef CAL_MEMBER
 
@@ -692,6 +748,9 @@ size_t actual_size(const std::string& s) {
   if (s == "cal_storage_class") return sizeof(cal_storage_class);
   if (s == "cal_persistent_volume") return sizeof(cal_persistent_volume);
   if (s == "cal_persistent_volume_claim") return sizeof(cal_persistent_volume_claim);
+  if (s == "cal_queue_affinity") return sizeof(cal_queue_affinity);
+  if (s == "cal_disruption_budget") return sizeof(cal_disruption_budget);
+  if (s == "cal_resource_quota") return sizeof(cal_resource_quota);
   return 0;
 }
 size_t actual_align(const std::string& s) {
@@ -713,6 +772,9 @@ size_t actual_align(const std::string& s) {
   if (s == "cal_storage_class") return alignof(cal_storage_class);
   if (s == "cal_persistent_volume") return alignof(cal_persistent_volume);
   if (s == "cal_persistent_volume_claim") return alignof(cal_persistent_volume_claim);
+  if (s == "cal_queue_affinity") return alignof(cal_queue_affinity);
+  if (s == "cal_disruption_budget") return alignof(cal_disruption_budget);
+  if (s == "cal_resource_quota") return alignof(cal_resource_quota);
   return 0;
 }
 
@@ -828,8 +890,11 @@ TEST(AbiFreeze, HostApiGroups) {
   // 1.4: storage.
   EXPECT_EQ(offsetof(cal_host_api, storage_class_get), 1080u);
   EXPECT_EQ(CAL_HOST_API_V1_4_SIZE, 1144u);
-  // 1.4 is the newest minor: the table is exactly its size.
-  EXPECT_EQ(sizeof(cal_host_api), CAL_HOST_API_V1_4_SIZE);
+  // 1.5: queue node groups, scheduling times, disruption budgets, quotas.
+  EXPECT_EQ(offsetof(cal_host_api, queue_annotation), 1144u);
+  EXPECT_EQ(CAL_HOST_API_V1_5_SIZE, 1200u);
+  // 1.5 is the newest minor: the table is exactly its size.
+  EXPECT_EQ(sizeof(cal_host_api), CAL_HOST_API_V1_5_SIZE);
 }
 
 TEST(AbiFreeze, PluginDescriptorGroups) {

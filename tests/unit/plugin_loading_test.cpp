@@ -271,17 +271,22 @@ TEST_F(PluginLoading, OpenAndCloseAreRequired) {
                 "open and close (caldera/plugin.h); rebuild it with them");
 }
 
+// "1.5": the host's ABI, as its messages write it.
+const std::string kHostAbi = std::to_string(CAL_ABI_MAJOR) + "." + std::to_string(CAL_ABI_MINOR);
+
 TEST_F(PluginLoading, NewerMinorIsRefused) {
   std::string f = plugin("newer_minor").string();
   EXPECT_EQ(load_error(plugin("newer_minor")),
-            f + ": plugin 'newer_minor' was built for ABI 1.7 but this host speaks 1.4: rebuild "
-                "it against caldera-sdk 1.4 (or upgrade caldera to a release that speaks ABI 1.7)");
+            f + ": plugin 'newer_minor' was built for ABI 1.7 but this host speaks " + kHostAbi +
+                ": rebuild it against caldera-sdk " + kHostAbi +
+                " (or upgrade caldera to a release that speaks ABI 1.7)");
 }
 
 TEST_F(PluginLoading, OtherMajorIsRefused) {
   std::string f = plugin("other_major").string();
   EXPECT_EQ(load_error(plugin("other_major")),
-            f + ": plugin 'other_major' was built for ABI 2.0 but this host speaks 1.4: rebuild "
+            f + ": plugin 'other_major' was built for ABI 2.0 but this host speaks " + kHostAbi +
+                ": rebuild "
                 "it against caldera-sdk 1.x");
 }
 

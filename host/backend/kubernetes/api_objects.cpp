@@ -4,6 +4,8 @@
 // component-helpers/resource/helpers.go PodRequests (how a pod's requests add up).
 #include "host/backend/kubernetes/api_objects.hpp"
 
+#include "host/model/policy_objects.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <limits>
 
 #include "host/model/pod_constraints.hpp"
+#include "host/model/policy_objects.hpp"
 #include "host/model/quantity.hpp"
 
 namespace caldera::k8s {
@@ -530,6 +533,14 @@ std::optional<PodSpec> pod_from_json(const json& obj, const std::vector<std::str
 
   p.releasing = m.deleting;
   p.created = m.created;
+  // The PodScheduled condition's time: when the pod was bound (cooldown protection, cdp).
+  if (const json* conds = field(*status, "conditions"); conds && conds->is_array())
+    for (const json& c : *conds)
+      if (c.is_object() && json_string(c, "type") == "PodScheduled" &&
+          json_string(c, "status") == "True") {
+        p.scheduled_at = parse_time(json_string(c, "lastTransitionTime"));
+        break;
+      }
   const json* md = field(obj, "metadata");
   if (md) {
     p.labels = string_map(*md, "labels", where, w);
@@ -702,6 +713,15 @@ std::optional<QueueSpec> queue_from_json(const json& obj, Warnings& w) {
   q.reclaimable = bool_field(*spec, "reclaimable", where, w).value_or(true);
   q.priority = int32_field(*spec, "priority", where, w).value_or(0);
   q.parent = str_field(*spec, "parent", where, w);
+  if (const json* md = field(obj, "metadata")) q.annotations = string_map(*md, "annotations", where, w);
+  if (const json* a = field(*spec, "affinity")) {
+    try {
+      q.affinity = read_queue_affinity(*a, "spec.affinity");
+    } catch (const ApiFieldError& e) {
+      w.push_back(fmt::format("{}: {}: {} (expected {}); no node-group affinity", where, e.path,
+                              e.problem, e.expected));
+    }
+  }
   if (q.parent == q.name) {
     w.push_back(fmt::format("{}: names itself as parent; read as a top-level queue", where));
     q.parent.clear();
@@ -820,7 +840,7 @@ std::optional<PriorityClassSpec> priority_class_from_json(const json& obj, Warni
   return pc;
 }
 
-// ---- storage ---------------------------------------------------------------------------
+// ---- storage and namespace policies -----------------------------------------------------
 
 namespace {
 
@@ -839,6 +859,18 @@ auto read_storage(const json& obj, const char* kind, Warnings& w, Read read)
 }
 
 }  // namespace
+
+std::optional<DisruptionBudgetSpec> disruption_budget_from_json(const json& obj, Warnings& w) {
+  return read_storage(obj, "PodDisruptionBudget", w, [](const json& o, const std::string& p) {
+    return read_disruption_budget(o, p, true);
+  });
+}
+
+std::optional<ResourceQuotaSpec> resource_quota_from_json(const json& obj, Warnings& w) {
+  return read_storage(obj, "ResourceQuota", w, [](const json& o, const std::string& p) {
+    return read_resource_quota(o, p, true);
+  });
+}
 
 std::optional<StorageClassSpec> storage_class_from_json(const json& obj, Warnings& w) {
   return read_storage(obj, "StorageClass", w, read_storage_class);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "host/model/objects.hpp"
+#include "host/model/policy_objects.hpp"
 #include "host/model/storage.hpp"
 
 namespace caldera::k8s {
@@ -93,6 +94,9 @@ std::optional<HyperNodeSpec> hypernode_from_json(const json& obj, Warnings& w);
 // Storage objects (host/model/storage.hpp), read strictly by the model's readers: an object
 // they refuse is a warning naming it and the field, and is left out (a pod whose claim is
 // left out waits, its reason naming the claim).
+// PodDisruptionBudget (policy/v1) and ResourceQuota (core/v1), status as the API holds it.
+std::optional<DisruptionBudgetSpec> disruption_budget_from_json(const json& obj, Warnings& w);
+std::optional<ResourceQuotaSpec> resource_quota_from_json(const json& obj, Warnings& w);
 std::optional<StorageClassSpec> storage_class_from_json(const json& obj, Warnings& w);
 std::optional<PersistentVolumeSpec> persistent_volume_from_json(const json& obj, Warnings& w);
 std::optional<PersistentVolumeClaimSpec> claim_from_json(const json& obj, Warnings& w);

@@ -24,6 +24,8 @@ constexpr const char* kHyperNodes = "hypernodes";
 constexpr const char* kStorageClasses = "storageclasses";
 constexpr const char* kPersistentVolumes = "persistentvolumes";
 constexpr const char* kClaims = "persistentvolumeclaims";
+constexpr const char* kDisruptionBudgets = "poddisruptionbudgets";
+constexpr const char* kResourceQuotas = "resourcequotas";
 constexpr const char* kCsiNodes = "csinodes";
 constexpr size_t kMaxMessage = 1024;  // as the writer truncates
 
@@ -114,6 +116,9 @@ KubeCluster::KubeCluster(uv_loop_t* loop, HttpClient& http, KubeOptions opts)
   add(kPersistentVolumes, "/api/v1/persistentvolumes");
   add(kClaims, "/api/v1/persistentvolumeclaims");
   add(kCsiNodes, "/apis/storage.k8s.io/v1/csinodes");
+  // Namespace policies, for the pdb and resourcequota plugins.
+  add(kDisruptionBudgets, "/apis/policy/v1/poddisruptionbudgets");
+  add(kResourceQuotas, "/api/v1/resourcequotas");
 }
 
 KubeCluster::~KubeCluster() = default;
@@ -192,6 +197,8 @@ void KubeCluster::list_end(const std::string& resource) {
   if (resource == kStorageClasses) collect(cache_.storage_classes());
   if (resource == kPersistentVolumes) collect(cache_.persistent_volumes());
   if (resource == kClaims) collect(cache_.claims());
+  if (resource == kDisruptionBudgets) collect(cache_.disruption_budgets());
+  if (resource == kResourceQuotas) collect(cache_.resource_quotas());
   if (resource == kCsiNodes) collect(csi_nodes_);
   if (!gone.empty())
     spdlog::info("kubernetes: {}: {} object(s) vanished while not watched; removed", resource,
@@ -242,6 +249,12 @@ std::string KubeCluster::upsert(const std::string& resource, const json& obj) {
     } else if (!key.empty()) {
       cache_.remove_node(key);
     }
+  } else if (resource == kDisruptionBudgets) {
+    if (auto b = disruption_budget_from_json(obj, w)) cache_.upsert_disruption_budget(std::move(*b));
+    else if (!key.empty()) cache_.remove_disruption_budget(key);
+  } else if (resource == kResourceQuotas) {
+    if (auto q = resource_quota_from_json(obj, w)) cache_.upsert_resource_quota(std::move(*q));
+    else if (!key.empty()) cache_.remove_resource_quota(key);
   } else if (resource == kStorageClasses) {
     if (auto sc = storage_class_from_json(obj, w)) cache_.upsert_storage_class(std::move(*sc));
     else if (!key.empty()) cache_.remove_storage_class(key);
@@ -391,6 +404,10 @@ void KubeCluster::remove(const std::string& resource, const std::string& key) {
     cache_.remove_priority_class(key);
   } else if (resource == kHyperNodes) {
     cache_.remove_hypernode(key);
+  } else if (resource == kDisruptionBudgets) {
+    cache_.remove_disruption_budget(key);
+  } else if (resource == kResourceQuotas) {
+    cache_.remove_resource_quota(key);
   } else if (resource == kStorageClasses) {
     cache_.remove_storage_class(key);
   } else if (resource == kPersistentVolumes) {

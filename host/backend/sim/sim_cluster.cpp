@@ -182,6 +182,7 @@ CommitReport SimCluster::commit(const SessionResult& r, double now) {
 void SimCluster::bind(const PodSpec&, const PodSpec& bound) {
   PodSpec running = bound;
   running.phase = PodPhase::Running;  // no kubelet delay in the embedded cluster
+  running.scheduled_at = now_;        // the PodScheduled condition the bind sets
   auto d = duration_.find(running.key());
   if (d != duration_.end()) end_time_[running.key()] = now_ + d->second;
   cache_.upsert_pod(std::move(running));
@@ -211,6 +212,7 @@ bool SimCluster::bind_volumes(const PodSpec&, const std::vector<ClaimDecision>& 
 void SimCluster::evict(const PodSpec& observed) {
   PodSpec evicted = observed;
   evicted.node.clear();
+  evicted.scheduled_at.reset();
   evicted.releasing = false;
   evicted.phase = workload_.evicted_pods_fail ? PodPhase::Failed : PodPhase::Pending;
   if (workload_.evicted_pods_fail) failed_jobs_.insert(evicted.ns + "/" + evicted.podgroup);

@@ -1,5 +1,5 @@
 /*
- * caldera/plugin.h -- the Caldera plugin ABI, version 1.4.
+ * caldera/plugin.h -- the Caldera plugin ABI, version 1.5.
  *
  * This header is the whole contract between the Caldera host and a policy plugin. A plugin
  * is a shared object that includes this header, links against nothing of the host, and
@@ -59,6 +59,10 @@
  *            cal_persistent_volume_claim; storage_class_get, volume_get, volume_count,
  *            volume_at, claim_get, volume_assumed_claim, claim_selected_node,
  *            task_assume_volume). cal_pod_constraints gains `claims`.
+ *       1.5  host: queue_annotation, queue_affinity (cal_queue_affinity: a queue's node
+ *            groups), task_scheduled_time, PodDisruptionBudgets (cal_disruption_budget;
+ *            disruption_budget_count, disruption_budget_at) and ResourceQuotas
+ *            (cal_resource_quota; resource_quota_count, resource_quota_at).
  *
  * (1) Types and booleans.
  *     Fixed-width integers, size_t for counts and indexes, double for amounts and times.
@@ -205,7 +209,7 @@ extern "C" {
  * Keep each a plain `#define NAME <digits>`.
  * ------------------------------------------------------------------------------------- */
 #define CAL_ABI_MAJOR 1
-#define CAL_ABI_MINOR 4
+#define CAL_ABI_MINOR 5
 #define CAL_ABI_VERSION ((uint32_t)((CAL_ABI_MAJOR << 16) | CAL_ABI_MINOR))
 #define CAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
 #define CAL_ABI_MINOR_OF(v) ((uint32_t)(v)&0xffffu)
@@ -598,6 +602,57 @@ typedef struct cal_persistent_volume_claim {
 } cal_persistent_volume_claim;
 
 /* ---------------------------------------------------------------------------------------
+ * Queue node groups, disruption budgets and quotas (added in 1.5), for Volcano's nodegroup,
+ * pdb and resourcequota plugins. Owned by the host, read-only, valid until the session
+ * ends. Each struct starts with struct_size and only grows at its end.
+ * ------------------------------------------------------------------------------------- */
+
+/* A queue's spec.affinity (Volcano's scheduling v1beta1 Affinity): the node groups (the value
+ * of a node's "volcano.sh/nodegroup-name" label) its jobs must or should run in, and must
+ * or should not, each list in the order the queue writes it. */
+typedef struct cal_queue_affinity {
+  uint32_t struct_size;
+  cal_string_list required;            /* nodeGroupAffinity.requiredDuring... */
+  cal_string_list preferred;           /* nodeGroupAffinity.preferredDuring... */
+  cal_string_list anti_required;       /* nodeGroupAntiAffinity.requiredDuring... */
+  cal_string_list anti_preferred;      /* nodeGroupAntiAffinity.preferredDuring... */
+} cal_queue_affinity;
+
+/* A PodDisruptionBudget (policy/v1) as the session sees it. selector is spec.selector
+ * (absent: matches nothing; a selector with no requirements matches every pod, which
+ * Volcano's pdb plugin reads as matching nothing). disruptions_allowed is
+ * status.disruptionsAllowed: the API object's on Kubernetes; in files, the one written, or
+ * worked out from the pods as the disruption controller would (Running pods the selector
+ * matches, less minAvailable, or maxUnavailable less the pods that are not Running).
+ * disrupted_pods: the names in status.disruptedPods (evictions the API server accepted that
+ * the controller has not seen yet), sorted. */
+typedef struct cal_disruption_budget {
+  uint32_t struct_size;
+  const char *namespace_name;
+  const char *name;
+  cal_label_selector selector;
+  int32_t disruptions_allowed;
+  cal_string_list disrupted_pods;
+} cal_disruption_budget;
+
+/* A ResourceQuota (core/v1) as the session sees it: the resources of status.hard (spec.hard
+ * when the status has none yet), sorted by name, and for each its hard limit and
+ * status.used. Amounts are in the units of the resource of the same name (convention (1):
+ * cpu millicores, memory bytes, pods a count, any other name in milli-units), so that a
+ * quota's "cpu" compares with a PodGroup's minResources cpu as it is. used: the API
+ * object's on Kubernetes; in files, the one written, or worked out from the namespace's pods
+ * that are not Succeeded or Failed, as the quota controller would. */
+typedef struct cal_resource_quota {
+  uint32_t struct_size;
+  const char *namespace_name;
+  const char *name;
+  const char *const *resources;
+  const double *hard;
+  const double *used;
+  size_t resource_count;
+} cal_resource_quota;
+
+/* ---------------------------------------------------------------------------------------
  * The host API: one table of functions handed to the plugin's entry point. The pointer
  * stays valid while the plugin is loaded; keep it in a static. Functions are only appended.
  * ------------------------------------------------------------------------------------- */
@@ -917,12 +972,32 @@ typedef struct cal_host_api {
   int (*task_assume_volume)(cal_task *t, const cal_persistent_volume_claim *c,
                             const cal_persistent_volume *pv);
 
+  /* ===== added in 1.5 (starts at CAL_HOST_API_V1_4_SIZE) ============================== */
+
+  /* --- added in 1.5: queue node groups, scheduling times, budgets, quotas ------------ */
+  /* A queue's annotation; NULL if absent. */
+  const char *(*queue_annotation)(const cal_queue *q, const char *key);
+  /* The queue's spec.affinity; NULL when the queue sets none (an affinity with empty lists
+   * is not NULL: Volcano tells the two apart when queues inherit affinities). */
+  const cal_queue_affinity *(*queue_affinity)(const cal_queue *q);
+  /* When the task's pod was scheduled: its PodScheduled condition's lastTransitionTime, on
+   * the session clock (convention (1)). Returns 1 and writes *at, or 0 (and leaves *at)
+   * when the pod has no true PodScheduled condition. */
+  int (*task_scheduled_time)(const cal_task *t, double *at);
+  /* Every PodDisruptionBudget, by namespace then name. */
+  size_t (*disruption_budget_count)(const cal_session *s);
+  const cal_disruption_budget *(*disruption_budget_at)(const cal_session *s, size_t i);
+  /* Every ResourceQuota, by namespace then name. */
+  size_t (*resource_quota_count)(const cal_session *s);
+  const cal_resource_quota *(*resource_quota_at)(const cal_session *s, size_t i);
+
   /* A new function goes here, in a group headed "added in 1.N", never anywhere else. */
 } cal_host_api;
 
 /* The bytes of cal_host_api each minor defines (fixed forever; the 1.1 group starts at
  * CAL_HOST_API_V1_0_SIZE, the 1.2 group at CAL_HOST_API_V1_1_SIZE, the 1.3 group at
- * CAL_HOST_API_V1_2_SIZE, the 1.4 group at CAL_HOST_API_V1_3_SIZE). */
+ * CAL_HOST_API_V1_2_SIZE, the 1.4 group at CAL_HOST_API_V1_3_SIZE, the 1.5 group at
+ * CAL_HOST_API_V1_4_SIZE). */
 #define CAL_HOST_API_V1_0_SIZE (offsetof(cal_host_api, node_index))
 #define CAL_HOST_API_V1_1_SIZE                                                              \
   (offsetof(cal_host_api, node_table) + sizeof(((cal_host_api *)0)->node_table))
@@ -932,6 +1007,8 @@ typedef struct cal_host_api {
   (offsetof(cal_host_api, node_image_at) + sizeof(((cal_host_api *)0)->node_image_at))
 #define CAL_HOST_API_V1_4_SIZE                                                              \
   (offsetof(cal_host_api, task_assume_volume) + sizeof(((cal_host_api *)0)->task_assume_volume))
+#define CAL_HOST_API_V1_5_SIZE                                                              \
+  (offsetof(cal_host_api, resource_quota_at) + sizeof(((cal_host_api *)0)->resource_quota_at))
 
 /* The largest state a plugin may save (state_put), in bytes. */
 #define CAL_STATE_MAX ((size_t)16 * 1024 * 1024)

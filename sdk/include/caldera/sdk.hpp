@@ -114,6 +114,9 @@ class Queue {
   cal_queue_state state() const { return host->queue_state(h_); }
   Queue parent() const { return Queue(host->queue_parent(h_), n_); }
   double created() const { return host->queue_created(h_); }
+  // ABI 1.5: the queue's annotations and spec.affinity (node groups; null when none).
+  const char* annotation(const char* key) const { return host->queue_annotation(h_, key); }
+  const cal_queue_affinity* affinity() const { return host->queue_affinity(h_); }
 
  private:
   const cal_queue* h_ = nullptr;
@@ -174,6 +177,13 @@ class Task {
   size_t selector_count() const { return host->task_selector_count(h_); }
   std::string_view selector_key(size_t i) const { return sv(host->task_selector_key(h_, i)); }
   Pod pod() const { return Pod(host->task_pod(h_)); }
+  // ABI 1.5: when the pod was scheduled (its PodScheduled condition), on the session clock;
+  // nullopt when it has no such condition.
+  std::optional<double> scheduled_time() const {
+    double at = 0;
+    if (host->task_scheduled_time(h_, &at) == 0) return std::nullopt;
+    return at;
+  }
   // ABI 1.4: a volume decision of this task's placement (plugin.h, task_assume_volume):
   // call from on_allocate. pv null: provision c on the task's node.
   bool assume_volume(const cal_persistent_volume_claim* c, const cal_persistent_volume* pv) const {
@@ -386,6 +396,16 @@ class Session {
   }
   const char* claim_selected_node(const cal_persistent_volume_claim* c) const {
     return host->claim_selected_node(h_, c);
+  }
+
+  // ABI 1.5: PodDisruptionBudgets and ResourceQuotas, by namespace then name (plugin.h).
+  size_t disruption_budget_count() const { return host->disruption_budget_count(h_); }
+  const cal_disruption_budget* disruption_budget_at(size_t i) const {
+    return host->disruption_budget_at(h_, i);
+  }
+  size_t resource_quota_count() const { return host->resource_quota_count(h_); }
+  const cal_resource_quota* resource_quota_at(size_t i) const {
+    return host->resource_quota_at(h_, i);
   }
 
   // ABI 1.2, state kept across sessions (plugin.h, state_get / state_put): call both from

@@ -467,7 +467,7 @@ def test_bad_input(s):
     print("nodeprefer.so replaced by a plugin of another ABI")
     m = s.mark()
     s.put_plugin(os.path.join(s.args.abi_plugins, "other_major.so"), "nodeprefer.so")
-    m = s.expect_reload(m, "refused", "built for ABI 2.0 but this host speaks 1.4")
+    m = s.expect_reload(m, "refused", "built for ABI 2.0 but this host speaks 1.")
     survives(m)
 
     print("nodeprefer.so replaced by a truncated build")
