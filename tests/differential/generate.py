@@ -7,8 +7,8 @@ differential comparison with Volcano's oracle (compare.py).
 One file per seed and family: DIR/<family>-<seed>.toml. The same seed and family give the
 same file. Families are config variants (Volcano's default policy and the ones with preempt,
 reclaim, capacity); the state is drawn from the seed alone, so each family sees the same
-clusters. Families args, sla, tdm, task-topology, resource-strategy-fit and constraints add
-plugins, arguments and state to that cluster, drawn from the seed too; constraints gives it
+clusters. Families args, sla, tdm, task-topology, resource-strategy-fit, policies and constraints
+add plugins, arguments and state to that cluster, drawn from the seed too; constraints gives it
 Kubernetes scheduling constraints (zones, node labels and images, node affinity, pod
 affinity and anti-affinity, topology spread constraints, host ports, container images);
 volumes gives it storage (StorageClasses, PersistentVolumes, claims, pod volumes).
@@ -40,6 +40,11 @@ FAMILIES = {
     "tdm": (["enqueue", "allocate", "preempt", "backfill", "shuffle"], None),
     "task-topology": (["enqueue", "allocate", "backfill"], None),
     "resource-strategy-fit": (["enqueue", "allocate", "backfill"], None),
+    # Volcano's namespace and queue policies as far as the oracle's format carries their
+    # inputs: nodegroup over node group labels (queues without affinity), pdb with no
+    # budgets (a pod without labels is never its victim), cdp's cooldown labels (no pod has a
+    # PodScheduled time there), resourcequota with no quotas.
+    "policies": (["enqueue", "allocate", "preempt", "backfill"], None),
     # Actions (preempt sometimes) and tiers drawn per seed (constraints()).
     "constraints": (["enqueue", "allocate", "backfill"], None),
     # The same, with storage: classes, PVs, claims (volumes()).
@@ -289,6 +294,19 @@ def variant(family, seed, nodes, groups, pods):
                     kept = {k: v for k, v in args[name].items() if r.random() < 0.7}
                     if kept:
                         tier[i] = (name, dict(extra, arguments=kept))
+    elif family == "policies":
+        tiers[0] += [("pdb", {}), ("cdp", {})]
+        tiers[1].append(("nodegroup", {"arguments": {
+            "strict": r.random() < 0.3, "enablePreferredOrder": r.random() < 0.5}}))
+        tiers[1].append(("resourcequota", {}))
+        for n in nodes:
+            if r.random() < 0.5:
+                n["labels"]["volcano.sh/nodegroup-name"] = r.choice(["g1", "g2"])
+        for p in pods:
+            if "node" in p and r.random() < 0.4:
+                p.setdefault("labels", {})["volcano.sh/cooldown-time"] = r.choice(["1h", "10s", "x"])
+            elif r.random() < 0.3:
+                p.setdefault("labels", {})["app"] = "web"
     elif family == "sla":
         sla = {}
         if r.random() < 0.5:
