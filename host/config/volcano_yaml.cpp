@@ -262,10 +262,17 @@ class Translator {
         leaves(v, key + ".", path + "." + kv.first.Scalar());
       } else if (v.IsScalar()) {
         w_.line(key + " = " + scalar_value(v), v.Mark());
+      } else if (v.IsSequence() &&
+                 std::all_of(v.begin(), v.end(), [](const YAML::Node& e) { return e.IsScalar(); })) {
+        // A list of names (extender.managedResources): one comma-separated string, the form
+        // Caldera's string arguments take lists in.
+        std::string joined;
+        for (const YAML::Node& e : v) joined += (joined.empty() ? "" : ",") + e.Scalar();
+        w_.line(key + " = " + toml_string(joined), v.Mark());
       } else {
         w_.fail(v.Mark(), path + "." + kv.first.Scalar(),
-                v.IsSequence() ? "a list" : "no value",
-                "a boolean, a number, a string or a map of them");
+                v.IsSequence() ? "a list of lists or maps" : "no value",
+                "a boolean, a number, a string, a list of strings or a map of them");
       }
     }
   }

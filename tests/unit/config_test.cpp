@@ -459,6 +459,29 @@ configurations:
             true);
 }
 
+// A YAML list of names as an argument (extender.managedResources) becomes one
+// comma-separated string; a list of maps is refused at its line.
+TEST_F(ConfigTest, VolcanoYamlListArgumentIsOneString) {
+  const fs::path f = write("volcano.conf",
+                           "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gang\n"
+                           "    arguments:\n      names:\n      - nvidia.com/gpu\n"
+                           "      - nvidia.com/gpumem\n      none: []\n");
+  std::ifstream in(f);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string toml = volcano_yaml_to_toml(text, f);
+  EXPECT_NE(toml.find("\"names\" = \"nvidia.com/gpu,nvidia.com/gpumem\""), std::string::npos) << toml;
+  EXPECT_NE(toml.find("\"none\" = \"\""), std::string::npos) << toml;
+  const fs::path g = write("volcano2.conf",
+                           "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: gang\n"
+                           "    arguments:\n      names:\n      - a: 1\n");
+  std::string e = input_error_of([&] { load_config(g, {"/p"}); });
+  EXPECT_NE(e.find("volcano2.conf:7:7: tiers[0].plugins[0].arguments.names: a list of lists or "
+                   "maps; expected a boolean, a number, a string, a list of strings or a map of "
+                   "them"),
+            std::string::npos)
+      << e;
+}
+
 // YAML or TOML, by content: the first line that says something.
 TEST(VolcanoYaml, RecognisedByContent) {
   EXPECT_TRUE(looks_like_volcano_yaml("# volcano\n\nactions: \"allocate\"\n"));

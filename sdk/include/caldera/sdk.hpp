@@ -227,6 +227,9 @@ class Node {
   int32_t pods_max() const { return host->node_pods_max(h_); }
   bool unschedulable() const { return host->node_unschedulable(h_) != 0; }
   const char* label(const char* key) const { return host->node_label(h_, key); }
+  size_t label_count() const { return host->node_label_count(h_); }
+  std::string_view label_key(size_t i) const { return sv(host->node_label_key(h_, i)); }
+  std::string_view label_value(size_t i) const { return sv(host->node_label_value(h_, i)); }
   size_t taint_count() const { return host->node_taint_count(h_); }
   cal_taint taint(size_t i) const {
     cal_taint t{};
