@@ -730,6 +730,20 @@ TEST_F(PolicyTest, UnknownActionNamesListTheKnownOnes) {
                 "expected one of " + known);
   EXPECT_EQ(build("[scheduler]\nactions = [\"dance\"]\n"),
             f + ":2:12: scheduler.actions[0]: unknown action 'dance'; expected one of " + known);
+  // Volcano's actions Caldera lacks are named with why, not guessed at.
+  EXPECT_EQ(build("[scheduler]\nactions = [\"gangreclaim\"]\n"),
+            f + ":2:12: scheduler.actions[0]: unknown action 'gangreclaim': Volcano's "
+                "gangreclaim action is not in Caldera: whole-job reclaim inside one HyperNode is "
+                "not in Caldera yet; reclaim is; expected one of " + known);
+  // And its plugins: rescheduling would otherwise be no one's typo.
+  const std::string plugin_error =
+      build("[scheduler]\nactions = [\"allocate\"]\n[[tiers]]\n[[tiers.plugins]]\n"
+            "name = \"rescheduling\"\n");
+  EXPECT_NE(plugin_error.find("tiers[0].plugins[0]: unknown plugin 'rescheduling': Volcano's "
+                              "rescheduling plugin is not in Caldera: it evicts pods from nodes "
+                              "by their measured load"),
+            std::string::npos)
+      << plugin_error;
 
   // In a scenario's [config] the path says where the config sits.
   toml::table root = toml::parse("[config.scheduler]\nactions = [\"alocate\"]\n", f);
