@@ -432,6 +432,19 @@ const cal_resource_quota* h_resource_quota_at(const cal_session* s, size_t i) {
   const auto& v = S(s)->resource_quotas();
   return i < v.size() ? v[i]->view() : nullptr;
 }
+const char* h_job_fit_error(const cal_job* j) {
+  JobInfo* job = const_cast<JobInfo*>(J(j));
+  job->fit_error_text = job->session->job_fit_error(*job);
+  return job->fit_error_text.c_str();
+}
+int32_t h_job_schedulable_num(const cal_job* j) {
+  return J(j)->session->job_schedulable_num(*J(j));
+}
+void h_job_set_unschedulable_condition(cal_job* j, const char* plugin, const char* message) {
+  JobInfo* job = from_handle(j);
+  if (job && job->session)
+    job->session->set_job_condition(job, plugin ? plugin : "?", message ? message : "");
+}
 size_t h_node_image_count(const cal_node* n) {
   const auto& im = N(n)->spec->images;
   return im ? im->size() : 0;
@@ -624,6 +637,9 @@ cal_host_api make_table() {
   h.disruption_budget_at = h_disruption_budget_at;
   h.resource_quota_count = h_resource_quota_count;
   h.resource_quota_at = h_resource_quota_at;
+  h.job_fit_error = h_job_fit_error;
+  h.job_schedulable_num = h_job_schedulable_num;
+  h.job_set_unschedulable_condition = h_job_set_unschedulable_condition;
   return h;
 }
 

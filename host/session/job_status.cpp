@@ -51,6 +51,8 @@ void Session::update_job_status() {
       job_reason += text;
     }
     if (!job_reason.empty()) result_.job_pending[j->uid] = job_reason;
+    if (j->podgroup && !j->condition_message.empty())
+      result_.podgroup_conditions[j->uid] = j->condition_message;
 
     std::string fit_error;  // the job's FitError(), made when a task needs it
     for (TaskInfo* t : j->tasks) {

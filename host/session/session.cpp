@@ -179,6 +179,19 @@ void Session::set_job_pending_reason(JobInfo* j, const std::string& plugin, std:
   if (closing_) j->unschedulable = true;
 }
 
+void Session::set_job_condition(JobInfo* j, const std::string& plugin, std::string message) {
+  j->condition_message = message;
+  set_job_pending_reason(j, plugin, std::move(message));
+}
+
+int32_t Session::job_schedulable_num(const JobInfo& j) const {
+  int32_t n = j.ready_num();
+  for (const TaskInfo* t : j.tasks)
+    if (t->status == CAL_TASK_PENDING && t->last_tx.set && allocated_status(t->last_tx.status))
+      ++n;
+  return n;
+}
+
 // ---------------------------------------------------------------------------------------
 // close
 // ---------------------------------------------------------------------------------------

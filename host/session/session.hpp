@@ -81,6 +81,9 @@ struct SessionResult {
   // Job uid -> the Unschedulable event Volcano's cache records for a PodGroup still
   // Pending, Inqueue or Unknown at close ("N/M tasks in gang unschedulable: FitError").
   std::map<std::string, std::string> podgroup_unschedulable;
+  // Job uid -> the message of the PodGroup's Unschedulable condition, as a plugin set it
+  // (Volcano's gang: "N/M tasks in gang unschedulable: FitError").
+  std::map<std::string, std::string> podgroup_conditions;
   // Annotations to write on a pod with its bind (task_set_annotation), by task uid.
   std::map<std::string, StringMap> bind_annotations;
   // Volume decisions to write before a pod's bind (task_assume_volume), by task uid:
@@ -231,6 +234,12 @@ class Session {
   // A plugin's job-level reason (host API job_set_pending_reason). Recorded from a
   // plugin's close() it also marks the job unschedulable for this session.
   void set_job_pending_reason(JobInfo* j, const std::string& plugin, std::string reason);
+  // The PodGroup's Unschedulable condition (job_set_unschedulable_condition): also the job's
+  // pending reason for `plugin`.
+  void set_job_condition(JobInfo* j, const std::string& plugin, std::string message);
+  // Volcano's gang count of a job's schedulable tasks: ready, plus pending ones whose last
+  // transaction was an allocation.
+  int32_t job_schedulable_num(const JobInfo& j) const;
 
   // For the ABI layer: the plugin instances' states, the session handle.
   struct Instance {

@@ -155,6 +155,11 @@ struct JobInfo {
   // PodGroupUnschedulable condition, which gang sets in OnSessionClose): a job with running
   // tasks that is unschedulable gets phase Unknown at close.
   bool unschedulable = false;
+  // The PodGroup's Unschedulable condition message a plugin set (job_set_unschedulable_
+  // condition); empty when none did.
+  std::string condition_message;
+  // The last job_fit_error text handed out (the C string must outlive the call).
+  std::string fit_error_text;
 
   int32_t count(TaskStatus s) const { return status_count[s]; }
   int32_t ready_num() const;    // allocated statuses + succeeded

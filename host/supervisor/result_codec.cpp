@@ -143,6 +143,7 @@ std::string encode_result(const WorkerResult& wr) {
   write_map(w, r.pending);
   write_map(w, r.job_pending);
   write_map(w, r.podgroup_unschedulable);
+  write_map(w, r.podgroup_conditions);
   w.list(r.bind_annotations, [&](const auto& p) {
     w.str(p.first);
     write_map(w, p.second);
@@ -231,6 +232,8 @@ WorkerResult decode_result(std::string_view bytes) {
   r.job_pending = read_map<std::map<std::string, std::string>>(rd, "job pending reasons");
   r.podgroup_unschedulable =
       read_map<std::map<std::string, std::string>>(rd, "PodGroup unschedulable events");
+  r.podgroup_conditions =
+      read_map<std::map<std::string, std::string>>(rd, "PodGroup Unschedulable conditions");
   for (uint32_t i = 0, c = rd.count("bind annotations"); i < c; ++i) {
     std::string task = rd.str("a task");
     r.bind_annotations[std::move(task)] = read_map<StringMap>(rd, "annotations");

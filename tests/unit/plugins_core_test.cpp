@@ -144,17 +144,6 @@ TEST(GangMath, ValidMessages) {
   EXPECT_EQ(job_valid_message(c), "Not enough valid pods of each task for gang-scheduling");
 }
 
-TEST(GangMath, PendingReasonWording) {
-  using namespace caldera::gang;
-  EXPECT_EQ(pending_reason(counts(4, 1, 0, 5), 5),
-            "3/5 tasks in gang unschedulable: 1 ready, job needs 4");
-  EXPECT_EQ(pending_reason(counts(4, 1, 2, 5), 5),
-            "3/5 tasks in gang unschedulable: 1 ready, 2 pipelined, job needs 4");
-  JobCounts c = with_roles(counts(3, 2, 0, 3), {{"master", 1, 0, 0, 1, 0}, {"worker", 2, 2, 0, 2, 0}});
-  EXPECT_EQ(pending_reason(c, 3),
-            "1/3 tasks in gang unschedulable: 2 ready, job needs 3; role master needs 1, 0 ready");
-}
-
 // ---- conformance ----------------------------------------------------------------------
 
 TEST(ConformanceMath, CriticalPods) {
@@ -338,6 +327,17 @@ const cal_host_api* host_table() {
     };
     a.job_set_pending_reason = [](cal_job* j, const char* plugin, const char* reason) {
       Jm(j)->pending_reasons[plugin] = reason;
+    };
+    // The host's FitError() text and schedulable count: fixed stand-ins here, the real ones
+    // are the session's (tests/scenarios, the Kubernetes comparison with volcano-scheduler).
+    a.job_fit_error = [](const cal_job*) { return "FitError()"; };
+    a.job_schedulable_num = [](const cal_job* cj) {
+      int32_t n = 0;
+      for (const Task* t : J(cj)->tasks) n += allocated_status(t->status) ? 1 : 0;
+      return n;
+    };
+    a.job_set_unschedulable_condition = [](cal_job* j, const char* plugin, const char* msg) {
+      Jm(j)->pending_reasons[plugin] = msg;
     };
     a.task_name = [](const cal_task* t) { return T(t)->name.c_str(); };
     a.task_job = [](const cal_task* t) { return reinterpret_cast<cal_job*>(T(t)->job); };
@@ -594,8 +594,8 @@ TEST(GangPlugin, PendingReasonAtClose) {
   g.open(c);
   g.close();
   ASSERT_EQ(j->pending_reasons.count("gang"), 1u);
-  EXPECT_EQ(j->pending_reasons["gang"],
-            "3/5 tasks in gang unschedulable: 1 ready, 1 pipelined, job needs 4");
+  // minMember 4, one task allocated: 3 unready of 5, then the job's FitError().
+  EXPECT_EQ(j->pending_reasons["gang"], "3/5 tasks in gang unschedulable: FitError()");
   EXPECT_TRUE(ok->pending_reasons.empty());
   EXPECT_TRUE(c.jobs[2]->pending_reasons.empty());
 }

@@ -673,12 +673,14 @@ void KubeCluster::write_podgroup_status(const SessionResult& r, double now) {
     if (c[1] != meta.succeeded) status["succeeded"] = c[1];
     if (c[2] != meta.failed) status["failed"] = c[2];
 
-    // Volcano's gang plugin: Unschedulable (NotEnoughResources) while the job is not
-    // ready, Scheduled once it is (its tasks placed, in the session that places them).
+    // Volcano's gang plugin: Unschedulable (NotEnoughResources) with its message while the
+    // job is not ready, Scheduled once it is (its tasks placed, in the session that places
+    // them). The message is the one a plugin set as the condition (gang's), not the other
+    // plugins' reasons, which Volcano posts as events.
     std::string cond, msg;
-    if (auto jp = r.job_pending.find(key); jp != r.job_pending.end()) {
+    if (auto pc = r.podgroup_conditions.find(key); pc != r.podgroup_conditions.end()) {
       cond = "Unschedulable";
-      msg = truncate(jp->second);
+      msg = truncate(pc->second);
     } else if (has_pods) {
       cond = "Scheduled";
     }

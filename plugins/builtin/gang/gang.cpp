@@ -11,14 +11,16 @@
 //                                                       permit or reject)
 //   AddJobStarvingFns                 -> job_starving  (IsStarving)
 //   OnSessionClose                    -> the plugin's close: every job with tasks that is
-//                                        not IsReady() gets a job-level pending reason,
-//                                        unless its terminating pods fill the gang.
+//                                        not IsReady() gets the PodGroup's Unschedulable
+//                                        condition, "U/N tasks in gang unschedulable:
+//                                        FitError()" (U = minMember less the schedulable
+//                                        tasks), unless its terminating pods fill the gang.
 // The pure rules live in gang_math.hpp. Volcano's sub-job (SubGroupPolicy) checks are not
 // part of Caldera's PodGroup model and are left out.
 //
-// Volcano's close message counts, besides ready tasks, pending tasks whose last
-// transaction in the session was an allocation that got rolled back; the ABI does not
-// expose transactions, so the count here is ready tasks (plus pending best-effort ones).
+// The close message's counts and text come from the host (job_schedulable_num: ready tasks
+// and pending ones whose last transaction was an allocation; job_fit_error: the job's
+// FitError()), as Volcano's gang reads them from the JobInfo.
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -143,7 +145,11 @@ struct Gang {
         JobCounts c = job_counts(j, /*with_roles=*/true);
         if (with_best_effort(j, c, caldera::gang::is_ready)) continue;
         if (releasing_fills_gang(j)) continue;
-        j.set_pending_reason(kName, caldera::gang::pending_reason(c, tasks));
+        const int64_t unready = int64_t{j.min_available()} - j.schedulable_num();
+        j.set_unschedulable_condition(kName, std::to_string(unready) + "/" +
+                                                 std::to_string(tasks) +
+                                                 " tasks in gang unschedulable: " +
+                                                 std::string(j.fit_error()));
       }
     } catch (const std::exception& e) {
       caldera::sdk::log(CAL_LOG_ERROR, kName,

@@ -137,23 +137,4 @@ class OccupiedCounter {
   std::unordered_map<Key, int32_t> occupied_;
 };
 
-// The job-level "why pending" text for a job that is not ready, e.g.
-// "3/5 tasks in gang unschedulable: 1 ready, job needs 4" (Volcano's
-// "%d/%d tasks in gang unschedulable" opening, then the numbers that explain it).
-inline std::string pending_reason(const JobCounts& j, size_t task_count) {
-  const int64_t ready = int64_t{j.ready} + j.pending_best_effort;
-  const int64_t unready = j.min_available - ready;
-  std::string s = num(unready > 0 ? unready : 0) + "/" + num(task_count) +
-                  " tasks in gang unschedulable: " + num(ready) + " ready";
-  if (j.waiting > 0) s += ", " + num(j.waiting) + " pipelined";
-  s += ", job needs " + num(j.min_available);
-  if (role_checks_apply(j))
-    for (const RoleCounts& r : j.roles)
-      if (r.min > 0 && r.ready + r.pending_best_effort < r.min)
-        s += "; role " + (r.name.empty() ? std::string("\"\"") : r.name) + " needs " +
-             num(r.min) + ", " + num(r.ready + r.pending_best_effort) +
-             " ready";
-  return s;
-}
-
 }  // namespace caldera::gang

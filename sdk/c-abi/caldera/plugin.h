@@ -62,7 +62,9 @@
  *       1.5  host: queue_annotation, queue_affinity (cal_queue_affinity: a queue's node
  *            groups), task_scheduled_time, PodDisruptionBudgets (cal_disruption_budget;
  *            disruption_budget_count, disruption_budget_at) and ResourceQuotas
- *            (cal_resource_quota; resource_quota_count, resource_quota_at).
+ *            (cal_resource_quota; resource_quota_count, resource_quota_at); job_fit_error,
+ *            job_schedulable_num, job_set_unschedulable_condition (the PodGroup's
+ *            Unschedulable condition).
  *
  * (1) Types and booleans.
  *     Fixed-width integers, size_t for counts and indexes, double for amounts and times.
@@ -991,6 +993,22 @@ typedef struct cal_host_api {
   size_t (*resource_quota_count)(const cal_session *s);
   const cal_resource_quota *(*resource_quota_at)(const cal_session *s, size_t i);
 
+  /* --- added in 1.5: the PodGroup's Unschedulable condition, as Volcano's gang writes it - */
+  /* Volcano's JobInfo.FitError() for the job as it is now: "pod group is not ready, 2
+   * Pending, 3 minAvailable; Pending: 2 Unschedulable. Origin reason is t-0: 0/4 nodes are
+   * unavailable: 4 Insufficient cpu." Valid until the session ends (or the next call for the
+   * same job). Call from the scheduling thread. */
+  const char *(*job_fit_error)(const cal_job *j);
+  /* The job's ready tasks (job_ready_num) plus its pending tasks whose last placement in
+   * this session was an allocation that was then undone: the tasks Volcano's gang counts as
+   * schedulable when it explains a job that is not ready. */
+  int32_t (*job_schedulable_num)(const cal_job *j);
+  /* Sets the message of the PodGroup's Unschedulable condition (reason NotEnoughResources)
+   * that the backend writes at close, as Volcano's gang does with UpdatePodGroupCondition;
+   * the last call of a session wins. It is also the job's pending reason for `plugin`, as
+   * job_set_pending_reason would record it. The host copies the text. */
+  void (*job_set_unschedulable_condition)(cal_job *j, const char *plugin, const char *message);
+
   /* A new function goes here, in a group headed "added in 1.N", never anywhere else. */
 } cal_host_api;
 
@@ -1008,7 +1026,8 @@ typedef struct cal_host_api {
 #define CAL_HOST_API_V1_4_SIZE                                                              \
   (offsetof(cal_host_api, task_assume_volume) + sizeof(((cal_host_api *)0)->task_assume_volume))
 #define CAL_HOST_API_V1_5_SIZE                                                              \
-  (offsetof(cal_host_api, resource_quota_at) + sizeof(((cal_host_api *)0)->resource_quota_at))
+  (offsetof(cal_host_api, job_set_unschedulable_condition) +                                \
+   sizeof(((cal_host_api *)0)->job_set_unschedulable_condition))
 
 /* The largest state a plugin may save (state_put), in bytes. */
 #define CAL_STATE_MAX ((size_t)16 * 1024 * 1024)

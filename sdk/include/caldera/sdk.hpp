@@ -323,6 +323,13 @@ class Job {
   Res total_request() const { return {host->job_total_request(h_), n_}; }
   Res min_resources() const { return {host->job_min_resources(h_), n_}; }
   const char* annotation(const char* key) const { return host->job_annotation(h_, key); }
+  // ABI 1.5: the job's FitError() text now, its schedulable task count (plugin.h), and the
+  // PodGroup's Unschedulable condition (also the job's pending reason for `plugin`).
+  std::string_view fit_error() const { return sv(host->job_fit_error(h_)); }
+  int32_t schedulable_num() const { return host->job_schedulable_num(h_); }
+  void set_unschedulable_condition(const char* plugin, const std::string& message) const {
+    host->job_set_unschedulable_condition(const_cast<cal_job*>(h_), plugin, message.c_str());
+  }
   void set_pending_reason(const char* plugin, const std::string& reason) const {
     host->job_set_pending_reason(const_cast<cal_job*>(h_), plugin, reason.c_str());
   }

@@ -173,11 +173,8 @@ func testVolcanoWrites(e *Env) error {
 	if err != nil {
 		return fmt.Errorf("caldera: %v\n%s", err, tail(calLog, 15))
 	}
-	// A difference known and not yet removed (issue 18): the gang plugin words the
-	// PodGroup's Unschedulable condition with its own numbers ("0 ready, job needs 1",
-	// with proportion's reason after it) where Volcano's writes the job's FitError().
-	// Reported, not failed; any other difference fails.
-	known := map[string]bool{"PodGroup b": true}
+	// Every object must read the same, the PodGroups' conditions included (the gang
+	// plugin writes Volcano's "U/N tasks in gang unschedulable: FitError()").
 	var diffs []string
 	keys := map[string]bool{}
 	for k := range ref {
@@ -195,10 +192,6 @@ func testVolcanoWrites(e *Env) error {
 		r, g := strings.Join(ref[k], "\n      "), strings.Join(got[k], "\n      ")
 		if r != g {
 			d := fmt.Sprintf("%s\n    volcano-scheduler:\n      %s\n    caldera:\n      %s", k, r, g)
-			if known[k] {
-				fmt.Printf("    KNOWN DIFFERENCE (issue 18): %s\n", strings.ReplaceAll(d, "\n", "\n    "))
-				continue
-			}
 			diffs = append(diffs, d)
 		}
 	}
