@@ -58,7 +58,8 @@ server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 PORT = server.server_address[1]
 threading.Thread(target=server.serve_forever, daemon=True).start()
 
-CLUSTER = """
+# What both clusters have: the default queue and two priority classes.
+COMMON = """
 [[queues]]
 name = "default"
 [[priority_classes]]
@@ -67,7 +68,9 @@ value = 1000
 [[priority_classes]]
 name = "low"
 value = 1
-[[nodes]]
+"""
+
+CLUSTER = COMMON + """[[nodes]]
 name = "n1"
 allocatable = { cpu = "4", memory = "8Gi", "nvidia.com/gpu" = 2 }
 [[nodes]]
@@ -86,16 +89,7 @@ podgroup = "pg"
 requests = { cpu = "1", memory = "1Gi" }
 """
 
-PREEMPT_CLUSTER = """
-[[queues]]
-name = "default"
-[[priority_classes]]
-name = "high"
-value = 1000
-[[priority_classes]]
-name = "low"
-value = 1
-[[nodes]]
+PREEMPT_CLUSTER = COMMON + """[[nodes]]
 name = "n1"
 allocatable = { cpu = "2", memory = "4Gi" }
 [[podgroups]]
