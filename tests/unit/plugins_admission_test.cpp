@@ -337,6 +337,13 @@ TEST(AdmissionPluginArgs, OvercommitRefusesFactorBelowOne) {
   EXPECT_EQ(policy_error("name = \"overcommit\"\narguments = { \"overcommit-factor\" = 0.9 }\n"),
             "/virtual/caldera.toml:4:1: tiers[0].plugins[0] (overcommit): "
             "overcommit-factor must be a finite number >= 1, got 0.9");
+  // max-queue-overcommit-factor is a design at ed72c7c: accepted and ignored, but checked as
+  // the design says its validator must.
+  EXPECT_EQ(policy_error("name = \"overcommit\"\narguments = { \"max-queue-overcommit-factor\" = 2.0 }\n"),
+            "");
+  EXPECT_EQ(policy_error("name = \"overcommit\"\narguments = { \"max-queue-overcommit-factor\" = 0.5 }\n"),
+            "/virtual/caldera.toml:4:1: tiers[0].plugins[0] (overcommit): "
+            "max-queue-overcommit-factor must be a finite number >= 1, got 0.5");
 }
 
 // resource-strategy-fit refuses what Volcano would log and drop: a '*' not at the end of a

@@ -12,8 +12,9 @@
 //                           asks for, reject otherwise
 //   AddJobEnqueuedFn     -> job_enqueued: the job's minResources join inqueue
 // Arguments, as Volcano names them: `overcommit-factor` (default 1.2), for every resource;
-// `overcommit-factor.<resource>` (from later Volcano releases) is accepted and ignored,
-// said when the config loads. A factor below 1 (or not a
+// `overcommit-factor.<resource>` (from later Volcano releases) and
+// `max-queue-overcommit-factor` (a design at ed72c7c, docs/design/queue-scoped-overcommit.md)
+// are accepted and ignored, said when the config loads. A factor below 1 (or not a
 // finite number) is refused when the config is loaded (check_args), with the argument's
 // name; Volcano's validate() would log it and use 1.2. A host without the check_args slot
 // still gets Volcano's fallback at session open. The pure arithmetic is in
@@ -58,13 +59,26 @@ class Overcommit {
       "overcommit-factor.*",
       "accepted and IGNORED (said when the config loads): Volcano ed72c7c's overcommit "
       "scales every resource by overcommit-factor; per-resource factors came later"};
-  static constexpr auto kOptions = sdk::options(kFactor, kResourceFactor);
+  static constexpr sdk::Double kMaxQueueFactor{
+      "max-queue-overcommit-factor", sdk::no_default,
+      "accepted and IGNORED (said when the config loads): at Volcano ed72c7c queue-scoped "
+      "overcommit is a design (docs/design/queue-scoped-overcommit.md), not code; checked "
+      "as that design says (a finite number >= 1)"};
+  static constexpr auto kOptions = sdk::options(kFactor, kResourceFactor, kMaxQueueFactor);
 
   // The factor must be a finite number >= 1 (see the header comment). Per-resource
   // factors are said to be ignored.
   static sdk::Status check_args(const sdk::Args& a) {
     std::string problem = om::factor_problem(kFactor.name, a.get(kFactor));
     if (!problem.empty()) return sdk::Status::error(problem);
+    if (a.has(kMaxQueueFactor)) {
+      problem = om::factor_problem(kMaxQueueFactor.name, a.get(kMaxQueueFactor));
+      if (!problem.empty()) return sdk::Status::error(problem);
+      sdk::log(CAL_LOG_WARN, kName,
+               std::string("argument ") + kMaxQueueFactor.name +
+                   " is ignored: Volcano ed72c7c has queue-scoped overcommit as a design only; "
+                   "every queue is admitted against " + std::string(om::kFactorKey));
+    }
     for (const std::string& resource : a.members(kResourceFactor))
       sdk::log(CAL_LOG_WARN, kName,
                "argument " + kResourceFactor.key(resource) +
