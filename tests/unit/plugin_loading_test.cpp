@@ -5,16 +5,19 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <sstream>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 
 #include "host/cache/cache.hpp"
 #include "host/cli/commands.hpp"
 #include "host/config/config.hpp"
+#include "host/config/volcano_yaml.hpp"
 #include "host/plugins/plugin_library.hpp"
 #include "host/plugins/policy.hpp"
 #include "host/session/session.hpp"
@@ -904,6 +907,61 @@ TEST(Sha256, KnownDigests) {
   Sha256 s;
   for (size_t i = 0; i < million.size(); i += 997) s.update(million.data() + i, std::min<size_t>(997, million.size() - i));
   EXPECT_EQ(s.hex_digest(), sha256_hex(million));
+}
+
+}  // namespace
+}  // namespace caldera
+
+namespace caldera {
+namespace {
+
+// Volcano's shipped scheduler configs (../shared/volcano/configs/, as Volcano ships them):
+// each loads as is and builds a policy from the built-in plugins, with no plugin, action or
+// argument refused; and `convert-config`'s TOML loads to the same config (actions, tiers,
+// plugins, points, hierarchy, every argument and action argument with its value).
+TEST(VolcanoShippedConfigs, LoadAndConvertRoundTrip) {
+  const fs::path dir = fs::path(CALDERA_SOURCE_ROOT) / ".." / "shared" / "volcano" / "configs";
+  if (!fs::is_directory(dir)) GTEST_SKIP() << dir << " is absent (../shared/volcano)";
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".conf") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 5u);
+  const std::vector<fs::path> plugin_dirs{CALDERA_BUILTIN_PLUGIN_DIR};
+  const fs::path tmp = fs::temp_directory_path() / "caldera-volcano-configs-test";
+  fs::create_directories(tmp);
+  for (const fs::path& f : files) {
+    SCOPED_TRACE(f.filename().string());
+    const SchedulerConfig yaml = load_config(f, plugin_dirs);
+    EXPECT_NO_THROW(build_policy(yaml, PluginCatalog::scan(yaml.plugin_dirs), "h"));
+    std::ifstream in(f);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const fs::path converted = tmp / (f.stem().string() + ".toml");
+    std::ofstream(converted) << volcano_yaml_to_toml(text, f);
+    const SchedulerConfig toml = load_config(converted, plugin_dirs);
+    EXPECT_EQ(toml.actions, yaml.actions);
+    ASSERT_EQ(toml.tiers.size(), yaml.tiers.size());
+    for (size_t t = 0; t < yaml.tiers.size(); ++t) {
+      ASSERT_EQ(toml.tiers[t].plugins.size(), yaml.tiers[t].plugins.size());
+      for (size_t p = 0; p < yaml.tiers[t].plugins.size(); ++p) {
+        const PluginConfig& a = yaml.tiers[t].plugins[p];
+        const PluginConfig& b = toml.tiers[t].plugins[p];
+        EXPECT_EQ(b.name, a.name);
+        EXPECT_TRUE(b.points == a.points) << a.name;
+        EXPECT_EQ(b.hierarchy, a.hierarchy) << a.name;
+        ASSERT_EQ(b.arguments.size(), a.arguments.size()) << a.name;
+        for (const auto& [k, v] : a.arguments) {
+          ASSERT_EQ(b.arguments.count(k), 1u) << a.name << " " << k;
+          EXPECT_TRUE(b.arguments.at(k).value == v.value) << a.name << " " << k;
+        }
+      }
+    }
+    ASSERT_EQ(toml.action_arguments.size(), yaml.action_arguments.size());
+    for (const auto& [action, args] : yaml.action_arguments)
+      for (const auto& [k, v] : args)
+        EXPECT_TRUE(toml.action_arguments.at(action).at(k).value == v.value) << action << " " << k;
+  }
+  fs::remove_all(tmp);
 }
 
 }  // namespace
