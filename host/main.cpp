@@ -29,6 +29,12 @@ int main(int argc, char** argv) {
   std::vector<std::string> plugin_dirs;
   app.add_option("-v,--v", common.verbosity, "log verbosity, like Volcano's --v (0..5)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // as Go's flags: the last wins
+  std::string logging_format = "caldera";
+  app.add_option("--logging-format", logging_format,
+                 "log layout: caldera (\"22:48:18.123 I ...\"), text (klog's) or json (one "
+                 "object a line, as Kubernetes components write)")
+      ->check(CLI::IsMember({"caldera", "text", "json"}))
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--plugin-dir", plugin_dirs,
                  "plugin folder to search (repeatable); overrides the config's plugin_dirs");
 
@@ -245,7 +251,9 @@ int main(int argc, char** argv) {
     args.push_back(a.data());
   }
   CLI11_PARSE(app, static_cast<int>(args.size()), args.data());
-  setup_logging(common.verbosity);
+  setup_logging(common.verbosity, logging_format == "json"   ? LogFormat::Json
+                                  : logging_format == "text" ? LogFormat::Text
+                                                             : LogFormat::Caldera);
   for (const auto& d : plugin_dirs) common.plugin_dirs.emplace_back(d);
 
   if (*run) {

@@ -1,7 +1,15 @@
 // Logging setup: spdlog to stderr, verbosity like Volcano's --v (0 info, 1..2 more detail,
-// 3+ debug, and trace from 5).
+// 3+ debug, and trace from 5), in one of three layouts:
+//   caldera (the default)  "22:48:18.123 I message"
+//   text                   klog's: "I1205 22:48:18.123456   12345 caldera] message"
+//   json                   one JSON object a line, as Kubernetes components write with
+//                          --logging-format=json: {"ts":1764974898.123456,"v":0,
+//                          "level":"info","msg":"message"}
 #pragma once
 
+#include <string>
+
 namespace caldera {
-void setup_logging(int verbosity);
+enum class LogFormat { Caldera, Text, Json };
+void setup_logging(int verbosity, LogFormat format = LogFormat::Caldera);
 }

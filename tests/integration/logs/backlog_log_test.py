@@ -7,10 +7,12 @@ fit) must log under 1,000 lines at the default level (issue 18): one line per ch
 job (bound, evicted, a phase it was not expected to reach, a new kind of reason to wait),
 not one per session. Its first 60 seconds with -v 3 log every session, which shows that
 the level is what keeps the default log short; and the default log still names every job
-that started and why each waiting job waits.
+that started and why each waiting job waits. The same run with --logging-format json and
+text gives one JSON object per line and klog's layout.
 
     backlog_log_test.py CALDERA_BINARY
 """
+import json
 import os
 import re
 import subprocess
@@ -79,6 +81,9 @@ def main():
         lines = run(caldera, work, 600)
         # -v 3 logs every waiting job every session: the first 60 seconds show it.
         verbose = run(caldera, work, 60, "-v", "3")
+        # The other layouts (--logging-format): the same lines as JSON objects, and klog's.
+        as_json = run(caldera, work, 60, "-v", "3", "--logging-format", "json")
+        as_klog = run(caldera, work, 60, "--logging-format", "text")
 
     sessions = re.compile(r"session +\d+:")
 
@@ -115,6 +120,27 @@ def main():
     if len(verbose_sessions) < verbose_sessions_run:
         problems.append(f"-v 3 shows {len(verbose_sessions)} session lines for "
                         f"{verbose_sessions_run} sessions")
+    # JSON: every line an object with ts, v, level and msg, and the same messages as the
+    # default layout (the sessions and the summary).
+    objs = []
+    for l in as_json:
+        try:
+            o = json.loads(l)
+        except ValueError:
+            problems.append(f"--logging-format json: not JSON: {l[:200]}")
+            break
+        if sorted(o) != ["level", "msg", "ts", "v"] or not isinstance(o["ts"], float):
+            problems.append(f"--logging-format json: wrong fields: {l[:200]}")
+            break
+        objs.append(o)
+    if objs and sum(1 for o in objs if sessions.search(o["msg"])) != len(verbose_sessions):
+        problems.append("--logging-format json: not the same session lines as the default layout")
+    if objs and not any(o["level"] == "debug" and o["v"] == 3 for o in objs):
+        problems.append("--logging-format json: no debug line marked v 3 at -v 3")
+    klog = re.compile(r"^[IWEDTC]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ caldera\] ")
+    bad = [l for l in as_klog if not klog.match(l)]
+    if bad or not as_klog:
+        problems.append(f"--logging-format text: not klog's layout: {bad[:2]}")
     if problems:
         sys.exit("FAIL:\n  " + "\n  ".join(problems))
     print("ok")
