@@ -17,6 +17,7 @@
 #include "host/session/dispatch.hpp"
 #include "host/session/host_api.hpp"
 #include "host/session/runtime.hpp"
+#include "host/util/log.hpp"
 #include "host/util/worker_pool.hpp"
 
 namespace caldera {
@@ -63,6 +64,20 @@ PointStatus Session::pre_predicate(const TaskInfo* t) const {
   t->pre_predicated = true;
   return combine<Slot::pre_predicate>(chains_, to_handle(t));
 }
+
+namespace {
+const char* code_name(cal_code c) {
+  switch (c) {
+    case CAL_SUCCESS: return "Success";
+    case CAL_ERROR: return "Error";
+    case CAL_UNSCHEDULABLE: return "Unschedulable";
+    case CAL_UNSCHEDULABLE_AND_UNRESOLVABLE: return "UnschedulableAndUnresolvable";
+    case CAL_WAIT: return "Wait";
+    case CAL_SKIP: return "Skip";
+  }
+  return "?";
+}
+}  // namespace
 
 void Session::predicate_codes(const TaskInfo* t, const NodeInfo* const* nodes, size_t count,
                               cal_code* codes, const std::string** plugins, const char** reasons,
@@ -145,6 +160,17 @@ void Session::predicate_codes(const TaskInfo* t, const NodeInfo* const* nodes, s
       live = kept;
     }
   }
+  // kube-scheduler's verbosity: every node's filter verdict from -v 10.
+  if (log_verbosity() >= kLogVerdicts && spdlog::should_log(spdlog::level::trace))
+    for (size_t i = 0; i < count; ++i) {
+      if (codes[i] == CAL_SUCCESS)
+        spdlog::trace("filter: task {} fits node {}", t->uid, nodes[i]->name);
+      else
+        spdlog::trace("filter: task {} does not fit node {}: {} ({}): {}", t->uid,
+                      nodes[i]->name, plugins[i] ? *plugins[i] : std::string("?"),
+                      code_name(codes[i]),
+                      reasons[i] ? reasons[i] : statuses[i].reason);
+    }
 }
 
 PointStatus Session::predicate(const TaskInfo* t, const NodeInfo* n) const {
@@ -254,11 +280,12 @@ void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes
       continue;
     const double* row = &part[r * count];
     for (size_t i = 0; i < count; ++i) scores[i] += row[i];
-    if (spdlog::should_log(spdlog::level::debug)) {
+    // kube-scheduler's verbosity: every plugin's score of every node from -v 5.
+    if (log_verbosity() >= kLogScores && spdlog::should_log(spdlog::level::trace)) {
       std::string text;
       for (size_t i = 0; i < count; ++i)
         text += fmt::format("{}{} {}", i ? ", " : "", nodes[i]->name, row[i]);
-      spdlog::debug("scores of {} for task {}: {}", *c.name, t->uid, text);
+      spdlog::trace("scores of {} for task {}: {}", *c.name, t->uid, text);
     }
   }
 }

@@ -71,9 +71,14 @@ class JsonFormatter : public spdlog::formatter {
   }
 };
 
+int g_verbosity = 0;
+
 }  // namespace
 
+int log_verbosity() { return g_verbosity; }
+
 void setup_logging(int verbosity, LogFormat format) {
+  g_verbosity = verbosity;
   auto logger = std::make_shared<spdlog::logger>("caldera", std::make_shared<ProgressAwareSink>());
   switch (format) {
     case LogFormat::Caldera: logger->set_pattern("%H:%M:%S.%e %^%L%$ %v"); break;

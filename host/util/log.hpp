@@ -12,4 +12,11 @@
 namespace caldera {
 enum class LogFormat { Caldera, Text, Json };
 void setup_logging(int verbosity, LogFormat format = LogFormat::Caldera);
+
+// The -v level given (0 when none), for what kube-scheduler logs by level rather than by
+// severity: every plugin's score of every node from 5 (kLogScores), every node's filter
+// verdict from 10 (kLogVerdicts). Session workers inherit it.
+int log_verbosity();
+inline constexpr int kLogScores = 5;
+inline constexpr int kLogVerdicts = 10;
 }

@@ -8,7 +8,8 @@ job (bound, evicted, a phase it was not expected to reach, a new kind of reason 
 not one per session. Its first 60 seconds with -v 3 log every session, which shows that
 the level is what keeps the default log short; and the default log still names every job
 that started and why each waiting job waits. The same run with --logging-format json and
-text gives one JSON object per line and klog's layout.
+text gives one JSON object per line and klog's layout; -v 5 adds every plugin's score of
+every node, -v 10 every node's filter verdict, as kube-scheduler's levels do.
 
     backlog_log_test.py CALDERA_BINARY
 """
@@ -141,6 +142,19 @@ def main():
     bad = [l for l in as_klog if not klog.match(l)]
     if bad or not as_klog:
         problems.append(f"--logging-format text: not klog's layout: {bad[:2]}")
+    # kube-scheduler's verbosity: every plugin's scores per node from -v 5, every node's
+    # filter verdict from -v 10; neither at -v 3.
+    scenario = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scenarios",
+                            "nodegroup-queues-bound-to-groups.toml")
+    def levels(v):
+        p = subprocess.run([caldera, "-v", str(v), "scenario", "run", scenario],
+                           capture_output=True, text=True, timeout=120)
+        return (sum("scores of nodegroup for task" in l for l in p.stderr.splitlines()),
+                sum(" filter: task " in l for l in p.stderr.splitlines()))
+    v3, v5, v10 = levels(3), levels(5), levels(10)
+    if v3 != (0, 0) or v5[0] == 0 or v5[1] != 0 or v10[1] < 16:
+        problems.append(f"(score lines, verdict lines) at -v 3, 5, 10: {v3}, {v5}, {v10}; "
+                        "expected none at 3, scores from 5, a verdict per node and task at 10")
     if problems:
         sys.exit("FAIL:\n  " + "\n  ".join(problems))
     print("ok")
