@@ -140,6 +140,10 @@ struct PodGroupSpec {
   int32_t min_member = 1;
   std::map<std::string, int32_t> min_task_member;  // role -> min
   std::optional<ResourceList> min_resources;
+  // minResources as written, every name (count/pods, requests.cpu too), each amount in the
+  // units of quota_unit (host/model/policy_objects.hpp): what a ResourceQuota's names are
+  // checked against (Volcano's resourcequota masks the raw list, not NewResource's).
+  std::map<std::string, double> min_resources_written;
   JobPhase phase = JobPhase::Pending;
   std::string priority_class;
   double created = 0;

@@ -26,6 +26,12 @@ double quota_unit(const std::string& name) {
   return *resource_amount(base, "1");
 }
 
+std::optional<double> quota_amount(const std::string& name, const std::string& text) {
+  const std::optional<double> plain = parse_quantity(text);
+  if (!plain) return std::nullopt;
+  return *plain * quota_unit(name);
+}
+
 namespace {
 
 // intstr.IntOrString as the PDB validation accepts it: a non-negative integer, or "N%" with

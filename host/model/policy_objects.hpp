@@ -59,6 +59,8 @@ struct QuotaResource {
 // resource it limits ("cpu", "requests.cpu", "limits.cpu": 1000, millicores; memory and its
 // forms: 1, bytes), 1 for object counts ("pods", "count/...").
 double quota_unit(const std::string& name);
+// A quantity's text as an amount of that quota name (quota_unit); nullopt when not a quantity.
+std::optional<double> quota_amount(const std::string& name, const std::string& text);
 
 struct ResourceQuotaSpec {
   ApiMeta meta;

@@ -190,4 +190,9 @@ std::string format_amount(const std::string& resource, double amount) {
   return num(amount) + "m";
 }
 
+bool is_quota_name(const std::string& name) {
+  return name.rfind("count/", 0) == 0 || name.rfind("requests.", 0) == 0 ||
+         name.rfind("limits.", 0) == 0;
+}
+
 }  // namespace caldera

@@ -15,6 +15,11 @@ std::optional<double> parse_quantity(const std::string& text);
 // as Volcano's NewResource counts them. nullopt when the text is not a quantity.
 std::optional<double> resource_amount(const std::string& resource, const std::string& text);
 
+// Quota names that Volcano's NewResource does not count as resources: count/* (skipped,
+// IsCountQuota) and requests.* / limits.* (not scalar resource names). Volcano's job and
+// PodGroup controllers write them into a PodGroup's minResources beside cpu, memory and pods.
+bool is_quota_name(const std::string& name);
+
 // Renders an amount back for messages: cpu "1500m", memory "4Gi", scalars "2".
 std::string format_amount(const std::string& resource, double amount);
 

@@ -105,11 +105,15 @@ void check_unique(const Table& t, const Map& existing, const std::string& key, c
 }
 
 // A queue's or PodGroup's resource list; "pods" in it is a resource like any other (Volcano's
-// NewResource makes it a scalar besides MaxTaskNum).
+// NewResource makes it a scalar besides MaxTaskNum). Quota names (count/pods, requests.cpu,
+// which Volcano's controllers write into minResources) are read and left out, as
+// NewResource leaves them out.
 std::optional<ResourceList> opt_resources(const Table& t, const char* key) {
   std::optional<Value> v = t.get(key);
   if (!v) return std::nullopt;
-  return input::resource_list(*v, resource_amount);
+  ResourceList rl = input::resource_list(*v, resource_amount);
+  std::erase_if(rl, [](const auto& kv) { return is_quota_name(kv.first); });
+  return rl;
 }
 
 const Choices<JobPhase> kJobPhases = {{"Pending", JobPhase::Pending},
@@ -470,6 +474,7 @@ void load_podgroups(const Table& root, Cache& cache) {
         pg.min_task_member[e.key] = static_cast<int32_t>(e.value.integer(0, kInt32Max));
     }
     pg.min_resources = opt_resources(t, "min_resources");
+    if (auto mv = t.get("min_resources")) pg.min_resources_written = input::resource_list(*mv, quota_amount);
     pg.phase = t.opt_choice("phase", kJobPhases, "phase").value_or(JobPhase::Pending);
     if (auto pcv = t.get("priority_class")) {
       pg.priority_class = pcv->string();

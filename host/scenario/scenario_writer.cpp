@@ -160,7 +160,14 @@ std::string scenario_text(const Cache& cache, const ScenarioDump& d) {
       for (const auto& [role, v] : pg->min_task_member) e.emplace_back(role, w::number(v));
       b.add("min_task_member", w::inline_table(e));
     }
-    if (pg->min_resources) b.add("min_resources", resources(*pg->min_resources));
+    // As written (quota names too), else the resources (a record built in code).
+    if (!pg->min_resources_written.empty()) {
+      std::vector<QuotaResource> written;
+      for (const auto& [name, v] : pg->min_resources_written) written.push_back({name, v, 0});
+      b.add("min_resources", quota_amounts(written, false));
+    } else if (pg->min_resources) {
+      b.add("min_resources", resources(*pg->min_resources));
+    }
     b.add("phase", w::string(to_string(pg->phase)));
     if (!pg->priority_class.empty()) b.add("priority_class", w::string(pg->priority_class));
     b.add("created", w::number(pg->created));

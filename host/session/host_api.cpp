@@ -445,6 +445,14 @@ void h_job_set_unschedulable_condition(cal_job* j, const char* plugin, const cha
   if (job && job->session)
     job->session->set_job_condition(job, plugin ? plugin : "?", message ? message : "");
 }
+int h_job_min_resource(const cal_job* j, const char* name, double* amount) {
+  const PodGroupSpec* pg = J(j)->podgroup;
+  if (!pg || !name || !amount) return 0;
+  auto it = pg->min_resources_written.find(name);
+  if (it == pg->min_resources_written.end()) return 0;
+  *amount = it->second;
+  return 1;
+}
 size_t h_node_image_count(const cal_node* n) {
   const auto& im = N(n)->spec->images;
   return im ? im->size() : 0;
@@ -640,6 +648,7 @@ cal_host_api make_table() {
   h.job_fit_error = h_job_fit_error;
   h.job_schedulable_num = h_job_schedulable_num;
   h.job_set_unschedulable_condition = h_job_set_unschedulable_condition;
+  h.job_min_resource = h_job_min_resource;
   return h;
 }
 

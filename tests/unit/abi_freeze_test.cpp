@@ -219,6 +219,7 @@ const Member kMembers[] = {
     {"cal_host_api", "job_fit_error", 1200, 8},
     {"cal_host_api", "job_schedulable_num", 1208, 8},
     {"cal_host_api", "job_set_unschedulable_condition", 1216, 8},
+    {"cal_host_api", "job_min_resource", 1224, 8},
     // cal_plugin: 37 members
     {"cal_plugin", "struct_size", 0, 4},
     {"cal_plugin", "abi_version", 4, 4},
@@ -385,10 +386,10 @@ struct StructLayout {
 };
 // KEPT FOREVER. sizeof(cal_plugin) was 384 at 1.0 too (the slots of 1.1 came out of the
 // reserved room); cal_host_api was 824 bytes at 1.0 (CAL_HOST_API_V1_0_SIZE), 952 at 1.1, 968
-// at 1.2, 1080 at 1.3, 1144 at 1.4 and is 1224 at 1.5.
+// at 1.2, 1080 at 1.3, 1144 at 1.4 and is 1232 at 1.5.
 const StructLayout kStructs[] = {
     {"cal_status", 260, 4},   {"cal_taint", 40, 8},   {"cal_option", 40, 8},
-    {"cal_host_api", 1224, 8}, {"cal_plugin", 384, 8},
+    {"cal_host_api", 1232, 8}, {"cal_plugin", 384, 8},
     // added in 1.3
     {"cal_string_list", 16, 8},
     {"cal_requirement", 32, 8},
@@ -579,6 +580,7 @@ const Member kActual[] = {
     CAL_MEMBER(cal_host_api, job_fit_error),
     CAL_MEMBER(cal_host_api, job_schedulable_num),
     CAL_MEMBER(cal_host_api, job_set_unschedulable_condition),
+    CAL_MEMBER(cal_host_api, job_min_resource),
     CAL_MEMBER(cal_plugin, struct_size),
     CAL_MEMBER(cal_plugin, abi_version),
     CAL_MEMBER(cal_plugin, name),
@@ -899,7 +901,7 @@ TEST(AbiFreeze, HostApiGroups) {
   // 1.5: queue node groups, scheduling times, disruption budgets, quotas, the PodGroup's
   // Unschedulable condition.
   EXPECT_EQ(offsetof(cal_host_api, queue_annotation), 1144u);
-  EXPECT_EQ(CAL_HOST_API_V1_5_SIZE, 1224u);
+  EXPECT_EQ(CAL_HOST_API_V1_5_SIZE, 1232u);
   // 1.5 is the newest minor: the table is exactly its size.
   EXPECT_EQ(sizeof(cal_host_api), CAL_HOST_API_V1_5_SIZE);
 }

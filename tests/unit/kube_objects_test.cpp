@@ -376,6 +376,26 @@ TEST(KubeNodes, LimitsAndEnormousValues) {
   EXPECT_TRUE(w2.empty());
 }
 
+// The minResources Volcano's job controller writes (found by the e2e suite with Volcano's
+// controllers): quota names beside the resources. count/pods is skipped and requests.*
+// not counted, as Volcano's NewResource does, and neither is warned about.
+TEST(KubePodGroups, MinResourcesFromVolcanosControllers) {
+  Warnings w;
+  auto pg = podgroup_from_json(json::parse(R"({"metadata": {"name": "job-1", "namespace": "t"},
+      "spec": {"minMember": 5, "queue": "default", "minResources": {"cpu": "5", "memory": "5Gi",
+               "pods": "5", "count/pods": "5", "requests.cpu": "5", "requests.memory": "5Gi",
+               "limits.cpu": "5"}}})"),
+                               w);
+  ASSERT_TRUE(pg);
+  ASSERT_TRUE(pg->min_resources);
+  const ResourceList& r = *pg->min_resources;
+  EXPECT_EQ(r.size(), 3u);
+  EXPECT_DOUBLE_EQ(r.at("cpu"), 5000);
+  EXPECT_DOUBLE_EQ(r.at("memory"), 5.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(r.at("pods"), 5);
+  EXPECT_TRUE(w.empty()) << w.front();
+}
+
 TEST(KubePodGroups, FieldsAndBadValues) {
   Warnings w;
   auto pg = podgroup_from_json(json::parse(R"({"metadata": {"name": "g", "namespace": "t",

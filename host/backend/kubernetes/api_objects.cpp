@@ -113,6 +113,12 @@ NameKind classify(const std::string& name) {
   if (name.rfind("hugepages-", 0) == 0 || name.rfind("attachable-volumes-", 0) == 0)
     return NameKind::Counted;
   if (name == "ephemeral-storage" || name == "storage") return NameKind::Ignored;
+  // Quota names, which Volcano's job and PodGroup controllers write into a PodGroup's
+  // minResources beside the resources ({cpu, memory, pods, count/pods, requests.cpu,
+  // requests.memory}): NewResource skips count/* (IsCountQuota) and does not count
+  // requests.* and limits.* (no scalar resource name). Counted, count/pods would be a
+  // resource no node has, and enqueue would admit no job Volcano's controllers made.
+  if (is_quota_name(name)) return NameKind::Ignored;
   for (char c : name) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               c == '-' || c == '.' || c == '_' || c == '/';
@@ -621,8 +627,15 @@ std::optional<PodGroupSpec> podgroup_from_json(const json& obj, Warnings& w) {
       w.push_back(fmt::format("{}: 'minTaskMember' is not a map; ignored", where));
     }
   }
-  if (const json* mr = field(*spec, "minResources"))
+  if (const json* mr = field(*spec, "minResources")) {
     pg.min_resources = read_resource_list(*mr, where + ": minResources", w);
+    // Every name as written, for the ResourceQuota check (Volcano's resourcequota masks
+    // the raw list): amounts that do not parse were warned about just above.
+    if (mr->is_object())
+      for (auto it = mr->begin(); it != mr->end(); ++it)
+        if (auto a = quota_amount(it.key(), quantity_text(it.value())); a && *a >= 0)
+          pg.min_resources_written[it.key()] = *a;
+  }
   pg.priority_class = str_field(*spec, "priorityClassName", where, w);
   std::string phase = str_field(*status, "phase", where, w);
   if (phase.empty()) {

@@ -11,9 +11,10 @@
 //                    insufficient, requested: ..., used: ..., limited: ..." (Volcano posts it
 //                    as a PodGroup event; here it is also the job's pending reason).
 //   job_enqueued     the job's minResources join its namespace's pending use.
-// Quota scopes are not supported (Volcano ignores them; files refuse them). A resource
-// counts as requested when minResources asks for more than zero of it (Caldera's resource
-// vectors cannot tell "cpu: 0" from no cpu). No arguments.
+// A quota's resource counts as requested when the PodGroup's minResources names it, as
+// written (quota names such as requests.cpu too; job_min_resource), as Volcano masks the raw
+// list. Quota scopes are not supported (Volcano ignores them; files refuse them). No
+// arguments.
 #include <cstdio>
 #include <map>
 #include <string>
@@ -46,7 +47,7 @@ class ResourceQuota {
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::job_enqueueable,
       sdk::Hook::job_enqueued);
 
-  ResourceQuota(sdk::Session s, const sdk::Args&) : ssn_(s), n_(s.resource_count()) {
+  ResourceQuota(sdk::Session s, const sdk::Args&) {
     for (size_t i = 0; i < s.resource_quota_count(); ++i) {
       const cal_resource_quota* q = s.resource_quota_at(i);
       quotas_[q->namespace_name].push_back(q);
@@ -54,22 +55,24 @@ class ResourceQuota {
   }
 
   cal_vote job_enqueueable(sdk::Job j) {
-    const sdk::Res min = j.min_resources();
-    if (!min) return CAL_PERMIT;
+    if (!j.min_resources()) return CAL_PERMIT;  // no minResources at all
     auto ns = quotas_.find(std::string(j.ns()));
     if (ns == quotas_.end()) return CAL_PERMIT;
-    const std::vector<double>* pending = pending_of(ns->first);
+    const auto pending = pending_.find(ns->first);
     for (const cal_resource_quota* q : ns->second) {
       std::string requested, used, limited;
       for (size_t r = 0; r < q->resource_count; ++r) {
-        const int32_t id = ssn_.resource_id(q->resources[r]);
-        if (id < 0 || min[static_cast<size_t>(id)] <= 0) continue;  // not requested
-        const double want = min[static_cast<size_t>(id)];
-        const double before = q->used[r] + (pending ? (*pending)[static_cast<size_t>(id)] : 0);
-        if (before + want <= q->hard[r]) continue;
+        // quotav1.Mask: only the names the PodGroup's minResources writes, zeros included.
+        const std::optional<double> want = j.min_resource(q->resources[r]);
+        if (!want) continue;
+        double before = q->used[r];
+        if (pending != pending_.end())
+          if (auto p = pending->second.find(q->resources[r]); p != pending->second.end())
+            before += p->second;
+        if (before + *want <= q->hard[r]) continue;
         const std::string_view name = q->resources[r];
         const char* sep = requested.empty() ? "" : ", ";
-        requested += sep + std::string(name) + ": " + amount(name, want);
+        requested += sep + std::string(name) + ": " + amount(name, *want);
         used += sep + std::string(name) + ": " + amount(name, q->used[r]);
         limited += sep + std::string(name) + ": " + amount(name, q->hard[r]);
       }
@@ -81,25 +84,22 @@ class ResourceQuota {
     return CAL_PERMIT;
   }
 
+  // The job's minResources join its namespace's pending use, by the names its quotas limit.
   void job_enqueued(sdk::Job j) {
-    const sdk::Res min = j.min_resources();
-    const std::string ns(j.ns());
-    if (!min || !quotas_.count(ns)) return;
-    std::vector<double>& p = pending_[ns];
-    if (p.empty()) p.assign(n_, 0);
-    for (size_t i = 0; i < n_; ++i) p[i] += min[i];
+    if (!j.min_resources()) return;
+    auto ns = quotas_.find(std::string(j.ns()));
+    if (ns == quotas_.end()) return;
+    auto& pending = pending_[ns->first];
+    for (const cal_resource_quota* q : ns->second)
+      for (size_t r = 0; r < q->resource_count; ++r)
+        if (const std::optional<double> a = j.min_resource(q->resources[r]))
+          pending[q->resources[r]] += *a;
   }
 
  private:
-  const std::vector<double>* pending_of(const std::string& ns) const {
-    auto it = pending_.find(ns);
-    return it == pending_.end() ? nullptr : &it->second;
-  }
-
-  sdk::Session ssn_;
-  size_t n_;
   std::map<std::string, std::vector<const cal_resource_quota*>> quotas_;
-  std::map<std::string, std::vector<double>> pending_;
+  // Namespace -> quota resource name -> what jobs enqueued in this session asked for.
+  std::map<std::string, std::map<std::string, double>> pending_;
 };
 
 }  // namespace

@@ -64,7 +64,7 @@
  *            disruption_budget_count, disruption_budget_at) and ResourceQuotas
  *            (cal_resource_quota; resource_quota_count, resource_quota_at); job_fit_error,
  *            job_schedulable_num, job_set_unschedulable_condition (the PodGroup's
- *            Unschedulable condition).
+ *            Unschedulable condition); job_min_resource (minResources as written).
  *
  * (1) Types and booleans.
  *     Fixed-width integers, size_t for counts and indexes, double for amounts and times.
@@ -1009,6 +1009,15 @@ typedef struct cal_host_api {
    * job_set_pending_reason would record it. The host copies the text. */
   void (*job_set_unschedulable_condition)(cal_job *j, const char *plugin, const char *message);
 
+  /* --- added in 1.5: a PodGroup's minResources as written -------------------------- */
+  /* The amount of `name` in the PodGroup's minResources as the object writes it, any name
+   * (quota names such as count/pods and requests.cpu too, which job_min_resources leaves
+   * out as Volcano's NewResource does): in the units of the resource it counts (cpu and
+   * requests.cpu in millicores, memory in bytes, counts as counts, other resources in
+   * milli-units), as cal_resource_quota's amounts. Returns 1 and writes *amount, or 0 when
+   * the PodGroup does not name it (a name written with 0 returns 1). */
+  int (*job_min_resource)(const cal_job *j, const char *name, double *amount);
+
   /* A new function goes here, in a group headed "added in 1.N", never anywhere else. */
 } cal_host_api;
 
@@ -1026,8 +1035,7 @@ typedef struct cal_host_api {
 #define CAL_HOST_API_V1_4_SIZE                                                              \
   (offsetof(cal_host_api, task_assume_volume) + sizeof(((cal_host_api *)0)->task_assume_volume))
 #define CAL_HOST_API_V1_5_SIZE                                                              \
-  (offsetof(cal_host_api, job_set_unschedulable_condition) +                                \
-   sizeof(((cal_host_api *)0)->job_set_unschedulable_condition))
+  (offsetof(cal_host_api, job_min_resource) + sizeof(((cal_host_api *)0)->job_min_resource))
 
 /* The largest state a plugin may save (state_put), in bytes. */
 #define CAL_STATE_MAX ((size_t)16 * 1024 * 1024)

@@ -326,6 +326,12 @@ class Job {
   // ABI 1.5: the job's FitError() text now, its schedulable task count (plugin.h), and the
   // PodGroup's Unschedulable condition (also the job's pending reason for `plugin`).
   std::string_view fit_error() const { return sv(host->job_fit_error(h_)); }
+  // ABI 1.5: minResources' entry `name` as written (quota names too; plugin.h).
+  std::optional<double> min_resource(const char* name) const {
+    double a = 0;
+    if (host->job_min_resource(h_, name, &a) == 0) return std::nullopt;
+    return a;
+  }
   int32_t schedulable_num() const { return host->job_schedulable_num(h_); }
   void set_unschedulable_condition(const char* plugin, const std::string& message) const {
     host->job_set_unschedulable_condition(const_cast<cal_job*>(h_), plugin, message.c_str());
