@@ -1,0 +1,152 @@
+// The end-to-end test (issue 19): Volcano's controllers (vc-controller-manager) and KWOK's
+// simulated kubelet on a real kube-apiserver, with Caldera as the scheduler, and the same
+// suite with volcano-scheduler in its place as the reference. For each scheduler a fresh rig
+// (etcd, kube-apiserver, CRDs, KWOK, vc-controller-manager) is started, the scheduler
+// started, the suite run, everything stopped. Then the facts each test records as "must be
+// equal" are compared between the schedulers. Run by ../run.sh (meson test e2e-volcano).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+func main() {
+	var b Bins
+	flag.StringVar(&b.Etcd, "etcd", "etcd", "etcd binary")
+	flag.StringVar(&b.APIServer, "apiserver", "", "kube-apiserver binary")
+	flag.StringVar(&b.KCM, "kube-controller-manager", "", "kube-controller-manager binary")
+	flag.StringVar(&b.Kwok, "kwok", "", "KWOK's controller binary (kwok)")
+	flag.StringVar(&b.Controller, "vc-controller-manager", "", "Volcano's vc-controller-manager")
+	flag.StringVar(&b.VcScheduler, "vc-scheduler", "", "Volcano's vc-scheduler (the reference)")
+	flag.StringVar(&b.Caldera, "caldera", "", "caldera binary")
+	flag.StringVar(&b.Source, "source", "", "the repository root")
+	flag.StringVar(&b.CRDs, "crds", "", "Volcano's CRDs (default SOURCE/../shared/volcano/crds)")
+	flag.StringVar(&b.Certs, "work", "", "scratch folder holding the certificates and tokens (run.sh makes them)")
+	flag.StringVar(&b.SchedConf, "scheduler-conf", "", "Volcano scheduler config for both (default SOURCE/tests/integration/e2e/volcano-scheduler-e2e.conf)")
+	schedulers := flag.String("schedulers", "caldera,volcano", "the schedulers to run the suite with, in order: caldera, volcano")
+	only := flag.String("run", "", "run only the tests whose name contains this")
+	flag.Parse()
+	if b.CRDs == "" {
+		b.CRDs = filepath.Join(b.Source, "..", "shared", "volcano", "crds")
+	}
+	if b.SchedConf == "" {
+		b.SchedConf = filepath.Join(b.Source, "tests", "integration", "e2e", "volcano-scheduler-e2e.conf")
+	}
+
+	type outcome struct {
+		passed bool
+		facts  Facts
+		err    error
+		secs   float64
+	}
+	results := map[string]map[string]*outcome{} // scheduler -> test -> outcome
+	var order []string
+	failed := 0
+	start := time.Now()
+	for _, which := range strings.Split(*schedulers, ",") {
+		which = strings.TrimSpace(which)
+		if which == "" {
+			continue
+		}
+		if which == "volcano" && b.VcScheduler == "" {
+			fmt.Println("--- SKIP: volcano-scheduler reference run: no -vc-scheduler")
+			continue
+		}
+		order = append(order, which)
+		results[which] = map[string]*outcome{}
+		fmt.Printf("### scheduler: %s\n", which)
+		t := time.Now()
+		rig, err := NewRig(b, filepath.Join(b.Certs, which))
+		if err != nil {
+			fmt.Printf("--- FAIL: the rig for %s did not come up: %v\n", which, err)
+			failed++
+			continue
+		}
+		fmt.Printf("    rig up in %s (etcd, kube-apiserver, Volcano CRDs, kube-controller-manager, KWOK, vc-controller-manager)\n", secs(time.Since(t)))
+		ctx, cancel := context.WithCancel(context.Background())
+		h := rig.Watch(ctx)
+		sched, err := rig.StartScheduler(which)
+		if err != nil {
+			fmt.Printf("--- FAIL: %s did not start: %v\n", which, err)
+			failed++
+			cancel()
+			rig.Down()
+			continue
+		}
+		startErr := map[string]error{}
+		for _, tc := range suite {
+			if tc.Start != nil && (*only == "" || strings.Contains(tc.Name, *only)) {
+				startErr[tc.Name] = tc.Start(rig)
+			}
+		}
+		for _, tc := range suite {
+			if *only != "" && !strings.Contains(tc.Name, *only) {
+				continue
+			}
+			fmt.Printf("=== RUN   %s/%s\n", which, tc.Name)
+			o := &outcome{}
+			t := time.Now()
+			if o.err = startErr[tc.Name]; o.err == nil {
+				o.err = tc.Run(rig, h, &o.facts)
+			}
+			o.secs = time.Since(t).Seconds()
+			if o.err == nil && !sched.Running() {
+				o.err = errors.New(which + " exited:\n" + sched.Tail(20))
+			}
+			results[which][tc.Name] = o
+			for _, s := range o.facts.Equal {
+				fmt.Printf("    = %s\n", s)
+			}
+			for _, s := range o.facts.Info {
+				fmt.Printf("    . %s\n", s)
+			}
+			if o.err != nil {
+				failed++
+				fmt.Printf("--- FAIL: %s/%s (%.1fs)\n    %s\n    %s's log ends:\n      %s\n", which, tc.Name, o.secs,
+					strings.ReplaceAll(o.err.Error(), "\n", "\n    "), which,
+					strings.ReplaceAll(sched.Tail(15), "\n", "\n      "))
+			} else {
+				o.passed = true
+				fmt.Printf("--- PASS: %s/%s (%.1fs)\n", which, tc.Name, o.secs)
+			}
+		}
+		sched.Stop()
+		cancel()
+		rig.Down()
+		fmt.Printf("    %s: %s in all\n", which, secs(time.Since(t)))
+	}
+
+	// The comparison: every fact a test marks as "must be equal" must read the same for
+	// each scheduler that passed it.
+	if len(order) > 1 {
+		ref := order[len(order)-1]
+		for _, which := range order[:len(order)-1] {
+			for _, tc := range suite {
+				a, okA := results[which][tc.Name]
+				c, okC := results[ref][tc.Name]
+				if !okA || !okC || !a.passed || !c.passed {
+					continue
+				}
+				if strings.Join(a.facts.Equal, "\n") != strings.Join(c.facts.Equal, "\n") {
+					failed++
+					fmt.Printf("--- FAIL: %s differs between %s and %s:\n    %s:\n      %s\n    %s:\n      %s\n",
+						tc.Name, which, ref, which, strings.Join(a.facts.Equal, "\n      "),
+						ref, strings.Join(c.facts.Equal, "\n      "))
+				} else {
+					fmt.Printf("--- SAME: %s: %s and %s agree on %d facts\n", tc.Name, which, ref, len(a.facts.Equal))
+				}
+			}
+		}
+	}
+	fmt.Printf("e2e: %d failure(s), %s\n", failed, secs(time.Since(start)))
+	if failed > 0 {
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The end-to-end test (meson test e2e-volcano, issue 19): Volcano's own controllers
+# (vc-controller-manager) and KWOK's simulated kubelet on etcd + kube-apiserver on loopback,
+# with Caldera as the scheduler, then with volcano-scheduler as the reference; driven by
+# the Go program in ./driver (README.md says what it runs and checks).
+#
+#   run.sh CALDERA_BINARY SOURCE_ROOT [driver options: -run NAME, -schedulers caldera ...]
+#
+# Exits 77 (meson's SKIP) with the reason when etcd, openssl, Go, kube-apiserver,
+# kube-controller-manager, KWOK or ../shared/volcano cannot be had. kube-apiserver
+# (../k8s/build_apiserver.sh), kube-controller-manager (build_kcm.sh) and KWOK
+# (build_kwok.sh) are built once from the Go module proxy and cached in ~/.cache/caldera;
+# the first builds take many minutes. Set CALDERA_E2E_KEEP=1 to keep the scratch folder
+# (the logs of every process of both rigs) after a run.
+set -uo pipefail
+
+skip() {
+  echo "e2e-volcano: SKIP: $*"
+  exit 77
+}
+
+if [[ $# -lt 2 ]]; then
+  echo "usage: $0 CALDERA_BINARY SOURCE_ROOT [driver options]" >&2
+  exit 2
+fi
+caldera="$(realpath "$1")"
+source_root="$(realpath "$2")"
+shift 2
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+command -v openssl >/dev/null 2>&1 || skip "openssl is not installed"
+command -v etcd >/dev/null 2>&1 || skip "etcd is not installed (Debian package etcd-server; scripts/setup.sh installs it)"
+command -v go >/dev/null 2>&1 || skip "no Go toolchain to build kube-apiserver, kube-controller-manager, KWOK and the test driver"
+
+shared="$source_root/../shared/volcano"
+[[ -x "$shared/unpack.sh" ]] || skip "$shared is absent (Volcano's controllers, scheduler and CRDs)"
+volcano="$("$shared/unpack.sh")" || skip "$shared/unpack.sh could not unpack Volcano's binaries"
+for b in vc-controller-manager vc-scheduler; do
+  [[ -x "$volcano/$b" ]] || skip "$volcano/$b is missing after unpack.sh"
+done
+
+apiserver="$("$source_root/tests/integration/k8s/build_apiserver.sh")"
+rc=$?
+if [[ $rc -ne 0 || -z "$apiserver" ]]; then
+  skip "kube-apiserver could not be built from the Go module proxy (build_apiserver.sh exit $rc)"
+fi
+kcm="$("$here/build_kcm.sh")"
+rc=$?
+if [[ $rc -ne 0 || -z "$kcm" ]]; then
+  skip "kube-controller-manager could not be built from the Go module proxy (build_kcm.sh exit $rc)"
+fi
+kwok="$("$here/build_kwok.sh")"
+rc=$?
+if [[ $rc -ne 0 || -z "$kwok" ]]; then
+  skip "KWOK could not be built from the Go module proxy (build_kwok.sh exit $rc)"
+fi
+
+cache="${CALDERA_K8S_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/caldera}"
+mkdir -p "$cache"
+driver="$cache/e2e-test-driver"
+if ! (cd "$here" && CGO_ENABLED=0 GOFLAGS="-p=2 -mod=readonly -buildvcs=false" go build -o "$driver" ./driver); then
+  echo "e2e-volcano: the test driver does not build" >&2
+  exit 1
+fi
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/caldera-e2e.XXXXXX")"
+cleanup() {
+  if [[ "${CALDERA_E2E_KEEP:-}" == "1" ]]; then
+    echo "e2e-volcano: logs kept in $work"
+  else
+    rm -rf "$work"
+  fi
+}
+trap cleanup EXIT
+
+# Certificates: a CA, the API server's serving certificate (127.0.0.1) and the
+# service-account signing key; users are bearer tokens.
+(
+  cd "$work" || exit 1
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 \
+    -subj "/CN=caldera-e2e-ca" 2>/dev/null &&
+  openssl req -newkey rsa:2048 -nodes -keyout serving.key -out serving.csr \
+    -subj "/CN=kube-apiserver" 2>/dev/null &&
+  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >serving.ext &&
+  openssl x509 -req -in serving.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
+    -extfile serving.ext -out serving.crt 2>/dev/null &&
+  openssl genrsa -out sa.key 2048 2>/dev/null &&
+  openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null &&
+  # token,user,uid,"groups": the driver, KWOK and Volcano's components are cluster admin;
+  # Caldera has deploy/rbac.yaml's role.
+  printf '%s\n' 'admin-token,admin,admin,"system:masters"' \
+    'caldera-token,caldera-scheduler,caldera-scheduler' >tokens.csv
+) || { echo "e2e-volcano: generating certificates failed" >&2; exit 1; }
+
+"$driver" -work "$work" -etcd "$(command -v etcd)" -apiserver "$apiserver" \
+  -kube-controller-manager "$kcm" -kwok "$kwok" \
+  -vc-controller-manager "$volcano/vc-controller-manager" -vc-scheduler "$volcano/vc-scheduler" \
+  -caldera "$caldera" -source "$source_root" "$@"
