@@ -77,15 +77,7 @@ trap cleanup EXIT
 # service-account signing key; users are bearer tokens.
 (
   cd "$work" || exit 1
-  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 \
-    -subj "/CN=caldera-e2e-ca" 2>/dev/null &&
-  openssl req -newkey rsa:2048 -nodes -keyout serving.key -out serving.csr \
-    -subj "/CN=kube-apiserver" 2>/dev/null &&
-  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >serving.ext &&
-  openssl x509 -req -in serving.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
-    -extfile serving.ext -out serving.crt 2>/dev/null &&
-  openssl genrsa -out sa.key 2048 2>/dev/null &&
-  openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null &&
+  "$source_root/tests/integration/k8s/make_certs.sh" "$work" caldera-e2e-ca &&
   # token,user,uid,"groups": the driver, KWOK and Volcano's components are cluster admin;
   # Caldera has deploy/rbac.yaml's role.
   printf '%s\n' 'admin-token,admin,admin,"system:masters"' \

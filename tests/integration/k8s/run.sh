@@ -65,13 +65,7 @@ trap cleanup EXIT
 # certificate for Caldera's user, and the service-account signing key.
 (
   cd "$work" || exit 1
-  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 \
-    -subj "/CN=caldera-test-ca" 2>/dev/null &&
-  openssl req -newkey rsa:2048 -nodes -keyout serving.key -out serving.csr \
-    -subj "/CN=kube-apiserver" 2>/dev/null &&
-  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >serving.ext &&
-  openssl x509 -req -in serving.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
-    -extfile serving.ext -out serving.crt 2>/dev/null &&
+  "$here/make_certs.sh" "$work" caldera-test-ca &&
   openssl req -newkey rsa:2048 -nodes -keyout caldera-client.key -out caldera-client.csr \
     -subj "/CN=caldera-scheduler" 2>/dev/null &&
   printf 'extendedKeyUsage=clientAuth\n' >client.ext &&
@@ -84,8 +78,6 @@ trap cleanup EXIT
   printf 'subjectAltName=DNS:caldera-proxy.test\nextendedKeyUsage=serverAuth\n' >proxy.ext &&
   openssl x509 -req -in proxy.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
     -extfile proxy.ext -out proxy.crt 2>/dev/null &&
-  openssl genrsa -out sa.key 2048 2>/dev/null &&
-  openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null &&
   # token,user,uid,"groups": the driver is cluster admin; Caldera has deploy/rbac.yaml's role.
   printf '%s\n' 'admin-token,admin,admin,"system:masters"' \
     'caldera-token,caldera-scheduler,caldera-scheduler' >tokens.csv
