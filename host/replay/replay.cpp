@@ -152,7 +152,7 @@ struct PodPlaced : Backend {
   void bind(const PodSpec&, const PodSpec& b) override { bound = b; }
   // The trace's pods have no volumes, so no session makes a volume decision.
   bool bind_volumes(const PodSpec&, const std::vector<ClaimDecision>&) override { return false; }
-  void evict(const PodSpec&) override {}
+  void evict(const PodSpec&, const std::string&) override {}
   void update_status(const SessionResult&, double) override {}
 };
 

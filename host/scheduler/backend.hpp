@@ -43,8 +43,9 @@ class Backend {
   // False: they could not be written, and the pod is not bound.
   virtual bool bind_volumes(const PodSpec& pod, const std::vector<ClaimDecision>& decisions) = 0;
 
-  // Evictor. `observed` is the pod as it was; the cache now holds it Releasing.
-  virtual void evict(const PodSpec& observed) = 0;
+  // Evictor. `observed` is the pod as it was; the cache now holds it Releasing. `reason`:
+  // the action that chose the victim ("preempt", "reclaim", "shuffle"; "" when unknown).
+  virtual void evict(const PodSpec& observed, const std::string& reason) = 0;
 
   // StatusUpdater, once per session after the binds and evictions: PodGroup status and
   // conditions, queue status, pending reasons and events. The cache already holds the

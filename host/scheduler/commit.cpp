@@ -83,7 +83,8 @@ CommitReport commit_decisions(const SessionResult& r, Cache& cache, Backend& bac
     PodSpec releasing = observed;
     releasing.releasing = true;
     cache.upsert_pod(std::move(releasing));
-    backend.evict(observed);
+    auto why = r.eviction_reasons.find(key);
+    backend.evict(observed, why == r.eviction_reasons.end() ? std::string() : why->second);
     ++rep.evictions;
   }
   // A pipelined pod whose room was made by evictions remembers the node (Volcano's

@@ -68,6 +68,9 @@ struct SessionStats {
 struct SessionResult {
   std::vector<std::pair<std::string, std::string>> binds;  // task uid -> node
   std::vector<std::string> evictions;                      // task uids
+  // Task uid -> the action that evicted it ("preempt", "reclaim", "shuffle"): Volcano's
+  // eviction reason, in the victim's Evict event ("Pod is evicted, because of preempt").
+  std::map<std::string, std::string> eviction_reasons;
   std::vector<std::pair<std::string, std::string>> pipelined;  // task uid -> node, at close
   // The pipelined tasks whose pipelining evicted victims: their pods' nominated node
   // (status.nominatedNodeName) from now on. Task uid -> node.

@@ -137,6 +137,9 @@ bool Session::commit_bind(TaskInfo* t) {
   return true;
 }
 
-void Session::commit_evict(TaskInfo* t) { result_.evictions.emplace_back(t->uid); }
+void Session::commit_evict(TaskInfo* t) {
+  result_.evictions.emplace_back(t->uid);
+  result_.eviction_reasons[std::string(t->uid)] = action_;
+}
 
 }  // namespace caldera

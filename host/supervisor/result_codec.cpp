@@ -144,6 +144,7 @@ std::string encode_result(const WorkerResult& wr) {
   write_map(w, r.job_pending);
   write_map(w, r.podgroup_unschedulable);
   write_map(w, r.podgroup_conditions);
+  write_map(w, r.eviction_reasons);
   w.list(r.bind_annotations, [&](const auto& p) {
     w.str(p.first);
     write_map(w, p.second);
@@ -234,6 +235,8 @@ WorkerResult decode_result(std::string_view bytes) {
       read_map<std::map<std::string, std::string>>(rd, "PodGroup unschedulable events");
   r.podgroup_conditions =
       read_map<std::map<std::string, std::string>>(rd, "PodGroup Unschedulable conditions");
+  r.eviction_reasons =
+      read_map<std::map<std::string, std::string>>(rd, "eviction reasons");
   for (uint32_t i = 0, c = rd.count("bind annotations"); i < c; ++i) {
     std::string task = rd.str("a task");
     r.bind_annotations[std::move(task)] = read_map<StringMap>(rd, "annotations");

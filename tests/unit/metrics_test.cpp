@@ -201,6 +201,8 @@ TEST(SchedulerMetrics, SessionCountsPluginsAndPreemption) {
   SessionTimings t;
   const SessionResult r = run_session(s.cache, policy, 0, runtime, &t);
   ASSERT_EQ(r.evictions.size(), 2u);
+  // Each victim with the action that chose it (the Evict event's "because of preempt").
+  for (const std::string& v : r.evictions) EXPECT_EQ(r.eviction_reasons.at(v), "preempt") << v;
   size_t opens = 0, closes = 0;
   for (const auto& p : r.stats.plugin_seconds) {
     opens += p.point == "OnSessionOpen";

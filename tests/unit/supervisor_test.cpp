@@ -31,6 +31,7 @@ WorkerResult sample() {
   r.job_pending = {{"ns/pg2", "gang: 1/4 tasks"}};
   r.podgroup_unschedulable = {{"ns/pg2", "3/4 tasks in gang unschedulable: pod group is not ready"}};
   r.podgroup_conditions = {{"ns/pg2", "2/4 tasks in gang unschedulable: pod group is not ready"}};
+  r.eviction_reasons = {{"ns/v", "preempt"}};
   r.bind_annotations["ns/a"] = {{"volcano.sh/gpu-index", "0;3"}};
   r.plugin_states["tdm"] = PluginState{"/p/tdm.so\nabc", std::make_shared<const std::string>("\x01\x02", 2)};
   r.stats.plugin_seconds = {{"gang", "OnSessionOpen", 0.5}, {"gang", "OnSessionClose", 0.0625}};
@@ -56,6 +57,7 @@ TEST(ResultCodec, RoundTripKeepsEveryField) {
   EXPECT_EQ(out.result.job_pending, in.result.job_pending);
   EXPECT_EQ(out.result.podgroup_unschedulable, in.result.podgroup_unschedulable);
   EXPECT_EQ(out.result.podgroup_conditions, in.result.podgroup_conditions);
+  EXPECT_EQ(out.result.eviction_reasons, in.result.eviction_reasons);
   EXPECT_EQ(out.result.bind_annotations, in.result.bind_annotations);
   ASSERT_EQ(out.result.plugin_states.count("tdm"), 1u);
   EXPECT_EQ(out.result.plugin_states.at("tdm").file_id, "/p/tdm.so\nabc");

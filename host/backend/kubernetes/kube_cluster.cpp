@@ -611,9 +611,19 @@ void KubeCluster::bind(const PodSpec& observed, const PodSpec& bound) {
   ++stats_.binds_sent;
 }
 
-void KubeCluster::evict(const PodSpec& observed) {
+void KubeCluster::evict(const PodSpec& observed, const std::string& reason) {
   const std::string key = observed.key();
   evicting_.emplace(key, observed);  // before the write, as for binds
+  // Volcano's evictor records a Warning "Evict" event on the victim before it evicts, and
+  // its cache a Normal "Evict" event with the reason on the victim's PodGroup.
+  if (!reason.empty()) {
+    writer_->pod_event(observed.ns, observed.name, "Evict",
+                       "Pod is evicted, because of " + reason, pod_meta_[key].uid);
+    if (!observed.podgroup.empty())
+      writer_->podgroup_event(observed.ns, observed.podgroup,
+                              pg_meta_[observed.ns + "/" + observed.podgroup].uid, "Evict",
+                              reason, "Normal");
+  }
   writer_->evict(observed.ns, observed.name, pod_meta_[key].uid);
   ++stats_.evictions_sent;
 }

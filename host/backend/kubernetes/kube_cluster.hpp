@@ -77,7 +77,7 @@ class KubeCluster : public Informer::Handler, public Backend {
   // Backend: called by commit_decisions.
   void bind(const PodSpec& observed, const PodSpec& bound) override;
   bool bind_volumes(const PodSpec& pod, const std::vector<ClaimDecision>& decisions) override;
-  void evict(const PodSpec& observed) override;
+  void evict(const PodSpec& observed, const std::string& reason) override;
   void update_status(const SessionResult& r, double now) override;
   // Leadership lost: writes not yet sent are dropped (their assumptions undone).
   void leadership_lost();

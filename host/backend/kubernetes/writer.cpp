@@ -144,8 +144,8 @@ void Writer::podgroup_event(const std::string& ns, const std::string& name,
 }
 
 void Writer::pod_event(const std::string& ns, const std::string& name, const std::string& reason,
-                       const std::string& message) {
-  enqueue_event(ns, name, event_body("Pod", "v1", ns, name, "", reason, message));
+                       const std::string& message, const std::string& uid) {
+  enqueue_event(ns, name, event_body("Pod", "v1", ns, name, uid, reason, message));
 }
 
 void Writer::enqueue_event(const std::string& ns, const std::string& name,

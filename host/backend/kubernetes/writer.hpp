@@ -97,7 +97,7 @@ class Writer {
   // A Warning event about a pod (a session dropped while placing it: a plugin's fault,
   // docs/ISOLATION.md).
   void pod_event(const std::string& ns, const std::string& name, const std::string& reason,
-                 const std::string& message);
+                 const std::string& message, const std::string& uid = "");
 
   // Drops everything queued and not yet sent (leadership lost); writes in flight finish.
   void drop_queued();

@@ -209,7 +209,7 @@ bool SimCluster::bind_volumes(const PodSpec&, const std::vector<ClaimDecision>& 
   return true;
 }
 
-void SimCluster::evict(const PodSpec& observed) {
+void SimCluster::evict(const PodSpec& observed, const std::string&) {
   PodSpec evicted = observed;
   evicted.node.clear();
   evicted.scheduled_at.reset();

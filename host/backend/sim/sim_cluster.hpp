@@ -43,7 +43,7 @@ class SimCluster : public Backend {
   // Backend: called by commit_decisions.
   void bind(const PodSpec& observed, const PodSpec& bound) override;
   bool bind_volumes(const PodSpec& pod, const std::vector<ClaimDecision>& decisions) override;
-  void evict(const PodSpec& observed) override;
+  void evict(const PodSpec& observed, const std::string& reason) override;
   void update_status(const SessionResult& r, double now) override;
 
   const Cache& cache() const { return cache_; }

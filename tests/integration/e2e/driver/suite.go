@@ -427,8 +427,8 @@ func testPreempt(r *Rig, h *History, f *Facts) error {
 		v.Name, v.Disruption, secs(v.DeletionMarked.Sub(tHigh)), secs(hp.Bound.Sub(tHigh)),
 		secs(hp.Running.Sub(tHigh)), secs(hp.Finished.Sub(tHigh)))
 	f.info("restarted low job whole again %s after the high pod finished", secs(lastLow.Sub(hp.Finished)))
-	// What the scheduler wrote about the victim (reported: volcano-scheduler records a
-	// Warning event "Evict"; a difference here is not a difference in the decision).
+	// What the scheduler wrote about the victim: both schedulers record Volcano's Warning
+	// "Evict" event, "Pod is evicted, because of preempt" (asserted), before evicting.
 	var evs struct {
 		Items []struct {
 			Type, Reason, Message string
@@ -445,6 +445,15 @@ func testPreempt(r *Rig, h *History, f *Facts) error {
 		}
 		sort.Strings(on)
 		f.info("events on the victim: %s", strings.Join(on, "; "))
+		evict := false
+		for _, e := range on {
+			evict = evict || (strings.HasPrefix(e, "Warning Evict ") &&
+				strings.Contains(e, `"Pod is evicted, because of preempt"`))
+		}
+		if !evict {
+			return fmt.Errorf("no Warning Evict event \"Pod is evicted, because of preempt\" on the victim %s: %s",
+				v.Name, strings.Join(on, "; "))
+		}
 	}
 	return nil
 }
