@@ -116,8 +116,15 @@ class NodeGroup {
   void on_deallocate(sdk::Task t) { if (any_limits_) account(t, -1); }
 
  private:
+  // The task's queue's attributes, looked up once per task rather than per node: the host
+  // asks predicate and node_order of one task for node after node (never from two threads:
+  // the plugin does not set CAL_CAP_NODE_PARALLEL).
   const QueueAttr& attr_of(const sdk::Task& t) const {
-    return attrs_.at(t.job().queue().handle());
+    if (t.handle() != last_task_) {
+      last_task_ = t.handle();
+      last_attr_ = &attrs_.at(t.job().queue().handle());
+    }
+    return *last_attr_;
   }
 
   // parseNodeGroupResourceLimits: {"group": {"cpu": "4", "memory": "8Gi"}, ...}.
@@ -205,6 +212,8 @@ class NodeGroup {
   bool preferred_order_;
   bool any_limits_ = false;
   std::map<const cal_queue*, QueueAttr> attrs_;
+  mutable const cal_task* last_task_ = nullptr;
+  mutable const QueueAttr* last_attr_ = nullptr;
 };
 
 }  // namespace
