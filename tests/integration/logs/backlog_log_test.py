@@ -152,6 +152,11 @@ def main():
         return (sum("scores of nodegroup for task" in l for l in p.stderr.splitlines()),
                 sum(" filter: task " in l for l in p.stderr.splitlines()))
     v3, v5, v10 = levels(3), levels(5), levels(10)
+    # A layout that does not exist is refused, naming the choices.
+    bad = subprocess.run([caldera, "--logging-format", "xml", "scenario", "run", scenario],
+                         capture_output=True, text=True, timeout=60)
+    if bad.returncode == 0 or "--logging-format: xml not in {caldera,text,json}" not in bad.stderr:
+        problems.append(f"--logging-format xml not refused as expected: {bad.stderr[-300:]}")
     if v3 != (0, 0) or v5[0] == 0 or v5[1] != 0 or v10[1] < 16:
         problems.append(f"(score lines, verdict lines) at -v 3, 5, 10: {v3}, {v5}, {v10}; "
                         "expected none at 3, scores from 5, a verdict per node and task at 10")
