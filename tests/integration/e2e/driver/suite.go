@@ -468,11 +468,21 @@ func countJob(h *History, ns, job string) int {
 	return n
 }
 
-// testQueues: two queues of weights 3 and 1, a backlog of 12 one-pod VcJobs (1 cpu, 4 s)
-// in each submitted in two batches 1.1 s apart, a fleet of 8 cpu. Asserted: every job runs to its end, no
-// node is ever overcommitted, both queues hold cpu while both have work, and within a
-// queue jobs start in the order their PodGroups were made (whole seconds; equal priority). Measured: the cpu each queue held
-// while both had work (cpu-seconds from the pod history) and the first wave's split.
+// testQueues: two queues of weights 3 and 1 on a fleet of 8 cpu, each with a backlog of 3
+// elastic VcJobs (6 pods of 1 cpu running 3 s, minAvailable 1), all submitted at once.
+// Asserted: every pod runs to its end, no node is ever overcommitted, and while both queues
+// have pods waiting the cpu they hold is split by weight: q3:q1 cpu-seconds between 2.2 and
+// 4 (3 in the steady state: proportion gives q3 deserved 6 cpu and q1 2, and allocate skips
+// a queue at its deserved share; the first wave and the 1 s sessions blur it).
+//
+// The jobs are elastic on purpose. Volcano's job controller makes a job's pods only once
+// enqueue has let its PodGroup in, and proportion lets a queue's allocated plus inqueue
+// grow only to the cluster's size; with one-pod jobs (this test's first form) a queue
+// therefore has at most a few pods waiting, a queue whose jobs just finished has none for
+// a session or two, its deserved share falls to its request, and the other queue takes the
+// free cpu: both schedulers then split 1:1 (README.md, finding 3). An elastic job is
+// enqueued on its minResources (one pod) and brings all its pods at once, so both queues
+// keep a backlog of pods and the weights decide.
 func testQueues(r *Rig, h *History, f *Facts) error {
 	const ns = "queues"
 	if err := r.Namespace(ns); err != nil {
@@ -499,17 +509,13 @@ func testQueues(r *Rig, h *History, f *Facts) error {
 	if err := r.AddNodes("4", "16Gi", "q-n1", "q-n2"); err != nil {
 		return err
 	}
-	const perQueue = 12
+	const jobsPerQueue, podsPerJob = 3, 6
+	const total = 2 * jobsPerQueue * podsPerJob
 	t0 := time.Now()
-	for i := 0; i < perQueue; i++ {
-		if i == perQueue/2 {
-			// Two batches more than a second apart: the PodGroups' creation times (whole
-			// seconds) then differ between the batches, which orders them (below).
-			time.Sleep(1100 * time.Millisecond)
-		}
+	for i := 0; i < jobsPerQueue; i++ {
 		for _, q := range []string{"q3", "q1"} {
-			if err := r.SubmitJob(ns, JobSpec{Name: fmt.Sprintf("%s-j%02d", q, i), Queue: q, MinAvailable: 1,
-				Tasks: []Task{{Name: "t", Replicas: 1, Min: 1, CPU: "1", RunFor: "4s"}}}); err != nil {
+			if err := r.SubmitJob(ns, JobSpec{Name: fmt.Sprintf("%s-j%d", q, i), Queue: q, MinAvailable: 1,
+				Tasks: []Task{{Name: "t", Replicas: podsPerJob, Min: 1, CPU: "1", RunFor: "3s"}}}); err != nil {
 				return err
 			}
 		}
@@ -523,13 +529,20 @@ func testQueues(r *Rig, h *History, f *Facts) error {
 		}
 		return err
 	}
-	if _, err := waitPods(h, ns, 2*perQueue, 120*time.Second, "Succeeded", func(p PodRec) bool { return p.Phase == "Succeeded" }); err != nil {
+	if _, err := waitPods(h, ns, total, 120*time.Second, "Succeeded", func(p PodRec) bool { return p.Phase == "Succeeded" }); err != nil {
 		return fmt.Errorf("%v\n%s", err, h.Timeline(ns, t0))
 	}
 	tEnd := time.Now()
+	for i := 0; i < jobsPerQueue; i++ {
+		for _, q := range []string{"q3", "q1"} {
+			if _, err := r.WaitJobPhase(ns, fmt.Sprintf("%s-j%d", q, i), 30*time.Second, "Completed"); err != nil {
+				return err
+			}
+		}
+	}
 	pods := h.Pods(ns)
 	queueOf := func(p PodRec) string { return strings.SplitN(p.Job, "-", 2)[0] }
-	// The window: from the first bind to the moment the first queue has no job left
+	// The window: from the first bind to the moment the first queue has no pod left
 	// waiting (its last pod bound); after that the other queue may take everything.
 	var firstBind time.Time
 	lastBind := map[string]time.Time{}
@@ -565,54 +578,23 @@ func testQueues(r *Rig, h *History, f *Facts) error {
 		return fmt.Errorf("a queue held no cpu while both had work (%s): %v\n%s", secs(winEnd.Sub(firstBind)), cpuSec, h.Timeline(ns, t0))
 	}
 	ratio := cpuSec["q3"] / cpuSec["q1"]
-	// Not asserted against 3: volcano-scheduler, the reference, gives q1 the larger part
-	// here (README.md, finding 3: Volcano's controller makes a job's pods only once the
-	// job is Inqueue, so the queues' requests, and shares, start from nothing). The first
-	// wave, the jobs bound in the first second of binds, is reported per queue.
+	// The first wave (pods bound in the first second of binds), reported: it depends on
+	// whether the controller had made both queues' pods before that session.
 	wave := map[string]int{}
 	for _, p := range pods {
 		if p.Bound.Before(firstBind.Add(time.Second)) {
 			wave[queueOf(p)]++
 		}
 	}
-	// Within a queue, older jobs first (equal priority): both schedulers order jobs by
-	// their PodGroup's creationTimestamp, which has whole seconds, and break ties by UID
-	// (random), so only jobs whose PodGroups were made in different seconds are ordered:
-	// the older may not be bound a session (or more) after the newer.
-	pgCreated := map[string]time.Time{}
-	for _, q := range []string{"q3", "q1"} {
-		for i := 0; i < perQueue; i++ {
-			job := fmt.Sprintf("%s-j%02d", q, i)
-			if pgs := h.PodGroupsOf(ns, "Job/"+job); len(pgs) == 1 {
-				pgCreated[job] = pgs[0].Created
-			} else {
-				return fmt.Errorf("job %s: %d PodGroups seen, want 1", job, len(pgs))
-			}
-		}
-	}
-	ordered := 0
-	for _, a := range pods {
-		for _, b := range pods {
-			if queueOf(a) != queueOf(b) || !pgCreated[a.Job].Before(pgCreated[b.Job]) {
-				continue
-			}
-			ordered++
-			if a.Bound.After(b.Bound.Add(500 * time.Millisecond)) {
-				return fmt.Errorf("queue %s: %s (PodGroup made %s) bound %s after %s (PodGroup made %s)",
-					queueOf(a), a.Job, pgCreated[a.Job].Format("15:04:05"), secs(a.Bound.Sub(b.Bound)),
-					b.Job, pgCreated[b.Job].Format("15:04:05"))
-			}
-		}
-	}
-	if ordered == 0 {
-		return fmt.Errorf("no two jobs of a queue had PodGroups made in different seconds: %v", pgCreated)
+	if ratio < 2.2 || ratio > 4 {
+		return fmt.Errorf("q3:q1 cpu-seconds while both had pods waiting %.1f:%.1f = %.2f over %s, want 3 (2.2 to 4)\n%s",
+			cpuSec["q3"], cpuSec["q1"], ratio, secs(winEnd.Sub(firstBind)), h.Timeline(ns, t0))
 	}
 	if err := h.CheckCapacity(ns, map[string]int{"q-n1": 4000, "q-n2": 4000}); err != nil {
 		return err
 	}
-	f.eq("binds %d, all %d jobs Succeeded; jobs of a queue in the order of their PodGroups' creation seconds", h.Binds(ns), 2*perQueue)
-	f.info("%d pairs of jobs of a queue with PodGroups made in different seconds, all bound in that order", ordered)
-	f.info("first wave: q3 %d, q1 %d jobs bound; q3:q1 cpu-seconds while both had work: %.1f:%.1f = %.2f over %s; backlog done %s after submission",
+	f.eq("binds %d, all %d pods Succeeded, all %d jobs Completed; q3:q1 cpu-seconds while both had pods waiting within 2.2 to 4", h.Binds(ns), total, 2*jobsPerQueue)
+	f.info("first wave: q3 %d, q1 %d pods bound; q3:q1 cpu-seconds while both had pods waiting: %.1f:%.1f = %.2f over %s; backlog done %s after submission",
 		wave["q3"], wave["q1"], cpuSec["q3"], cpuSec["q1"], ratio, secs(winEnd.Sub(firstBind)), secs(tEnd.Sub(t0)))
 	return nil
 }
