@@ -202,6 +202,16 @@ int main(int argc, char** argv) {
   status->add_option("file", status_path, "the file given to `caldera run --status-file`")
       ->required();
 
+  // explain
+  std::string explain_pod, explain_address = "127.0.0.1:8080";
+  auto* explain_cmd = app.add_subcommand(
+      "explain", "ask a running scheduler why a pod is pending or where it went, and the "
+                 "best-scored nodes with each plugin's score (its last session)");
+  explain_cmd->add_option("pod", explain_pod, "NAMESPACE/NAME")->required();
+  explain_cmd->add_option("--address", explain_address,
+                          "the scheduler's --listen-address, HOST:PORT (it runs with "
+                          "--enable-metrics; default 127.0.0.1:8080)");
+
   // scenario
   auto* scenario = app.add_subcommand("scenario", "scenario files (SCENARIOS.md section 2)");
   scenario->require_subcommand(1);
@@ -299,6 +309,7 @@ int main(int argc, char** argv) {
   if (*check) return cli::check_config(common, check_file);
   if (*convert) return cli::convert_config(convert_file);
   if (*status) return cli::status(status_path);
+  if (*explain_cmd) return cli::explain(explain_pod, explain_address);
   if (*srun) {
     std::vector<std::filesystem::path> files(scenario_files.begin(), scenario_files.end());
     return cli::scenario_run(common, files, json, explain);

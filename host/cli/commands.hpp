@@ -93,6 +93,10 @@ int new_plugin(const std::string& name, const std::string& lang,
 int convert_config(const std::filesystem::path& config);
 // `caldera status PATH`: prints a running scheduler's status file readably.
 int status(const std::filesystem::path& status_file);
+
+// `caldera explain NAMESPACE/POD`: what a running scheduler's last session decided about
+// the pod and why (its /debug/explain at `address`, the run's --listen-address).
+int explain(const std::string& pod, const std::string& address);
 int scenario_run(const Common& c, const std::vector<std::filesystem::path>& files, bool json,
                  bool explain);
 

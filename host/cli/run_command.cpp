@@ -148,6 +148,7 @@ int run(const Common& c, const RunOptions& o) {
   Progress progress("jobs ended", !o.realtime && stderr_is_terminal());
 
   Runtime runtime;  // what the sessions of this run share (worker pool, memo tables)
+  if (endpoints) runtime.set_explain_top(endpoints->explain_top());
   // Sessions run in worker processes (host/supervisor/): the supervisor picks the plugin
   // set, a worker runs the session, the result is checked before it is committed.
   SessionWorker worker(loop.loop());

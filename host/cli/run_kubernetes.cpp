@@ -87,6 +87,7 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
 
   SchedulerLoop loop;
   Runtime runtime;  // what the sessions share (worker pool, memo tables)
+  if (endpoints) runtime.set_explain_top(endpoints->explain_top());
   k8s::HttpClient http(loop.loop(), access);
   http.set_rate_limit(o.kube_api_qps, o.kube_api_burst);
   k8s::KubeCluster cluster(loop.loop(), http, ko);

@@ -14,8 +14,11 @@ namespace caldera::metrics {
 namespace {
 
 void reply(mg_connection* c, int status, const char* type, const std::string& body) {
-  const char* reason = status == 200 ? "OK" : status == 503 ? "Service Unavailable"
-                                                            : "Internal Server Error";
+  const char* reason = status == 200   ? "OK"
+                       : status == 400 ? "Bad Request"
+                       : status == 404 ? "Not Found"
+                       : status == 503 ? "Service Unavailable"
+                                       : "Internal Server Error";
   mg_printf(c,
             "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
             "Cache-Control: no-cache\r\nConnection: close\r\n\r\n",
@@ -92,8 +95,8 @@ std::string HttpEndpoints::civetweb_port(const std::string& address, const char*
 }
 
 HttpEndpoints::HttpEndpoints(const Options& o, std::function<std::string()> metrics,
-                             const Health* health)
-    : metrics_(std::move(metrics)), health_(health) {
+                             const Health* health, Explain explain)
+    : metrics_(std::move(metrics)), health_(health), explain_(std::move(explain)) {
   const std::string mport =
       o.metrics_address.empty() ? "" : civetweb_port(o.metrics_address, "--listen-address");
   const std::string hport =
@@ -105,11 +108,13 @@ HttpEndpoints::HttpEndpoints(const Options& o, std::function<std::string()> metr
       mg_set_request_handler(metrics_ctx_, "/metrics$", serve_metrics, this);
       mg_set_request_handler(metrics_ctx_, "/healthz$", serve_healthz, this);
       mg_set_request_handler(metrics_ctx_, "/readyz$", serve_readyz, this);
+      if (explain_) mg_set_request_handler(metrics_ctx_, "/debug/explain$", serve_explain, this);
       return;
     }
     if (!mport.empty()) {
       metrics_ctx_ = start(mport, "--listen-address");
       mg_set_request_handler(metrics_ctx_, "/metrics$", serve_metrics, this);
+      if (explain_) mg_set_request_handler(metrics_ctx_, "/debug/explain$", serve_explain, this);
     }
     if (!hport.empty()) {
       healthz_ctx_ = start(hport, "--healthz-address");
@@ -148,6 +153,21 @@ int HttpEndpoints::serve_readyz(mg_connection* c, void* self) {
   const Health::Verdict v = e->health_ ? e->health_->ready() : Health::Verdict{true, "ok"};
   reply(c, v.ok ? 200 : 503, "text/plain; charset=utf-8", v.text + "\n");
   return v.ok ? 200 : 503;
+}
+
+int HttpEndpoints::serve_explain(mg_connection* c, void* self) {
+  const auto* e = static_cast<const HttpEndpoints*>(self);
+  const mg_request_info* ri = mg_get_request_info(c);
+  char pod[512] = "";
+  const char* q = ri && ri->query_string ? ri->query_string : "";
+  if (mg_get_var(q, std::strlen(q), "pod", pod, sizeof pod) <= 0 ||
+      std::strchr(pod, '/') == nullptr) {
+    reply(c, 400, "application/json", "{\"error\":\"ask for a pod: /debug/explain?pod=NAMESPACE/NAME\"}\n");
+    return 400;
+  }
+  const auto [status, body] = e->explain_(pod);
+  reply(c, status, "application/json", body);
+  return status;
 }
 
 }  // namespace caldera::metrics

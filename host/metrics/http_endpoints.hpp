@@ -1,5 +1,6 @@
 // volcano-scheduler's HTTP endpoints: /metrics on --listen-address (with --enable-metrics)
 // and /healthz, /readyz on --healthz-address (with --enable-healthz), served by civetweb
+// (and Caldera's /debug/explain?pod=NAMESPACE/NAME beside /metrics: `caldera explain`)
 // (Debian's libcivetweb) on its own threads. Those threads run no scheduling code: they read
 // the metrics text and the health the scheduling thread publishes here.
 //
@@ -51,7 +52,10 @@ class HttpEndpoints {
   };
   // Starts listening; throws InputError naming the address when a port cannot be bound.
   // `metrics` is called on a server thread for each scrape.
-  HttpEndpoints(const Options& o, std::function<std::string()> metrics, const Health* health);
+  // `explain` answers /debug/explain?pod=... (status, JSON body); null: not served.
+  using Explain = std::function<std::pair<int, std::string>(const std::string& pod)>;
+  HttpEndpoints(const Options& o, std::function<std::string()> metrics, const Health* health,
+                Explain explain = nullptr);
   ~HttpEndpoints();
   HttpEndpoints(const HttpEndpoints&) = delete;
   HttpEndpoints& operator=(const HttpEndpoints&) = delete;
@@ -65,9 +69,11 @@ class HttpEndpoints {
   static int serve_metrics(mg_connection* c, void* self);
   static int serve_healthz(mg_connection* c, void* self);
   static int serve_readyz(mg_connection* c, void* self);
+  static int serve_explain(mg_connection* c, void* self);
 
   std::function<std::string()> metrics_;
   const Health* health_;
+  Explain explain_;
   mg_context* metrics_ctx_ = nullptr;
   mg_context* healthz_ctx_ = nullptr;
 };

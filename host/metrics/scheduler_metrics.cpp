@@ -100,6 +100,7 @@ SchedulerMetrics::SchedulerMetrics() {
               std::string(f.help) + " scalar resources for one queue", {"queue_name", "resource"});
   }
   r.declare("volcano_queue_weight", Kind::Gauge, "Weight for one queue", {"queue_name"});
+  r.declare("volcano_queue_share", Kind::Gauge, "Share for one queue", {"queue_name"});
 }
 
 void SchedulerMetrics::timings(const SessionTimings& t) {
@@ -132,7 +133,7 @@ void SchedulerMetrics::session(const SessionTimings& t, const SessionResult& r,
     if (const PodSpec* p = cache.pod(task); p != nullptr && now >= p->created)
       registry_.observe(kTask, {"Bound"}, ms(now - p->created));
   jobs(r, cache, now);
-  queues(cache);
+  queues(cache, r.stats.fair_shares);
 }
 
 void SchedulerMetrics::jobs(const SessionResult& r, const Cache& cache, double now) {
@@ -177,7 +178,8 @@ void SchedulerMetrics::jobs(const SessionResult& r, const Cache& cache, double n
   registry_.set(kUnschedJobs, {}, static_cast<double>(r.job_pending.size()));
 }
 
-void SchedulerMetrics::queues(const Cache& cache) {
+void SchedulerMetrics::queues(const Cache& cache,
+                              const std::map<std::string, SessionStats::FairShare>& fair) {
   struct Sums {
     ResourceList allocated, request;
   };
@@ -212,11 +214,19 @@ void SchedulerMetrics::queues(const Cache& cache) {
       if (scalar(name)) scalars[{queue, name}] = v;
   };
   auto& weights = series["volcano_queue_weight"];
+  auto& shares = series["volcano_queue_share"];
   for (const auto& [name, q] : cache.queues()) {
     const Sums& s = by_queue[name];
     put("allocated", name, s.allocated);
     put("request", name, s.request);
-    if (q->deserved) put("deserved", name, *q->deserved);
+    // Deserved and share as the fair-share plugin (proportion, capacity) worked them out
+    // this session, as Volcano's plugins set them; else the Queue's own deserved.
+    auto f = fair.find(name);
+    if (f != fair.end() && f->second.has_deserved)
+      put("deserved", name, f->second.deserved);
+    else if (q->deserved)
+      put("deserved", name, *q->deserved);
+    if (f != fair.end() && f->second.share >= 0) shares[{name}] = f->second.share;
     if (q->capability) put("capacity", name, *q->capability);
     weights[{name}] = q->weight;
   }
@@ -224,6 +234,7 @@ void SchedulerMetrics::queues(const Cache& cache) {
     for (const char* unit : {"milli_cpu", "memory_bytes", "scalar_resources"})
       registry_.set_all(queue_name(f.what, unit), std::move(series[queue_name(f.what, unit)]));
   registry_.set_all("volcano_queue_weight", std::move(weights));
+  registry_.set_all("volcano_queue_share", std::move(shares));
 }
 
 }  // namespace caldera::metrics

@@ -9,11 +9,13 @@
 // fields) and weight. docs/METRICS.md lists every series and where its value comes from.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 
 #include "host/metrics/registry.hpp"
 #include "host/scheduler/run_session.hpp"
+#include "host/session/session.hpp"
 
 namespace caldera {
 class Cache;
@@ -39,7 +41,7 @@ class SchedulerMetrics {
 
  private:
   void timings(const SessionTimings& t);
-  void queues(const Cache& cache);
+  void queues(const Cache& cache, const std::map<std::string, SessionStats::FairShare>& fair);
   void jobs(const SessionResult& r, const Cache& cache, double now);
 
   Registry registry_;

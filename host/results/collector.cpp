@@ -51,6 +51,7 @@ QueueSeries& ResultsCollector::queue(const std::string& name) {
   // including the one being recorded.
   QueueSeries& q = results_.queues[name];
   q.allocated.assign(results_.sessions.size() * results_.resources.size(), 0.0);
+  q.deserved.assign(results_.sessions.size() * results_.resources.size(), 0.0);
   return q;
 }
 
@@ -66,7 +67,19 @@ void ResultsCollector::record_session(double now, const SessionResult& r, const 
   results_.sessions.push_back(rec);
   const size_t s = results_.sessions.size() - 1;
 
-  for (auto& [_, q] : results_.queues) q.allocated.resize((s + 1) * R, 0.0);
+  for (auto& [_, q] : results_.queues) {
+    q.allocated.resize((s + 1) * R, 0.0);
+    q.deserved.resize((s + 1) * R, 0.0);
+  }
+  for (const auto& [name, f] : r.stats.fair_shares) {
+    if (!f.has_deserved) continue;
+    results_.deserved_reported = true;
+    double* d = queue(name).deserved.data() + s * R;
+    for (size_t k = 0; k < R; ++k) {
+      auto it = f.deserved.find(results_.resources[k]);
+      if (it != f.deserved.end()) d[k] = it->second;
+    }
+  }
   for (auto& [_, n] : results_.nodes) {
     n.used.resize((s + 1) * R, 0.0);
     n.gpu_used.push_back(0.0);

@@ -47,17 +47,19 @@ std::string summary_csv(const RunResults& r) {
 }
 
 std::string jobs_csv(const RunResults& r) {
-  // `failed` is last so that readers of the earlier columns by position keep working.
+  // New columns go last (`failed`, then `evictions`) so that readers of the earlier
+  // columns by position keep working.
   std::string s =
-      "job,queue,pods,min_member,arrival,started,finished,wait,completion,run_time,failed\n";
+      "job,queue,pods,min_member,arrival,started,finished,wait,completion,run_time,failed,"
+      "evictions\n";
   for (const auto& j : r.jobs)
-    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", field(j.key), field(j.queue), j.pods,
+    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", field(j.key), field(j.queue), j.pods,
                      j.min_member, num(j.arrival), time_or_empty(j.has_started(), j.started),
                      time_or_empty(j.has_finished(), j.finished),
                      time_or_empty(j.has_started(), j.wait()),
                      time_or_empty(j.has_finished(), j.completion()),
                      time_or_empty(j.has_finished(), j.run_time()),
-                     time_or_empty(j.has_failed(), j.failed));
+                     time_or_empty(j.has_failed(), j.failed), j.evictions.size());
   return s;
 }
 
@@ -74,17 +76,21 @@ std::string queue_shares_csv(const RunResults& r) {
   const size_t R = r.resources.size();
   std::vector<double> totals(R);
   for (size_t k = 0; k < R; ++k) totals[k] = r.cluster_allocatable(k);
-  std::string s = "session,time,queue,resource,allocated,cluster_allocatable,share,dominant_share\n";
+  // deserved: what the fair-share plugin worked out (empty when none reported in the run).
+  std::string s =
+      "session,time,queue,resource,allocated,cluster_allocatable,share,dominant_share,deserved\n";
   for (size_t i = 0; i < r.sessions.size(); ++i)
     for (const auto& [name, q] : r.queues) {
       std::string dom = num(r.dominant_share(q, i));
       for (size_t k = 0; k < R; ++k) {
         const std::string& res = r.resources[k];
         double a = r.queue_allocated(q, i, k);
-        s += fmt::format("{},{},{},{},{},{},{},{}\n", r.sessions[i].session,
+        s += fmt::format("{},{},{},{},{},{},{},{},{}\n", r.sessions[i].session,
                          num(r.sessions[i].time), field(name), field(res),
                          num(user_amount(res, a)), num(user_amount(res, totals[k])),
-                         num(totals[k] > 0 ? a / totals[k] : 0), dom);
+                         num(totals[k] > 0 ? a / totals[k] : 0), dom,
+                         r.deserved_reported ? num(user_amount(res, q.deserved[i * R + k]))
+                                             : std::string());
       }
     }
   return s;

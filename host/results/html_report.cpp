@@ -61,19 +61,29 @@ std::string counts_table(const RunResults& r) {
   return s;
 }
 
+// Each queue's allocated share, and beside it (dashed, the same colour) the share the
+// fair-share plugin said it deserved, when one reported.
 std::string queue_share_plot(const RunResults& r) {
   svg::LineChart c;
   c.id = "plot-queue-share";
-  c.title = "Queue allocated share (dominant resource)";
+  c.title = r.deserved_reported ? "Queue share: allocated and deserved (dominant resource)"
+                                : "Queue allocated share (dominant resource)";
   c.x_label = "time (s)";
   c.y_label = "share of the cluster";
   c.percent = true;
   c.x_end = r.end_time;
   const auto t = times(r);
+  int k = 0;
   for (const auto& [name, q] : r.queues) {
-    svg::Series se{name, t, {}};
+    svg::Series se{name, t, {}, k};
     for (size_t s = 0; s < t.size(); ++s) se.y.push_back(r.dominant_share(q, s));
     c.series.push_back(std::move(se));
+    if (r.deserved_reported) {
+      svg::Series de{name + " deserved", t, {}, k, true};
+      for (size_t s = 0; s < t.size(); ++s) de.y.push_back(r.deserved_share(q, s));
+      c.series.push_back(std::move(de));
+    }
+    ++k;
   }
   return svg::line_chart(c);
 }
@@ -104,22 +114,22 @@ std::string cluster_utilisation_plot(const RunResults& r) {
   return svg::line_chart(c);
 }
 
-std::string sessions_plot(const RunResults& r) {
+// One count per session on a chart of its own, so that each has a scale it shows on (a
+// few evictions beside hundreds of binds would lie flat on one shared axis).
+std::string session_count_plot(const RunResults& r, const std::string& what, int color,
+                               size_t SessionRecord::*field) {
   svg::LineChart c;
-  c.id = "plot-sessions";
-  c.title = "Decisions per session";
+  c.id = "plot-" + what;
+  c.title = what == "unschedulable" ? "Tasks left unschedulable per session"
+                                    : (what == "binds" ? "Binds" : "Evictions") + std::string(" per session");
   c.x_label = "time (s)";
   c.y_label = "tasks";
   c.step = false;
   c.markers = true;
   const auto t = times(r);
-  svg::Series b{"binds", t, {}}, e{"evictions", t, {}}, u{"unschedulable", t, {}};
-  for (const auto& s : r.sessions) {
-    b.y.push_back(static_cast<double>(s.binds));
-    e.y.push_back(static_cast<double>(s.evictions));
-    u.y.push_back(static_cast<double>(s.unschedulable));
-  }
-  c.series = {std::move(b), std::move(e), std::move(u)};
+  svg::Series se{what, t, {}, color};
+  for (const auto& s : r.sessions) se.y.push_back(static_cast<double>(s.*field));
+  c.series = {std::move(se)};
   return svg::line_chart(c);
 }
 
@@ -129,9 +139,15 @@ std::string job_times_plot(const RunResults& r) {
   t.title = "Jobs: wait and run time";
   t.x_label = "time (s)";
   t.x_end = r.end_time;
-  for (const auto& j : r.jobs)
-    t.rows.push_back({j.key, j.arrival, j.started, j.has_failed() ? j.failed : j.finished,
-                      j.has_failed()});
+  for (const auto& j : r.jobs) {
+    svg::Span sp{j.key, j.arrival, j.started, j.has_failed() ? j.failed : j.finished,
+                 j.has_failed(), {}};
+    for (const JobEviction& e : j.evictions)
+      sp.marks.push_back({e.time, e.reason,
+                          fmt::format("{}: pod {} evicted by {} at {}", j.key, e.pod, e.reason,
+                                      secs(e.time))});
+    t.rows.push_back(std::move(sp));
+  }
   return svg::timeline(t);
 }
 
@@ -162,6 +178,21 @@ std::string node_heatmap(const RunResults& r, const std::string& res) {
   }
   if (h.rows.empty()) return "";
   return svg::heatmap(h);
+}
+
+// Wait (arrival to start) percentiles per queue, over the jobs that started.
+std::string wait_table(const RunResults& r) {
+  std::string s =
+      "<table id=\"table-wait\" class=\"wait\">\n<tr><th class=\"name\">queue</th><th>jobs "
+      "started</th><th>p50</th><th>p95</th><th>p99</th><th>max</th></tr>\n";
+  for (const auto& [queue, p] : wait_percentiles(r)) {
+    auto cell = [&](double v) { return p.started ? secs(v) : std::string("-"); };
+    s += fmt::format(
+        "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        escape(queue), p.started, cell(p.p50), cell(p.p95), cell(p.p99), cell(p.max));
+  }
+  s += "</table>\n";
+  return s;
 }
 
 std::string jobs_table(const RunResults& r) {
@@ -214,15 +245,24 @@ std::string html_report(const RunResults& r) {
   for (const auto& res : r.resources) dims += (dims.empty() ? "" : ", ") + res;
   figure(queue_share_plot(r),
          "Each queue's largest share of the cluster over the resources (" + dims +
-             "): what its bound and running pods request / the cluster's allocatable.");
+             "): what its bound and running pods request / the cluster's allocatable." +
+             (r.deserved_reported
+                  ? " Dashed, in the queue's colour: the largest share of what the fair-share "
+                    "plugin worked out it deserved in that session (0 while it has no jobs)."
+                  : ""));
   figure(cluster_utilisation_plot(r),
          "What the pods on all nodes request / the nodes' allocatable; gpu counts whole cards "
          "and shares of cards.");
   figure(job_times_plot(r),
          "Per job: waiting from arrival until the gang became ready (min_member pods running), "
-         "then running until every pod finished.");
-  figure(sessions_plot(r),
-         "Tasks bound, evicted and left unschedulable (pending) in each session.");
+         "then running until every pod finished; a triangle where one of its pods was "
+         "evicted, coloured by the action that evicted it.");
+  figure(session_count_plot(r, "binds", 0, &SessionRecord::binds),
+         "Tasks bound in each session.");
+  figure(session_count_plot(r, "evictions", 2, &SessionRecord::evictions),
+         "Tasks evicted in each session (preempt, reclaim, shuffle).");
+  figure(session_count_plot(r, "unschedulable", 1, &SessionRecord::unschedulable),
+         "Tasks each session left pending (unschedulable).");
   std::vector<std::string> heat = {kCpu, kMemory};
   if (r.cluster_gpu_cards() > 0) heat.push_back(kGpuCards);
   for (const auto& res : heat)
@@ -236,6 +276,7 @@ std::string html_report(const RunResults& r) {
       "<p class=\"meta\">config {2} &middot; cluster {3} &middot; workload {0} &middot; period {4} "
       "&middot; {5} session{12} up to t={6} &middot; {7} nodes, {8} queues</p>\n"
       "<h2>Counts</h2>\n{9}"
+      "<h2>Wait by queue</h2>\n{13}"
       "<h2>Plots</h2>\n<div class=\"grid\">\n{10}</div>\n"
       "<h2>Jobs</h2>\n{11}"
       "<footer><p>Samples are taken after each session and hold until the next. Wait = started "
@@ -244,7 +285,8 @@ std::string html_report(const RunResults& r) {
       "</body>\n</html>\n",
       escape(file_name(r.workload)), kStyle, escape(file_name(r.config)),
       escape(file_name(r.cluster)), secs(r.period), m.sessions, secs(r.end_time), r.nodes.size(),
-      r.queues.size(), counts_table(r), plots, jobs_table(r), m.sessions == 1 ? "" : "s");
+      r.queues.size(), counts_table(r), plots, jobs_table(r), m.sessions == 1 ? "" : "s",
+      wait_table(r));
 }
 
 }  // namespace caldera

@@ -44,8 +44,20 @@ std::string results_json(const RunResults& r) {
   if (gpu) res[kGpuCards] = {{"unit", "cards"}, {"allocatable", tidy(r.cluster_gpu_cards())}};
   j["resources"] = std::move(res);
 
+  Json waits = Json::object();
+  for (const auto& [queue, p] : wait_percentiles(r))
+    waits[queue] = {{"started", p.started},
+                    {"p50", time_or_null(p.started > 0, p.p50)},
+                    {"p95", time_or_null(p.started > 0, p.p95)},
+                    {"p99", time_or_null(p.started > 0, p.p99)},
+                    {"max", time_or_null(p.started > 0, p.max)}};
+  j["wait_by_queue"] = std::move(waits);
+
   Json jobs = Json::array();
-  for (const auto& job : r.jobs)
+  for (const auto& job : r.jobs) {
+    Json evictions = Json::array();
+    for (const JobEviction& e : job.evictions)
+      evictions.push_back({{"time", tidy(e.time)}, {"pod", e.pod}, {"reason", e.reason}});
     jobs.push_back({{"job", job.key},
                     {"queue", job.queue},
                     {"pods", job.pods},
@@ -56,7 +68,9 @@ std::string results_json(const RunResults& r) {
                     {"wait", time_or_null(job.has_started(), job.wait())},
                     {"completion", time_or_null(job.has_finished(), job.completion())},
                     {"run_time", time_or_null(job.has_finished(), job.run_time())},
-                    {"failed", time_or_null(job.has_failed(), job.failed)}});
+                    {"failed", time_or_null(job.has_failed(), job.failed)},
+                    {"evictions", std::move(evictions)}});
+  }
   j["jobs"] = std::move(jobs);
 
   Json sessions = Json::object();
@@ -97,6 +111,18 @@ std::string results_json(const RunResults& r) {
                     {"dominant_resource", std::move(dom_res)},
                     {"allocated", std::move(alloc)},
                     {"share", std::move(share)}};
+    if (r.deserved_reported) {
+      Json des = Json::object(), des_share = Json::array();
+      for (size_t k = 0; k < R; ++k) {
+        Json a = Json::array();
+        for (size_t s = 0; s < S; ++s)
+          a.push_back(tidy(user_amount(r.resources[k], q.deserved[s * R + k])));
+        des[r.resources[k]] = std::move(a);
+      }
+      for (size_t s = 0; s < S; ++s) des_share.push_back(tidy(r.deserved_share(q, s)));
+      queues[name]["deserved"] = std::move(des);
+      queues[name]["deserved_share"] = std::move(des_share);
+    }
   }
   j["queues"] = std::move(queues);
 

@@ -37,6 +37,41 @@ double RunResults::dominant_share(const QueueSeries& q, size_t s, int* resource)
   return best;
 }
 
+double RunResults::deserved_share(const QueueSeries& q, size_t s) const {
+  double best = 0;
+  for (size_t r = 0; r < resources.size(); ++r) {
+    const double total = cluster_allocatable(r);
+    if (total > 0 && s * resources.size() + r < q.deserved.size())
+      best = std::max(best, q.deserved[s * resources.size() + r] / total);
+  }
+  return best;
+}
+
+std::map<std::string, WaitPercentiles> wait_percentiles(const RunResults& r) {
+  std::map<std::string, std::vector<double>> waits;
+  for (const auto& j : r.jobs) {
+    auto& w = waits[j.queue];
+    if (j.has_started()) w.push_back(j.wait());
+  }
+  std::map<std::string, WaitPercentiles> out;
+  for (auto& [queue, w] : waits) {
+    WaitPercentiles& p = out[queue];
+    p.started = w.size();
+    if (w.empty()) continue;
+    std::sort(w.begin(), w.end());
+    // Nearest rank: the ceil(p/100 * n)-th smallest.
+    auto rank = [&](double pct) {
+      size_t k = static_cast<size_t>(std::ceil(pct / 100.0 * static_cast<double>(w.size())));
+      return w[std::clamp<size_t>(k, 1, w.size()) - 1];
+    };
+    p.p50 = rank(50);
+    p.p95 = rank(95);
+    p.p99 = rank(99);
+    p.max = w.back();
+  }
+  return out;
+}
+
 Summary summarize(const RunResults& r) {
   Summary m;
   m.sessions = r.sessions.size();

@@ -45,9 +45,12 @@ struct SessionRecord {
 };
 
 // One series per queue: allocated[s * R + r] for session s and resource r of
-// RunResults::resources.
+// RunResults::resources; deserved likewise, as the fair-share plugin (proportion,
+// capacity) worked it out in that session (host API queue_set_fair_share), 0 in a session
+// that reported none for the queue (a queue without jobs deserves nothing).
 struct QueueSeries {
   std::vector<double> allocated;
+  std::vector<double> deserved;
 };
 
 // One node: its allocatable and what its pods held after every session.
@@ -72,6 +75,9 @@ struct RunResults {
   double gpu_cards_total = 0;
   std::vector<SessionRecord> sessions;
   std::map<std::string, QueueSeries> queues;
+  // Some session's fair-share plugin reported deserved resources (else the deserved
+  // series are all 0 and not shown).
+  bool deserved_reported = false;
   std::map<std::string, NodeSeries> nodes;
   std::vector<JobRecord> jobs;  // by arrival, then key
 
@@ -89,7 +95,18 @@ struct RunResults {
   double queue_share(const QueueSeries& q, size_t s, size_t r) const;
   // The largest share and its resource index (-1 when the queue holds nothing).
   double dominant_share(const QueueSeries& q, size_t s, int* resource = nullptr) const;
+  // The same of what the queue deserved in session s: its largest deserved share.
+  double deserved_share(const QueueSeries& q, size_t s) const;
 };
+
+// Wait-time percentiles of the jobs of one queue that started (nearest rank: the smallest
+// wait at least p% of the waits are at or below).
+struct WaitPercentiles {
+  size_t started = 0;
+  double p50 = 0, p95 = 0, p99 = 0, max = 0;
+};
+// By queue, every queue with a job in the run (started or not).
+std::map<std::string, WaitPercentiles> wait_percentiles(const RunResults& r);
 
 // The run's totals: what the closing log lines print and what the files report.
 struct Summary {

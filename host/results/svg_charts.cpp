@@ -208,26 +208,29 @@ std::string line_chart(const LineChart& c) {
     }
     if (c.step && !se.x.empty() && b.X(b.x1) > pts.back().x)
       pts.push_back({b.X(b.x1), pts.back().y});
+    const char* col = color(se.color >= 0 ? static_cast<size_t>(se.color) : k);
     s += fmt::format(
         "<path class=\"series\" data-name=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\" "
-        "stroke-linejoin=\"round\" d=\"{}\"/>\n",
-        escape(se.name), color(k), path_d(thin(pts)));
+        "stroke-linejoin=\"round\"{} d=\"{}\"/>\n",
+        escape(se.name), col, se.dashed ? " stroke-dasharray=\"6 4\"" : "", path_d(thin(pts)));
     if (c.markers && points <= 400)
       for (size_t i = 0; i < se.x.size(); ++i)
         s += fmt::format(
             "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"><title>{} at {}: "
             "{}</title></circle>\n",
-            b.X(se.x[i]), b.Y(se.y[i]), color(k), escape(se.name), seconds(se.x[i]),
+            b.X(se.x[i]), b.Y(se.y[i]), col, escape(se.name), seconds(se.x[i]),
             label(se.y[i], c.percent));
   }
   // Legend, right of the plot.
   for (size_t k = 0; k < c.series.size(); ++k) {
     double y = b.T + 8 + 18 * k;
     double x = b.W - b.R + 14;
+    const Series& se = c.series[k];
     s += fmt::format(
         "<g class=\"legend-item\"><line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" "
-        "stroke=\"{3}\" stroke-width=\"3\"/><text x=\"{4}\" y=\"{5}\">{6}</text></g>\n",
-        x, y, x + 18, color(k), x + 24, y + 4, escape(shorten(c.series[k].name, 20)));
+        "stroke=\"{3}\" stroke-width=\"3\"{7}/><text x=\"{4}\" y=\"{5}\">{6}</text></g>\n",
+        x, y, x + 18, color(se.color >= 0 ? static_cast<size_t>(se.color) : k), x + 24, y + 4,
+        escape(shorten(se.name, 20)), se.dashed ? " stroke-dasharray=\"5 3\"" : "");
   }
   s += "</svg>\n";
   return s;
@@ -319,6 +322,28 @@ std::string timeline(const Timeline& t) {
         "<g class=\"legend-item\"><rect x=\"480\" y=\"12\" width=\"18\" height=\"10\" "
         "fill=\"{}\"/><text x=\"502\" y=\"21\">failed</text></g>\n",
         kFailed);
+  // Marks (evictions) by kind, each kind its colour, in a legend row of its own above the
+  // others: a triangle pointing down at the moment on the job's row.
+  std::vector<std::string> kinds;
+  for (size_t r = 0; r < shown; ++r)
+    for (const Mark& m : t.rows[r].marks)
+      if (std::find(kinds.begin(), kinds.end(), m.kind) == kinds.end()) kinds.push_back(m.kind);
+  std::sort(kinds.begin(), kinds.end());
+  auto mark_color = [&](const std::string& kind) {
+    // Preemption red, reclaim purple, anything else (shuffle) brown: fixed, so a reader
+    // learns them once.
+    if (kind == "preempt") return "#e15759";
+    if (kind == "reclaim") return "#b07aa1";
+    return "#9c755f";
+  };
+  auto triangle = [](double x, double y, double h) {
+    return fmt::format("M{:.1f},{:.1f} l{:.1f},{:.1f} h{:.1f} z", x, y, -h * 0.6, -h, h * 1.2);
+  };
+  for (size_t k = 0; k < kinds.size(); ++k)
+    s += fmt::format(
+        "<g class=\"legend-item\"><path d=\"{}\" fill=\"{}\"/><text x=\"{:.0f}\" "
+        "y=\"21\">evicted by {}</text></g>\n",
+        triangle(256 + 115.0 * k, 21, 9), mark_color(kinds[k]), 266 + 115.0 * k, escape(kinds[k]));
   for (size_t r = 0; r < shown; ++r) {
     const Span& j = t.rows[r];
     double mid = b.T + rh * r + rh / 2;
@@ -346,6 +371,12 @@ std::string timeline(const Timeline& t) {
           b.X(j.start), b.T + rh * r + rh * 0.15, std::max(1.0, b.X(to) - b.X(j.start)), rh * 0.7,
           j.failed ? kFailed : j.end >= 0 ? kRun : kRunning, escape(tip));
     }
+    for (const Mark& m : j.marks)
+      s += fmt::format(
+          "<path class=\"mark\" data-kind=\"{}\" d=\"{}\" fill=\"{}\" stroke=\"white\" "
+          "stroke-width=\"0.5\"><title>{}</title></path>\n",
+          escape(m.kind), triangle(b.X(m.t), mid, std::max(5.0, rh * 0.8)), mark_color(m.kind),
+          escape(m.tip));
     size_t every = static_cast<size_t>(std::ceil(11.0 / rh));
     if (r % every == 0)
       s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", b.L - 6,

@@ -2,7 +2,8 @@
 // from the network: step and line charts with axes, grid and legend; heatmaps (one row per
 // node); and timelines (one row per job). Each chart is an <svg class="plot" id=...> whose
 // data are <path class="series" data-name=...> (lines), <rect class="cell"> (heatmaps) and
-// <rect class="run"> / <line class="wait"> (timelines), so a test can find them.
+// <rect class="run"> / <line class="wait"> / <path class="mark"> (timelines), so a test can
+// find them.
 //
 // Long series are thinned to what the pixels can show: a step chart keeps only the
 // changes, and within one pixel column only the first, lowest, highest and last values.
@@ -20,6 +21,8 @@ const char* color(size_t i);                // a palette of 10 distinct colours,
 struct Series {
   std::string name;
   std::vector<double> x, y;
+  int color = -1;       // palette index; -1: the series' position
+  bool dashed = false;  // a reference line (a queue's deserved share beside its allocated)
 };
 
 struct LineChart {
@@ -46,12 +49,19 @@ struct Heatmap {
 };
 std::string heatmap(const Heatmap& h);
 
+// An event on a job's row: a pod of it evicted, by `kind` (the evicting action).
+struct Mark {
+  double t = 0;
+  std::string kind;  // "preempt", "reclaim", ...: the legend groups marks by kind
+  std::string tip;   // the tooltip
+};
 struct Span {
   std::string name;
   double arrival = 0;
   double start = -1;    // -1: never started
   double end = -1;      // when it finished or failed; -1: neither yet
   bool failed = false;  // `end` is when it failed
+  std::vector<Mark> marks;
 };
 struct Timeline {
   std::string id, title, x_label;

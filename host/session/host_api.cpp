@@ -445,6 +445,12 @@ void h_job_set_unschedulable_condition(cal_job* j, const char* plugin, const cha
   if (job && job->session)
     job->session->set_job_condition(job, plugin ? plugin : "?", message ? message : "");
 }
+void h_queue_set_fair_share(cal_queue* q, const char* plugin, const double* deserved,
+                            double share) {
+  const QueueInfo* queue = Q(q);
+  if (queue && queue->session)
+    queue->session->set_queue_fair_share(*queue, plugin ? plugin : "?", deserved, share);
+}
 int h_job_min_resource(const cal_job* j, const char* name, double* amount) {
   const PodGroupSpec* pg = J(j)->podgroup;
   if (!pg || !name || !amount) return 0;
@@ -649,6 +655,8 @@ cal_host_api make_table() {
   h.job_schedulable_num = h_job_schedulable_num;
   h.job_set_unschedulable_condition = h_job_set_unschedulable_condition;
   h.job_min_resource = h_job_min_resource;
+  // --- 1.6
+  h.queue_set_fair_share = h_queue_set_fair_share;
   return h;
 }
 

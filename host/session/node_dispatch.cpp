@@ -288,6 +288,33 @@ void Session::node_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes
       spdlog::trace("scores of {} for task {}: {}", *c.name, t->uid, text);
     }
   }
+  if (const size_t top = runtime_->explain_top(); top > 0) keep_top_scores(t, nodes, scores, part, top);
+}
+
+void Session::keep_top_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
+                              const std::vector<double>& scores, const std::vector<double>& part,
+                              size_t top) const {
+  const size_t count = nodes.size();
+  std::vector<size_t> order(count);
+  for (size_t i = 0; i < count; ++i) order[i] = i;
+  const size_t n = std::min(top, count);
+  // Best first; equal totals in the order the search visited the nodes.
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(),
+                    [&](size_t a, size_t b) { return scores[a] != scores[b] ? scores[a] > scores[b] : a < b; });
+  std::vector<NodeScore>& out = top_scores_[std::string(t->uid)];
+  out.clear();
+  for (size_t k = 0; k < n; ++k) {
+    const size_t i = order[k];
+    NodeScore ns{nodes[i]->name, scores[i], {}};
+    for (size_t p = 0; p < scorers_.size(); ++p) {
+      const NodeCall& c = scorers_[p];
+      double s = 0;
+      if (c.node_order || c.node_order_many) s += part[(2 * p) * count + i];
+      if (c.batch_node_order) s += part[(2 * p + 1) * count + i];
+      ns.plugins.emplace_back(*c.name, s);
+    }
+    out.push_back(std::move(ns));
+  }
 }
 
 }  // namespace caldera

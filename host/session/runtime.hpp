@@ -73,11 +73,18 @@ class Runtime {
   // front end calls it when it commits that session's decisions, and only then.
   void carry(PluginStates states) { states_ = std::move(states); }
 
+  // When above 0, a session keeps, for each task it scores, the best `n` nodes of its last
+  // scoring with each plugin's score (SessionResult::top_scores): what `caldera explain`
+  // shows. 0 (the default) keeps nothing. A forked session worker inherits it.
+  void set_explain_top(size_t n) { explain_top_ = n; }
+  size_t explain_top() const { return explain_top_; }
+
  private:
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<HyperNodeTreeMemo> memo_;
   std::unordered_map<std::string, std::string> said_;
   PluginStates states_;
+  size_t explain_top_ = 0;
 };
 
 }  // namespace caldera

@@ -184,6 +184,17 @@ void Session::set_job_condition(JobInfo* j, const std::string& plugin, std::stri
   set_job_pending_reason(j, plugin, std::move(message));
 }
 
+void Session::set_queue_fair_share(const QueueInfo& q, const std::string& plugin,
+                                   const double* deserved, double share) {
+  SessionStats::FairShare& f = result_.stats.fair_shares[q.name];
+  f.plugin = plugin;
+  f.has_deserved = deserved != nullptr;
+  f.deserved.clear();
+  if (deserved)
+    for (size_t r = 0; r < resource_names_.size(); ++r) f.deserved[resource_names_[r]] = deserved[r];
+  f.share = share;
+}
+
 int32_t Session::job_schedulable_num(const JobInfo& j) const {
   int32_t n = j.ready_num();
   for (const TaskInfo* t : j.tasks)
@@ -231,6 +242,7 @@ SessionResult Session::close() {
     }
 
   update_job_status();
+  result_.top_scores = std::move(top_scores_);
   return std::move(result_);
 }
 

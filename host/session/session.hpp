@@ -62,6 +62,24 @@ struct SessionStats {
   int64_t preemption_victims = -1;
   // Statements committed with at least one eviction, by the action that committed them.
   std::map<std::string, uint64_t> eviction_transactions;
+  // A queue's fair share as a plugin worked it out (host API queue_set_fair_share; the
+  // last call of the session): Volcano's volcano_queue_deserved_* and volcano_queue_share,
+  // and the results report's deserved share. By queue name.
+  struct FairShare {
+    std::string plugin;
+    bool has_deserved = false;
+    ResourceList deserved;  // by resource name, the session's resources
+    double share = -1;      // negative: the plugin has none
+  };
+  std::map<std::string, FairShare> fair_shares;
+};
+
+// One node as a task's scoring saw it: the total and each plugin's part (a plugin's
+// node_order and batch_node_order added up), in the policy's order.
+struct NodeScore {
+  std::string node;
+  double total = 0;
+  std::vector<std::pair<std::string, double>> plugins;
 };
 
 // Everything a session decided, in the order it was decided.
@@ -92,6 +110,9 @@ struct SessionResult {
   // Volume decisions to write before a pod's bind (task_assume_volume), by task uid:
   // claim "ns/name" -> the PV chosen for it, or "" for provisioning on the bind's node.
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> volume_bindings;
+  // With Runtime::explain_top() > 0: task uid -> its last scoring's best nodes, best first
+  // (equal totals in the order the search visited them).
+  std::map<std::string, std::vector<NodeScore>> top_scores;
   // The plugin states for the next session: for each plugin of the session's policy, what
   // it saved in this session, else what it had (when from the same file). Plugins not in
   // the policy have none: their states are dropped.
@@ -240,6 +261,10 @@ class Session {
   // The PodGroup's Unschedulable condition (job_set_unschedulable_condition): also the job's
   // pending reason for `plugin`.
   void set_job_condition(JobInfo* j, const std::string& plugin, std::string message);
+  // A queue's fair share as `plugin` worked it out (queue_set_fair_share); deserved: the
+  // session's resource vector, or null.
+  void set_queue_fair_share(const QueueInfo& q, const std::string& plugin,
+                            const double* deserved, double share);
   // Volcano's gang count of a job's schedulable tasks: ready, plus pending ones whose last
   // transaction was an allocation.
   int32_t job_schedulable_num(const JobInfo& j) const;
@@ -267,6 +292,11 @@ class Session {
   int plugin_state_put(const void* bytes, size_t size);
 
  private:
+  // Runtime::explain_top(): the best `top` of a scoring of t, with each plugin's part
+  // (`part`: node_scores' rows), as the task's entry of SessionResult::top_scores.
+  void keep_top_scores(const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
+                       const std::vector<double>& scores, const std::vector<double>& part,
+                       size_t top) const;
   friend class Statement;
   // ---- changes: only through a Statement (statement.hpp) ------------------------------
   // Each updates job counts and node accounting and fires on_allocate / on_deallocate.
@@ -348,6 +378,8 @@ class Session {
   std::vector<int32_t> insufficient_ids_;
   size_t node_search_start_ = 0;
   SessionResult result_;
+  // SessionResult::top_scores as node_scores() (a const look) keeps them.
+  mutable std::map<std::string, std::vector<NodeScore>> top_scores_;
   std::string action_;
   // Plugin states: those carried in, this session's saves by plugin name, and the plugin
   // whose open() or close() is running (the only time its state may be read or saved).

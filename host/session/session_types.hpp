@@ -216,6 +216,7 @@ struct NodeInfo {
 };
 
 struct QueueInfo {
+  Session* session = nullptr;  // the session this record belongs to
   std::string name;
   double weight = 1;
   bool has_capability = false, has_deserved = false, has_guarantee = false;

@@ -138,6 +138,7 @@ void Session::build(const Cache& cache) {
   // Queues, then their parents.
   auto add_queue = [&](std::shared_ptr<const QueueSpec> spec) {
     auto q = std::make_unique<QueueInfo>();
+    q->session = this;
     q->name = spec->name;
     q->weight = spec->weight;
     q->has_capability = spec->capability.has_value();

@@ -153,6 +153,17 @@ std::string encode_result(const WorkerResult& wr) {
     w.str(p.first);
     write_pairs(w, p.second);
   });
+  w.list(r.top_scores, [&](const auto& p) {
+    w.str(p.first);
+    w.list(p.second, [&](const NodeScore& n) {
+      w.str(n.node);
+      w.f64(n.total);
+      w.list(n.plugins, [&](const auto& s) {
+        w.str(s.first);
+        w.f64(s.second);
+      });
+    });
+  });
   w.list(r.plugin_states, [&](const auto& p) {
     w.str(p.first);
     w.str(p.second.file_id);
@@ -168,6 +179,16 @@ std::string encode_result(const WorkerResult& wr) {
   w.list(r.stats.eviction_transactions, [&](const auto& p) {
     w.str(p.first);
     w.u64(p.second);
+  });
+  w.list(r.stats.fair_shares, [&](const auto& p) {
+    w.str(p.first);
+    w.str(p.second.plugin);
+    w.u32(p.second.has_deserved ? 1 : 0);
+    w.list(p.second.deserved, [&](const auto& d) {
+      w.str(d.first);
+      w.f64(d.second);
+    });
+    w.f64(p.second.share);
   });
   w.f64(wr.timings.open_seconds);
   w.list(wr.timings.action_seconds, [&](const auto& p) {
@@ -245,6 +266,20 @@ WorkerResult decode_result(std::string_view bytes) {
     std::string task = rd.str("a task");
     r.volume_bindings[std::move(task)] = read_pairs(rd, "claims and volumes");
   }
+  for (uint32_t i = 0, c = rd.count("scored tasks"); i < c; ++i) {
+    std::string task = rd.str("a task");
+    std::vector<NodeScore>& nodes = r.top_scores[std::move(task)];
+    for (uint32_t k = 0, m = rd.count("scored nodes"); k < m; ++k) {
+      NodeScore n;
+      n.node = rd.str("a node name");
+      n.total = rd.f64();
+      for (uint32_t q = 0, np = rd.count("plugin scores"); q < np; ++q) {
+        std::string plugin = rd.str("a plugin name");
+        n.plugins.emplace_back(std::move(plugin), rd.f64());
+      }
+      nodes.push_back(std::move(n));
+    }
+  }
   for (uint32_t i = 0, c = rd.count("plugin states"); i < c; ++i) {
     std::string plugin = rd.str("a plugin name");
     PluginState st;
@@ -264,6 +299,18 @@ WorkerResult decode_result(std::string_view bytes) {
   for (uint32_t i = 0, c = rd.count("eviction transactions"); i < c; ++i) {
     std::string action = rd.str("an action");
     r.stats.eviction_transactions[std::move(action)] = rd.u64();
+  }
+  for (uint32_t i = 0, c = rd.count("queue fair shares"); i < c; ++i) {
+    std::string queue = rd.str("a queue name");
+    SessionStats::FairShare f;
+    f.plugin = rd.str("a plugin name");
+    f.has_deserved = rd.u32() != 0;
+    for (uint32_t k = 0, n = rd.count("deserved resources"); k < n; ++k) {
+      std::string res = rd.str("a resource name");
+      f.deserved[std::move(res)] = rd.f64();
+    }
+    f.share = rd.f64();
+    r.stats.fair_shares[std::move(queue)] = std::move(f);
   }
   wr.timings.open_seconds = rd.f64();
   for (uint32_t i = 0, c = rd.count("action timings"); i < c; ++i) {

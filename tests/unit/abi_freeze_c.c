@@ -25,7 +25,9 @@ C_STATIC_ASSERT(CAL_HOST_API_V1_4_SIZE == 1144, host_api_v1_4_size);
 C_STATIC_ASSERT(offsetof(cal_host_api, storage_class_get) == 1080, host_api_1_4_group_start);
 C_STATIC_ASSERT(CAL_HOST_API_V1_5_SIZE == 1232, host_api_v1_5_size);
 C_STATIC_ASSERT(offsetof(cal_host_api, queue_annotation) == 1144, host_api_1_5_group_start);
-C_STATIC_ASSERT(sizeof(cal_host_api) == 1232, host_api_size);
+C_STATIC_ASSERT(CAL_HOST_API_V1_6_SIZE == 1240, host_api_v1_6_size);
+C_STATIC_ASSERT(offsetof(cal_host_api, queue_set_fair_share) == 1232, host_api_1_6_group_start);
+C_STATIC_ASSERT(sizeof(cal_host_api) == 1240, host_api_size);
 C_STATIC_ASSERT(CAL_PLUGIN_V1_0_SIZE == 256, plugin_v1_0_size);
 C_STATIC_ASSERT(CAL_PLUGIN_V1_1_SIZE == 280, plugin_v1_1_size);
 C_STATIC_ASSERT(offsetof(cal_plugin, reserved) == 280, plugin_reserved_offset);
@@ -205,6 +207,7 @@ static const abi_c_member members[] = {
     M(cal_host_api, job_schedulable_num),
     M(cal_host_api, job_set_unschedulable_condition),
     M(cal_host_api, job_min_resource),
+    M(cal_host_api, queue_set_fair_share),
     M(cal_plugin, struct_size),
     M(cal_plugin, abi_version),
     M(cal_plugin, name),

@@ -60,7 +60,7 @@ const Member kMembers[] = {
     {"cal_option", "type", 16, 4},
     {"cal_option", "default_value", 24, 8},
     {"cal_option", "description", 32, 8},
-    // cal_host_api: 134 members
+    // cal_host_api: 135 members
     {"cal_host_api", "struct_size", 0, 4},
     {"cal_host_api", "abi_version", 4, 4},
     {"cal_host_api", "log", 8, 8},
@@ -220,6 +220,8 @@ const Member kMembers[] = {
     {"cal_host_api", "job_schedulable_num", 1208, 8},
     {"cal_host_api", "job_set_unschedulable_condition", 1216, 8},
     {"cal_host_api", "job_min_resource", 1224, 8},
+    // added in 1.6
+    {"cal_host_api", "queue_set_fair_share", 1232, 8},
     // cal_plugin: 37 members
     {"cal_plugin", "struct_size", 0, 4},
     {"cal_plugin", "abi_version", 4, 4},
@@ -386,10 +388,10 @@ struct StructLayout {
 };
 // KEPT FOREVER. sizeof(cal_plugin) was 384 at 1.0 too (the slots of 1.1 came out of the
 // reserved room); cal_host_api was 824 bytes at 1.0 (CAL_HOST_API_V1_0_SIZE), 952 at 1.1, 968
-// at 1.2, 1080 at 1.3, 1144 at 1.4 and is 1232 at 1.5.
+// at 1.2, 1080 at 1.3, 1144 at 1.4, 1232 at 1.5 and is 1240 at 1.6.
 const StructLayout kStructs[] = {
     {"cal_status", 260, 4},   {"cal_taint", 40, 8},   {"cal_option", 40, 8},
-    {"cal_host_api", 1232, 8}, {"cal_plugin", 384, 8},
+    {"cal_host_api", 1240, 8}, {"cal_plugin", 384, 8},
     // added in 1.3
     {"cal_string_list", 16, 8},
     {"cal_requirement", 32, 8},
@@ -581,6 +583,7 @@ const Member kActual[] = {
     CAL_MEMBER(cal_host_api, job_schedulable_num),
     CAL_MEMBER(cal_host_api, job_set_unschedulable_condition),
     CAL_MEMBER(cal_host_api, job_min_resource),
+    CAL_MEMBER(cal_host_api, queue_set_fair_share),
     CAL_MEMBER(cal_plugin, struct_size),
     CAL_MEMBER(cal_plugin, abi_version),
     CAL_MEMBER(cal_plugin, name),
@@ -902,8 +905,11 @@ TEST(AbiFreeze, HostApiGroups) {
   // Unschedulable condition.
   EXPECT_EQ(offsetof(cal_host_api, queue_annotation), 1144u);
   EXPECT_EQ(CAL_HOST_API_V1_5_SIZE, 1232u);
-  // 1.5 is the newest minor: the table is exactly its size.
-  EXPECT_EQ(sizeof(cal_host_api), CAL_HOST_API_V1_5_SIZE);
+  // 1.6: a queue's fair share.
+  EXPECT_EQ(offsetof(cal_host_api, queue_set_fair_share), 1232u);
+  EXPECT_EQ(CAL_HOST_API_V1_6_SIZE, 1240u);
+  // 1.6 is the newest minor: the table is exactly its size.
+  EXPECT_EQ(sizeof(cal_host_api), CAL_HOST_API_V1_6_SIZE);
 }
 
 TEST(AbiFreeze, PluginDescriptorGroups) {
@@ -921,6 +927,8 @@ TEST(AbiFreeze, PluginDescriptorGroups) {
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(2), CAL_PLUGIN_V1_1_SIZE);  // 1.2 added no slot
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(3), CAL_PLUGIN_V1_1_SIZE);  // nor did 1.3
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(4), CAL_PLUGIN_V1_1_SIZE);  // nor 1.4
+  EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(5), CAL_PLUGIN_V1_1_SIZE);  // nor 1.5
+  EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(6), CAL_PLUGIN_V1_1_SIZE);  // nor 1.6
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(CAL_ABI_MINOR), CAL_PLUGIN_V1_1_SIZE);
 
   // CAL_PLUGIN_HAS reads a 1.1 slot only when the minor and the struct size both cover it.

@@ -14,6 +14,8 @@
 #include <string>
 
 #include "host/cache/cache.hpp"
+#include "host/cli/commands.hpp"
+#include "host/metrics/explanations.hpp"
 #include "host/metrics/http_endpoints.hpp"
 #include "host/metrics/registry.hpp"
 #include "host/metrics/scheduler_metrics.hpp"
@@ -154,6 +156,7 @@ TEST(SchedulerMetrics, SeriesFromASession) {
   r.stats.preemption_attempts = 2;
   r.stats.preemption_victims = 3;
   r.stats.eviction_transactions = {{"preempt", 1}, {"shuffle", 4}};
+  r.stats.fair_shares["q1"] = {"proportion", true, {{"cpu", 2500}, {"memory", 1 << 19}}, 1.2};
 
   metrics::SchedulerMetrics m;
   m.session(t, r, cache, 104);
@@ -179,6 +182,10 @@ TEST(SchedulerMetrics, SeriesFromASession) {
   EXPECT_EQ(g.value("volcano_queue_capacity_milli_cpu", {"q1"}), 8000);
   EXPECT_EQ(g.value("volcano_queue_capacity_memory_bytes", {"q1"}), 1 << 20);
   EXPECT_EQ(g.value("volcano_queue_weight", {"q1"}), 3);
+  // Deserved and share as proportion worked them out.
+  EXPECT_EQ(g.value("volcano_queue_deserved_milli_cpu", {"q1"}), 2500);
+  EXPECT_EQ(g.value("volcano_queue_deserved_memory_bytes", {"q1"}), 1 << 19);
+  EXPECT_EQ(g.value("volcano_queue_share", {"q1"}), 1.2);
 
   // The next session: the job is gone, so are its series; nothing pending any more.
   cache.remove_podgroup("ns/job");
@@ -214,6 +221,16 @@ TEST(SchedulerMetrics, SessionCountsPluginsAndPreemption) {
   EXPECT_EQ(r.stats.preemption_attempts, 2u);  // high-1 and high-2, each on n1
   EXPECT_EQ(r.stats.preemption_victims, 2);    // the last node offered low-1, low-2
   EXPECT_EQ(r.stats.eviction_transactions, (std::map<std::string, uint64_t>{{"preempt", 1}}));
+  // proportion's figures for q1 (the scenario's derivation): deserved min(cluster, request)
+  // = 4 cpu and 6Gi (4 running + 2 pending of 1 cpu, 1Gi); at close the two victims are
+  // gone and the two preemptors pipelined: allocated 4 cpu, 4Gi, share max(4/4, 4/6) = 1.
+  ASSERT_EQ(r.stats.fair_shares.count("q1"), 1u);
+  const SessionStats::FairShare& f = r.stats.fair_shares.at("q1");
+  EXPECT_EQ(f.plugin, "proportion");
+  ASSERT_TRUE(f.has_deserved);
+  EXPECT_EQ(f.deserved.at("cpu"), 4000);
+  EXPECT_EQ(f.deserved.at("memory"), 6.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(f.share, 1.0);
 }
 
 // ---- the endpoints on loopback ----------------------------------------------------------
@@ -307,6 +324,134 @@ TEST(HttpEndpoints, AddressesAndBindFailures) {
               std::string::npos)
         << e.what();
   }
+}
+
+// ---- caldera explain ------------------------------------------------------------------
+
+// A real session keeps each scored task's best nodes with every plugin's part when the
+// runtime asks for them, and the explanation store answers for the pod. binpack-01: p-0
+// (1 cpu, 1Gi) scored on n1 (empty) and n2 (2 cpu, 4Gi used), 4 cpu / 8Gi each; binpack
+// weight 10, cpu 2, memory 1: n2 (2*3/4 + 1*5/8) / 3 * 100 * 10 = 708.33, n1
+// (2*1/4 + 1*1/8) / 3 * 1000 = 208.33.
+TEST(Explain, SessionKeepsTheBestNodesWithEachPluginsScore) {
+  Scenario s = load_scenario(fs::path(CALDERA_SOURCE_ROOT) / "tests" / "scenarios" / "binpack-01.toml",
+                             {CALDERA_BUILTIN_PLUGIN_DIR});
+  auto policy = build_policy(s.config, PluginCatalog::scan(s.config.plugin_dirs), "");
+  Runtime runtime;
+  SessionTimings t;
+  EXPECT_TRUE(run_session(s.cache, policy, 0, runtime, &t).top_scores.empty())
+      << "nothing kept unless asked";
+  runtime.set_explain_top(metrics::Explanations::kTopNodes);
+  const SessionResult r = run_session(s.cache, policy, 0, runtime, &t);
+  ASSERT_EQ(r.top_scores.count("c1/p-0"), 1u);
+  const auto& top = r.top_scores.at("c1/p-0");
+  ASSERT_EQ(top.size(), 2u);  // two nodes: both kept
+  EXPECT_EQ(top[0].node, "n2");
+  EXPECT_EQ(top[1].node, "n1");
+  auto part = [](const NodeScore& n, const std::string& plugin) {
+    for (const auto& [name, v] : n.plugins)
+      if (name == plugin) return v;
+    return -1.0;
+  };
+  EXPECT_NEAR(part(top[0], "binpack"), 708.333, 0.01);
+  EXPECT_NEAR(part(top[1], "binpack"), 208.333, 0.01);
+  for (const NodeScore& n : top) {
+    double sum = 0;
+    for (const auto& [_, v] : n.plugins) sum += v;
+    EXPECT_DOUBLE_EQ(n.total, sum) << n.node;
+  }
+
+  metrics::Explanations ex;
+  ex.record(r, s.cache, 42);
+  auto [status, body] = ex.query("c1/p-0");
+  EXPECT_EQ(status, 200);
+  EXPECT_NE(body.find("\"state\":\"bound\",\"node\":\"n2\""), std::string::npos) << body;
+  EXPECT_NE(body.find("\"job\":\"c1/pg1\""), std::string::npos) << body;
+  EXPECT_NE(body.find("\"node\":\"n2\",\"total\":708.33"), std::string::npos) << body;
+  EXPECT_EQ(ex.query("c1/r-0").first, 404) << "bound before this session: nothing decided";
+}
+
+// The route and the command: /debug/explain beside /metrics, and `caldera explain`
+// printing a pending pod's reasons and a bound pod's scores.
+TEST(Explain, CommandAsksTheRunningSchedulersEndpoint) {
+  Cache cache;
+  PodGroupSpec pg;
+  pg.ns = "ns";
+  pg.name = "job";
+  pg.queue = "q1";
+  cache.upsert_podgroup(pg);
+  cache.upsert_pod(pod("a", "job", 1000, "", 100));
+  cache.upsert_pod(pod("b", "job", 1000, "", 100));
+  SessionResult r;
+  r.binds = {{"ns/a", "n7"}};
+  r.top_scores["ns/a"] = {{"n7", 150, {{"nodeorder", 100}, {"binpack", 50}}},
+                          {"n3", 90.5, {{"nodeorder", 90.5}, {"binpack", 0}}}};
+  r.pending = {{"ns/b", "0/2 nodes are unavailable: 2 Insufficient cpu."}};
+  r.job_pending = {{"ns/job", "gang: 1/2 tasks"}};
+  metrics::Explanations ex;
+  ex.record(r, cache, 7);
+
+  const int port = free_port();
+  metrics::HttpEndpoints::Options o;
+  o.metrics_address = "127.0.0.1:" + std::to_string(port);
+  metrics::HttpEndpoints e(o, [] { return std::string(); }, nullptr,
+                           [&ex](const std::string& p) { return ex.query(p); });
+  EXPECT_EQ(get(port, "/debug/explain").first, "HTTP/1.1 400 Bad Request");
+  EXPECT_EQ(get(port, "/debug/explain?pod=ns%2Fzzz").first, "HTTP/1.1 404 Not Found");
+
+  const std::string address = "127.0.0.1:" + std::to_string(port);
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(cli::explain("ns/b", address), 0);
+  EXPECT_EQ(cli::explain("ns/a", address), 0);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(out,
+            "ns/b: pending (session 1 at t=7)\n"
+            "  job: ns/job\n"
+            "  why pending: 0/2 nodes are unavailable: 2 Insufficient cpu.\n"
+            "  the job's reasons: gang: 1/2 tasks\n"
+            "ns/a: bound on n7 (session 1 at t=7)\n"
+            "  job: ns/job\n"
+            "  best-scored nodes of its last scoring:\n"
+            "    n7                            150   nodeorder 100, binpack 50\n"
+            "    n3                          90.50   nodeorder 90.50, binpack 0\n");
+  // A pod the last session did not decide on, and an address nothing listens on.
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(cli::explain("ns/zzz", address), 1);
+  EXPECT_NE(::testing::internal::GetCapturedStdout().find("no session has decided about this pod"),
+            std::string::npos);
+  // A later session that decides nothing about a: its bind is still explained, and says
+  // how long ago; a pod gone from the cache is forgotten.
+  cache.remove_pod("ns/b");
+  ex.record(SessionResult{}, cache, 9);
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(cli::explain("ns/a", address), 0);
+  EXPECT_EQ(cli::explain("ns/b", address), 1);
+  const std::string later = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(later.find("ns/a: bound on n7 (session 1 at t=7; 1 session since)\n"), std::string::npos)
+      << later;
+  EXPECT_NE(later.find("ns/b: no session has decided about this pod"), std::string::npos) << later;
+  // Pipelined with scores, bound a session later without a scoring (as preempt's
+  // preemptors are): the bind is explained with the scores that chose the node.
+  cache.upsert_pod(pod("c", "job", 1000, "", 100));
+  SessionResult pipelined;
+  pipelined.pipelined = {{"ns/c", "n3"}};
+  pipelined.top_scores["ns/c"] = {{"n3", 70, {{"nodeorder", 70}}}};
+  ex.record(pipelined, cache, 10);
+  SessionResult bound;
+  bound.binds = {{"ns/c", "n3"}};
+  ex.record(bound, cache, 11);
+  const std::string c = ex.query("ns/c").second;
+  EXPECT_NE(c.find("\"decided_in_session\":4"), std::string::npos) << c;
+  EXPECT_NE(c.find("\"state\":\"bound\",\"node\":\"n3\""), std::string::npos) << c;
+  EXPECT_NE(c.find("\"top_nodes\":[{\"node\":\"n3\",\"total\":70.0"), std::string::npos) << c;
+  EXPECT_NE(c.find("\"scored_in_session\":3"), std::string::npos) << c;
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(cli::explain("ns/a", "127.0.0.1:" + std::to_string(free_port())), 1);
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("--enable-metrics"), std::string::npos);
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(cli::explain("no-namespace", address), 2);
+  EXPECT_EQ(cli::explain("ns/a", "localhost"), 2);
+  ::testing::internal::GetCapturedStderr();
 }
 
 }  // namespace

@@ -176,6 +176,24 @@ TEST_F(RunResultsTest, NumbersMatchTheHandComputation) {
   EXPECT_EQ(qb["dominant_resource"][0], "cpu") << "a tie goes to the first resource by name";
   EXPECT_EQ(qb["dominant_resource"][3], "nvidia.com/gpu");
   EXPECT_TRUE(qb["dominant_resource"][5].is_null());
+  // Deserved as proportion worked it out at t=0: each queue (weight 1 of 2) may have half
+  // the cluster, capped at its request: qa a's 4 cpu and 4Gi, qb b's 2 cpu, 1Gi, 1 GPU.
+  EXPECT_EQ(qa["deserved"]["cpu"][0], 4);
+  EXPECT_EQ(qa["deserved"]["memory"][0], 4 * kGi);
+  EXPECT_EQ(qa["deserved"]["nvidia.com/gpu"][0], 0);
+  EXPECT_EQ(qb["deserved"]["cpu"][0], 2);
+  EXPECT_EQ(qb["deserved"]["memory"][0], 1 * kGi);
+  EXPECT_EQ(qb["deserved"]["nvidia.com/gpu"][0], 1);
+  EXPECT_EQ(qa["deserved_share"][0], 0.5);   // 4 of 8 cpu
+  EXPECT_EQ(qb["deserved_share"][0], 0.25);  // 2 of 8 cpu, 1 of 4 GPUs
+  // Waits by queue: qa a 0 and c 8 (nearest rank: p50 the first, p95 and p99 the second).
+  const json& wa = j["wait_by_queue"]["qa"];
+  EXPECT_EQ(wa["started"], 2);
+  EXPECT_EQ(wa["p50"], 0);
+  EXPECT_EQ(wa["p95"], 8);
+  EXPECT_EQ(wa["p99"], 8);
+  EXPECT_EQ(wa["max"], 8);
+  EXPECT_EQ(j["wait_by_queue"]["qb"]["p99"], 0);
 
   // Utilisation: n1 holds b (and d from 3 to 6), n2 holds a, then c.
   const json& n1 = j["nodes"]["n1"]["utilisation"];
@@ -193,17 +211,20 @@ TEST_F(RunResultsTest, NumbersMatchTheHandComputation) {
   // The CSV files say the same.
   std::string jobs_csv = read(opts_.results / "jobs.csv");
   EXPECT_NE(jobs_csv.find("job,queue,pods,min_member,arrival,started,finished,wait,completion,"
-                          "run_time,failed\n"),
+                          "run_time,failed,evictions\n"),
             std::string::npos);
-  EXPECT_NE(jobs_csv.find("\ndefault/c,qa,2,2,2,10,15,8,13,5,\n"), std::string::npos) << jobs_csv;
+  EXPECT_NE(jobs_csv.find("\ndefault/c,qa,2,2,2,10,15,8,13,5,,0\n"), std::string::npos) << jobs_csv;
   std::string summary = read(opts_.results / "summary.csv");
   EXPECT_NE(summary.find("\nbinds,6\n"), std::string::npos) << summary;
   EXPECT_NE(summary.find("\nunschedulable_attempts,8\n"), std::string::npos) << summary;
   EXPECT_NE(summary.find("\nmean_completion,7.5\n"), std::string::npos) << summary;
   EXPECT_NE(summary.find("\njobs_finished,4\njobs_failed,0\n"), std::string::npos) << summary;
   std::string shares = read(opts_.results / "queue_shares.csv");
-  EXPECT_NE(shares.find("\n4,3,qb,nvidia.com/gpu,2,4,0.5,0.5\n"), std::string::npos) << shares;
-  EXPECT_NE(shares.find("\n4,3,qb,memory,2147483648,17179869184,0.125,0.5\n"), std::string::npos);
+  // The last column: what proportion said qb deserved in that session (its request: b and d,
+  // 2 GPUs of 4 for a queue of weight 1 of 2).
+  EXPECT_NE(shares.find("\n4,3,qb,nvidia.com/gpu,2,4,0.5,0.5,2\n"), std::string::npos) << shares;
+  EXPECT_NE(shares.find("\n4,3,qb,memory,2147483648,17179869184,0.125,0.5,2147483648\n"),
+            std::string::npos);
   std::string nodes = read(opts_.results / "node_utilisation.csv");
   EXPECT_NE(nodes.find("\n4,3,n1,gpu,2,4,0.5\n"), std::string::npos) << nodes;
   EXPECT_EQ(nodes.find(",n2,gpu,"), std::string::npos) << "no GPU rows for a node without GPUs";
@@ -215,11 +236,13 @@ TEST_F(RunResultsTest, NumbersMatchTheHandComputation) {
   // The report holds every plot, with one data path per queue and per resource.
   std::string html = read(opts_.results / "report.html");
   for (const char* id : {"plot-queue-share", "plot-cluster-utilisation", "plot-job-times",
-                         "plot-sessions", "plot-node-utilisation-cpu",
-                         "plot-node-utilisation-memory", "plot-node-utilisation-gpu",
-                         "table-counts", "table-jobs"})
+                         "plot-binds", "plot-evictions", "plot-unschedulable",
+                         "plot-node-utilisation-cpu", "plot-node-utilisation-memory",
+                         "plot-node-utilisation-gpu", "table-counts", "table-wait", "table-jobs"})
     EXPECT_NE(html.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
   EXPECT_NE(html.find("<path class=\"series\" data-name=\"qa\""), std::string::npos);
+  EXPECT_NE(html.find("<path class=\"series\" data-name=\"qa deserved\""), std::string::npos);
+  EXPECT_EQ(html.find("class=\"mark\""), std::string::npos) << "nothing evicted: no marks";
   EXPECT_NE(html.find("<path class=\"series\" data-name=\"gpu (cards)\""), std::string::npos);
   EXPECT_EQ(html.find(">failed<"), std::string::npos) << "no job failed: no failed legend";
   EXPECT_EQ(html.find("<script"), std::string::npos) << "no script";
@@ -258,7 +281,7 @@ TEST_F(RunResultsTest, ResultsEveryRewritesDuringTheRun) {
   for (const auto& x : j["jobs"]) jobs[x["job"]] = x;
   EXPECT_TRUE(jobs["default/c"]["started"].is_null());
   EXPECT_TRUE(jobs["default/c"]["wait"].is_null());
-  EXPECT_NE(read(opts_.results / "jobs.csv").find("\ndefault/c,qa,2,2,2,,,,,,\n"),
+  EXPECT_NE(read(opts_.results / "jobs.csv").find("\ndefault/c,qa,2,2,2,,,,,,,0\n"),
             std::string::npos);
 }
 
@@ -322,13 +345,26 @@ duration = 5
   // Means are over the finished job alone.
   EXPECT_DOUBLE_EQ(j["times"]["mean_completion"].get<double>(), 6.0);
 
+  // Both of low's pods evicted by preempt in the session at t=1.
+  ASSERT_EQ(jobs["default/low"]["evictions"].size(), 2u);
+  EXPECT_EQ(jobs["default/low"]["evictions"][0]["time"], 1);
+  EXPECT_EQ(jobs["default/low"]["evictions"][0]["reason"], "preempt");
+  EXPECT_EQ(jobs["default/high"]["evictions"].size(), 0u);
+
   std::string jobs_csv = read(opts_.results / "jobs.csv");
-  EXPECT_NE(jobs_csv.find("\ndefault/low,q1,2,1,0,0,,0,,,1\n"), std::string::npos) << jobs_csv;
-  EXPECT_NE(jobs_csv.find("\ndefault/high,q1,2,2,1,2,7,1,6,5,\n"), std::string::npos) << jobs_csv;
+  EXPECT_NE(jobs_csv.find("\ndefault/low,q1,2,1,0,0,,0,,,1,2\n"), std::string::npos) << jobs_csv;
+  EXPECT_NE(jobs_csv.find("\ndefault/high,q1,2,2,1,2,7,1,6,5,,0\n"), std::string::npos) << jobs_csv;
+  // The report marks both evictions on low's row, as preemptions.
+  std::string html = read(opts_.results / "report.html");
+  size_t marks = 0;
+  for (size_t at = html.find("class=\"mark\" data-kind=\"preempt\""); at != std::string::npos;
+       at = html.find("class=\"mark\" data-kind=\"preempt\"", at + 1))
+    ++marks;
+  EXPECT_EQ(marks, 2u);
+  EXPECT_NE(html.find(">evicted by preempt<"), std::string::npos);
   std::string summary = read(opts_.results / "summary.csv");
   EXPECT_NE(summary.find("\njobs_finished,1\njobs_failed,1\n"), std::string::npos) << summary;
 
-  std::string html = read(opts_.results / "report.html");
   EXPECT_NE(html.find("<tr><th>jobs failed</th><td>1</td></tr>"), std::string::npos);
   EXPECT_NE(html.find(">failed</text>"), std::string::npos) << "the failed legend";
   EXPECT_NE(html.find("<td>failed 1s</td>"), std::string::npos) << "the jobs table";

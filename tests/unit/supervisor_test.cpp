@@ -38,6 +38,10 @@ WorkerResult sample() {
   r.stats.preemption_attempts = 3;
   r.stats.preemption_victims = 7;
   r.stats.eviction_transactions = {{"preempt", 2}, {"reclaim", 1}};
+  r.top_scores["ns/f"] = {{"n2", 182.5, {{"nodeorder", 100.5}, {"binpack", 82}}},
+                          {"n1", 90, {{"nodeorder", 90}, {"binpack", 0}}}};
+  r.stats.fair_shares["q1"] = {"proportion", true, {{"cpu", 4000}, {"memory", 8e9}}, 0.75};
+  r.stats.fair_shares["q2"] = {"capacity", false, {}, -1};
   w.timings.open_seconds = 0.25;
   w.timings.action_seconds = {{"allocate", 1.5}};
   w.timings.close_seconds = 0.125;
@@ -68,6 +72,21 @@ TEST(ResultCodec, RoundTripKeepsEveryField) {
   EXPECT_EQ(out.result.stats.plugin_seconds[1].seconds, 0.0625);
   EXPECT_EQ(out.result.stats.preemption_attempts, 3u);
   EXPECT_EQ(out.result.stats.preemption_victims, 7);
+  ASSERT_EQ(out.result.top_scores.count("ns/f"), 1u);
+  const auto& top = out.result.top_scores.at("ns/f");
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].node, "n2");
+  EXPECT_EQ(top[0].total, 182.5);
+  EXPECT_EQ(top[0].plugins, (std::vector<std::pair<std::string, double>>{{"nodeorder", 100.5}, {"binpack", 82}}));
+  EXPECT_EQ(top[1].node, "n1");
+  ASSERT_EQ(out.result.stats.fair_shares.size(), 2u);
+  const auto& q1 = out.result.stats.fair_shares.at("q1");
+  EXPECT_EQ(q1.plugin, "proportion");
+  EXPECT_TRUE(q1.has_deserved);
+  EXPECT_EQ(q1.deserved, (ResourceList{{"cpu", 4000}, {"memory", 8e9}}));
+  EXPECT_EQ(q1.share, 0.75);
+  EXPECT_FALSE(out.result.stats.fair_shares.at("q2").has_deserved);
+  EXPECT_EQ(out.result.stats.fair_shares.at("q2").share, -1);
   EXPECT_EQ(out.result.stats.eviction_transactions, in.result.stats.eviction_transactions);
   EXPECT_EQ(out.timings.open_seconds, 0.25);
   EXPECT_EQ(out.timings.action_seconds, in.timings.action_seconds);

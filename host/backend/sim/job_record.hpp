@@ -3,8 +3,17 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace caldera {
+
+// One of a job's pods evicted: when, which, by which action (Volcano's eviction reason:
+// "preempt", "reclaim", "shuffle").
+struct JobEviction {
+  double time = 0;
+  std::string pod;
+  std::string reason;
+};
 
 struct JobRecord {
   std::string key;    // "namespace/name" of the PodGroup
@@ -21,6 +30,7 @@ struct JobRecord {
   // fail only when evicted with the workload's evicted_pods = "failed". -1: not (yet).
   double finished = -1;
   double failed = -1;
+  std::vector<JobEviction> evictions;  // in the order they happened
 
   bool has_started() const { return started >= 0; }
   bool has_finished() const { return finished >= 0; }

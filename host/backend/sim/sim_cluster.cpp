@@ -209,7 +209,9 @@ bool SimCluster::bind_volumes(const PodSpec&, const std::vector<ClaimDecision>& 
   return true;
 }
 
-void SimCluster::evict(const PodSpec& observed, const std::string&) {
+void SimCluster::evict(const PodSpec& observed, const std::string& reason) {
+  if (auto rec = records_.find(observed.ns + "/" + observed.podgroup); rec != records_.end())
+    rec->second.evictions.push_back({now_, observed.name, reason});
   PodSpec evicted = observed;
   evicted.node.clear();
   evicted.scheduled_at.reset();

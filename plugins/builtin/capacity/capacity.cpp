@@ -80,7 +80,7 @@ class Capacity {
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::queue_order,
       sdk::Hook::reclaimable, sdk::Hook::allocatable, sdk::Hook::preemptive,
       sdk::Hook::job_enqueueable, sdk::Hook::job_enqueued, sdk::Hook::on_allocate,
-      sdk::Hook::on_deallocate, sdk::Hook::check_args);
+      sdk::Hook::on_deallocate, sdk::Hook::on_close, sdk::Hook::check_args);
 
   static constexpr sdk::Int kAncestorReclaimLevel{
       "ancestorReclaimLevel", 0,
@@ -110,6 +110,14 @@ class Capacity {
                    describe(q->real_capability) + ", allocated " + describe(q->allocated) +
                    ", request " + describe(q->request) + ", inqueue " + describe(q->inqueue) +
                    ", elastic " + describe(q->elastic) + ", share " + number(q->share));
+  }
+
+  // The figures Volcano's capacity publishes as volcano_queue_deserved_* and
+  // volcano_queue_share, final at close (queues the session has a record for).
+  void on_close() {
+    if (!ready_) return;
+    for (const auto& [handle, a] : attrs_)
+      sdk::Queue(handle, n_).set_fair_share(kName, a->deserved.data(), a->share);
   }
 
   int queue_order(sdk::Queue l, sdk::Queue r) {

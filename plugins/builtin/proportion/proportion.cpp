@@ -52,7 +52,7 @@ class Proportion {
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::queue_order,
       sdk::Hook::reclaimable, sdk::Hook::overused, sdk::Hook::allocatable,
       sdk::Hook::preemptive, sdk::Hook::job_enqueueable, sdk::Hook::job_enqueued,
-      sdk::Hook::on_allocate, sdk::Hook::on_deallocate);
+      sdk::Hook::on_allocate, sdk::Hook::on_deallocate, sdk::Hook::on_close);
 
   Proportion(sdk::Session s, const sdk::Args&) : ssn_(s), n_(s.resource_count()) {
     const ResVec total = s.cluster_total().copy();
@@ -161,6 +161,13 @@ class Proportion {
     if (!a) return;
     a->allocated.sub(t.request().data());
     a->share = pm::share_of(a->allocated, a->deserved);
+  }
+
+  // The figures Volcano's proportion publishes as volcano_queue_deserved_* (at open) and
+  // volcano_queue_share (after each change): final at close.
+  void on_close() {
+    for (const auto& [handle, a] : attrs_)
+      if (a->has_jobs) sdk::Queue(handle, n_).set_fair_share(kName, a->deserved.data(), a->share);
   }
 
  private:

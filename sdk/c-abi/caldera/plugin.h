@@ -65,6 +65,8 @@
  *            (cal_resource_quota; resource_quota_count, resource_quota_at); job_fit_error,
  *            job_schedulable_num, job_set_unschedulable_condition (the PodGroup's
  *            Unschedulable condition); job_min_resource (minResources as written).
+ *       1.6  host: queue_set_fair_share (a fair-share plugin's deserved and share of a
+ *            queue, for the metrics and the results report).
  *
  * (1) Types and booleans.
  *     Fixed-width integers, size_t for counts and indexes, double for amounts and times.
@@ -211,7 +213,7 @@ extern "C" {
  * Keep each a plain `#define NAME <digits>`.
  * ------------------------------------------------------------------------------------- */
 #define CAL_ABI_MAJOR 1
-#define CAL_ABI_MINOR 5
+#define CAL_ABI_MINOR 6
 #define CAL_ABI_VERSION ((uint32_t)((CAL_ABI_MAJOR << 16) | CAL_ABI_MINOR))
 #define CAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
 #define CAL_ABI_MINOR_OF(v) ((uint32_t)(v)&0xffffu)
@@ -1018,13 +1020,28 @@ typedef struct cal_host_api {
    * the PodGroup does not name it (a name written with 0 returns 1). */
   int (*job_min_resource)(const cal_job *j, const char *name, double *amount);
 
+  /* ===== added in 1.6 (starts at CAL_HOST_API_V1_5_SIZE) ============================== */
+
+  /* --- added in 1.6: a queue's fair share as a plugin works it out --------------------- */
+  /* Publishes what `plugin` worked out for the queue in this session: its deserved
+   * resources (resource_count amounts by resource id, in convention (1)'s units; NULL when
+   * the plugin has none; the host copies them) and its share (what the queue holds over
+   * what it deserves, the number the plugin's queue_order compares; negative when the
+   * plugin has none). The host reports them where volcano-scheduler's proportion and
+   * capacity plugins do (the metrics volcano_queue_deserved_* and volcano_queue_share) and
+   * in the results of a run (each queue's deserved share over time). Nothing is decided
+   * from them. The last call of a session wins: call it when the figures are final (from
+   * close(), or after each change). Call from the scheduling thread. */
+  void (*queue_set_fair_share)(cal_queue *q, const char *plugin, const double *deserved,
+                               double share);
+
   /* A new function goes here, in a group headed "added in 1.N", never anywhere else. */
 } cal_host_api;
 
 /* The bytes of cal_host_api each minor defines (fixed forever; the 1.1 group starts at
  * CAL_HOST_API_V1_0_SIZE, the 1.2 group at CAL_HOST_API_V1_1_SIZE, the 1.3 group at
  * CAL_HOST_API_V1_2_SIZE, the 1.4 group at CAL_HOST_API_V1_3_SIZE, the 1.5 group at
- * CAL_HOST_API_V1_4_SIZE). */
+ * CAL_HOST_API_V1_4_SIZE, the 1.6 group at CAL_HOST_API_V1_5_SIZE). */
 #define CAL_HOST_API_V1_0_SIZE (offsetof(cal_host_api, node_index))
 #define CAL_HOST_API_V1_1_SIZE                                                              \
   (offsetof(cal_host_api, node_table) + sizeof(((cal_host_api *)0)->node_table))
@@ -1036,6 +1053,9 @@ typedef struct cal_host_api {
   (offsetof(cal_host_api, task_assume_volume) + sizeof(((cal_host_api *)0)->task_assume_volume))
 #define CAL_HOST_API_V1_5_SIZE                                                              \
   (offsetof(cal_host_api, job_min_resource) + sizeof(((cal_host_api *)0)->job_min_resource))
+#define CAL_HOST_API_V1_6_SIZE                                                              \
+  (offsetof(cal_host_api, queue_set_fair_share) +                                           \
+   sizeof(((cal_host_api *)0)->queue_set_fair_share))
 
 /* The largest state a plugin may save (state_put), in bytes. */
 #define CAL_STATE_MAX ((size_t)16 * 1024 * 1024)

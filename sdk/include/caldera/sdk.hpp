@@ -117,6 +117,11 @@ class Queue {
   // ABI 1.5: the queue's annotations and spec.affinity (node groups; null when none).
   const char* annotation(const char* key) const { return host->queue_annotation(h_, key); }
   const cal_queue_affinity* affinity() const { return host->queue_affinity(h_); }
+  // ABI 1.6: publishes the fair share `plugin` worked out (deserved: resource_count amounts
+  // or null; share < 0: none), for the metrics and the results report.
+  void set_fair_share(const char* plugin, const double* deserved, double share) const {
+    host->queue_set_fair_share(const_cast<cal_queue*>(h_), plugin, deserved, share);
+  }
 
  private:
   const cal_queue* h_ = nullptr;

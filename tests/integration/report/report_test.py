@@ -5,8 +5,11 @@ Runs the bundled demo in virtual time with `caldera run --results DIR`, then ope
 DIR/report.html in headless Chromium twice, from a file URL with the network features off:
 
   --dump-dom    the DOM Chromium built holds every plot (svg#plot-...), each with drawn data
-                (line paths with many points, heatmap cells, job bars) and a legend
-  --screenshot  a PNG of 1280x2000 (decoded here with zlib), in which the plots' colours
+                (line paths with many points, heatmap cells, job bars) and a legend; each
+                queue's deserved share beside its allocated one; the demo's evictions marked
+                on the job timeline by action (preempt and reclaim); binds, evictions and
+                unschedulable tasks on charts of their own; the wait percentiles per queue
+  --screenshot  a PNG of 1280x2800 (decoded here with zlib), in which the plots' colours
                 are drawn: the queue and resource line colours, the heatmaps' dark cells and
                 the job bars, and the plot area is not blank
 
@@ -28,10 +31,11 @@ import sys
 import tempfile
 import zlib
 
-WIDTH, HEIGHT = 1280, 2000
-PLOTS = ["plot-queue-share", "plot-cluster-utilisation", "plot-job-times", "plot-sessions",
-         "plot-node-utilisation-cpu", "plot-node-utilisation-memory",
-         "plot-node-utilisation-gpu"]
+WIDTH, HEIGHT = 1280, 2800
+HEATMAPS = ["plot-node-utilisation-cpu", "plot-node-utilisation-memory",
+            "plot-node-utilisation-gpu"]
+SESSION_COUNTS = ["plot-binds", "plot-evictions", "plot-unschedulable"]
+PLOTS = ["plot-queue-share", "plot-cluster-utilisation", "plot-job-times"] + SESSION_COUNTS + HEATMAPS
 
 
 def fail(msg):
@@ -73,7 +77,7 @@ class Plots(html.parser.HTMLParser):
         if tag == "svg" and "plot" in (a.get("class") or "").split():
             self.current = a.get("id")
             self.found[self.current] = {"paths": [], "cells": 0, "runs": 0, "waits": 0,
-                                        "legend": 0, "axis_labels": 0}
+                                        "marks": [], "legend": 0, "axis_labels": 0}
             return
         if self.current is None:
             return
@@ -87,6 +91,8 @@ class Plots(html.parser.HTMLParser):
             f["runs"] += 1
         elif tag == "line" and "wait" in cls:
             f["waits"] += 1
+        elif tag == "path" and "mark" in cls:
+            f["marks"].append(a.get("data-kind"))
         elif tag == "g" and "legend-item" in cls:
             f["legend"] += 1
         elif tag == "text" and "axis-label" in cls:
@@ -110,23 +116,42 @@ def check_dom(dom):
             fail(f"{pid}: no legend")
     qs = p.found["plot-queue-share"]
     names = sorted(n for n, _ in qs["paths"])
-    if names != ["batch", "prod", "research"]:
-        fail(f"plot-queue-share: series {names}, want the demo's queues batch, prod, research")
-    for pid in ("plot-queue-share", "plot-cluster-utilisation", "plot-sessions"):
+    want = sorted(q + s for q in ("batch", "prod", "research") for s in ("", " deserved"))
+    if names != want:
+        fail(f"plot-queue-share: series {names}, want the demo's queues batch, prod, research "
+             "and each one's deserved share (proportion reports it)")
+    for pid in ["plot-queue-share", "plot-cluster-utilisation"] + SESSION_COUNTS:
         for name, d in p.found[pid]["paths"]:
             if d.count("L") < 5:
                 fail(f"{pid}: series {name} has almost no points: d={d[:80]}")
-    for pid in PLOTS[4:]:
+    for pid in SESSION_COUNTS:
+        if len(p.found[pid]["paths"]) != 1:
+            fail(f"{pid}: {len(p.found[pid]['paths'])} series, want one (its own scale)")
+    # The deserved line of a queue with jobs is not flat at 0: proportion gave it a share.
+    flat = [n for n, d in qs["paths"] if n.endswith(" deserved") and
+            len({pt.split(",")[1] for pt in d.replace("M", "").split(" L")}) < 2]
+    if len(flat) == 3:
+        fail("plot-queue-share: every deserved line is flat")
+    for pid in HEATMAPS:
         if p.found[pid]["cells"] < 10:
             fail(f"{pid}: {p.found[pid]['cells']} heatmap cells")
     jobs = p.found["plot-job-times"]
     if jobs["runs"] != 7 or jobs["waits"] != 7:
         fail(f"plot-job-times: {jobs['runs']} run bars and {jobs['waits']} wait lines, want the "
              "demo's 7 jobs")
-    if "table-counts" not in dom or "table-jobs" not in dom:
-        fail("the tables of counts and jobs are missing")
+    # The demo preempts 8 sweep trials at t=6 and reclaims for batch later (conf/demo-workload.toml).
+    kinds = collections.Counter(jobs["marks"])
+    if kinds["preempt"] < 1 or kinds["reclaim"] < 1:
+        fail(f"plot-job-times: eviction marks by kind {dict(kinds)}, want preempt and reclaim")
+    for table in ("table-counts", "table-wait", "table-jobs"):
+        if table not in dom:
+            fail(f"the table {table} is missing")
+    for q in ("batch", "prod", "research"):
+        if f"<td class=\"name\">{q}</td>" not in dom.split("table-wait", 1)[1].split("</table>", 1)[0]:
+            fail(f"table-wait: no row for queue {q}")
     print(f"DOM: {len(PLOTS)} plots, {sum(len(f['paths']) for f in p.found.values())} line "
-          f"series, {sum(f['cells'] for f in p.found.values())} heatmap cells")
+          f"series, {sum(f['cells'] for f in p.found.values())} heatmap cells, eviction marks "
+          f"{dict(kinds)}")
 
 
 def decode_png(data):
@@ -202,7 +227,7 @@ def check_screenshot(path):
     }
     # Colours of every other pixel of the plot area, counted once each.
     seen = collections.Counter()
-    plot_rows = range(300, 1500)  # where the plot grid lies on a 1280-wide page
+    plot_rows = range(300, 2500)  # where the plot grid lies on a 1280-wide page
     step = ch * 2
     for y in plot_rows:
         row = rows[y]
