@@ -11,6 +11,7 @@
 #include <string>
 
 #include "host/cli/commands.hpp"
+#include "host/util/url_escape.hpp"
 
 namespace caldera::cli {
 
@@ -30,18 +31,6 @@ std::string http_get(const std::string& host, int port, const std::string& path,
   for (int n; (n = mg_read(c, buf, sizeof buf)) > 0;) body.append(buf, static_cast<size_t>(n));
   mg_close_connection(c);
   return "";
-}
-
-// "%2F"-style escaping for the query value (a pod key holds '/').
-std::string query_escape(const std::string& s) {
-  std::string out;
-  for (unsigned char ch : s) {
-    if (std::isalnum(ch) || ch == '-' || ch == '.' || ch == '_' || ch == '~')
-      out += static_cast<char>(ch);
-    else
-      out += fmt::format("%{:02X}", ch);
-  }
-  return out;
 }
 
 std::string number(double v) {
@@ -71,7 +60,7 @@ int explain(const std::string& pod, const std::string& address) {
   int status = 0;
   std::string body;
   const std::string err =
-      http_get(host, std::stoi(port_text), "/debug/explain?pod=" + query_escape(pod), status, body);
+      http_get(host, std::stoi(port_text), "/debug/explain?pod=" + url_escape(pod), status, body);
   if (!err.empty()) {
     std::cerr << "caldera explain: " << address << ": " << err
               << " (is the scheduler running with --enable-metrics, --listen-address "

@@ -181,12 +181,16 @@ uint64_t HttpClient::send(HttpRequest req, Done done, OnData on_data, OnHeaders 
   curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &HttpClient::on_header);
   curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-  // A transfer that stalls (under 1 byte/s for 90 s) fails and is retried: lists and
-  // watches without a total timeout would otherwise hang on a half-open connection. The
-  // API server sends a watch a bookmark about every minute, so a live watch never stalls
-  // that long.
-  curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, 90L);
+  // A transfer that stalls (under 1 byte/s for 90 s) fails and is retried: a request
+  // without a total timeout would otherwise hang on a half-open connection. Not a watch: a
+  // watch of objects nobody changes is silent for its whole timeoutSeconds (bookmarks come
+  // only where etcd reports progress; the fleet benchmark's KWOK nodes, which send no
+  // heartbeats, had their watch cut every 90 s, and a session running then was dropped as
+  // out of sync). A watch's total timeout bounds a dead connection instead.
+  if (!t->req.may_be_silent) {
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, 90L);
+  }
   if (t->req.timeout_ms > 0) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, t->req.timeout_ms);
   // HTTP/1.1, one connection per concurrent request, kept alive and reused. HTTP/2 would
   // multiplex everything over one connection, but with libcurl 7.88 (Debian 12) a large

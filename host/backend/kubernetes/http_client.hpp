@@ -31,6 +31,10 @@ struct HttpRequest {
   std::string body;
   std::string content_type;   // of the body
   long timeout_ms = 30000;    // whole transfer; 0: none
+  // The response may be silent for minutes (a watch of objects that do not change: the API
+  // server sends bookmarks only where etcd reports progress): no stall limit, so timeout_ms
+  // must bound the transfer instead.
+  bool may_be_silent = false;
 };
 
 struct HttpResponse {

@@ -11,6 +11,8 @@
 #include <chrono>
 #include <random>
 
+#include "host/util/url_escape.hpp"
+
 namespace caldera::k8s {
 
 namespace {
@@ -19,17 +21,6 @@ uint64_t now_ms() {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                    std::chrono::steady_clock::now().time_since_epoch())
                                    .count());
-}
-
-std::string url_escape(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~')
-      out += static_cast<char>(c);
-    else
-      out += fmt::format("%{:02X}", c);
-  }
-  return out;
 }
 
 // The longest watch line (one event, one object) taken.
@@ -211,6 +202,7 @@ void Informer::watch() {
   req.path = fmt::format("{}?watch=1&allowWatchBookmarks=true&resourceVersion={}&timeoutSeconds={}",
                          opts_.path, url_escape(rv_), timeout);
   req.timeout_ms = (static_cast<long>(timeout) + 60) * 1000;
+  req.may_be_silent = true;
   buffer_.clear();
   watch_gone_ = false;
   ++stats_.watches;
