@@ -4,6 +4,7 @@
 // (etcd, kube-apiserver, CRDs, KWOK, vc-controller-manager) is started, the scheduler
 // started, the suite run, everything stopped. Then the facts each test records as "must be
 // equal" are compared between the schedulers. Run by ../run.sh (meson test e2e-volcano).
+// With -fleet it runs the fleet benchmark (fleet.go) instead.
 package main
 
 import (
@@ -32,12 +33,34 @@ func main() {
 	flag.StringVar(&b.SchedConf, "scheduler-conf", "", "Volcano scheduler config for both (default SOURCE/tests/integration/e2e/volcano-scheduler-e2e.conf)")
 	schedulers := flag.String("schedulers", "caldera,volcano", "the schedulers to run the suite with, in order: caldera, volcano")
 	only := flag.String("run", "", "run only the tests whose name contains this")
+	fleet := flag.Bool("fleet", false, "run the fleet benchmark (fleet.go) instead of the suite")
+	var fc FleetConfig
+	flag.IntVar(&fc.Nodes, "fleet-nodes", 5000, "fleet benchmark: KWOK nodes (8 cpu, 32Gi each)")
+	flag.IntVar(&fc.Pods, "fleet-pods", 20000, "fleet benchmark: pods, in VcJobs of 1 to 16")
+	flag.DurationVar(&fc.Arrival, "fleet-arrival", 300*time.Second, "fleet benchmark: the span over which the jobs are submitted")
+	flag.Int64Var(&fc.Seed, "fleet-seed", 1, "fleet benchmark: the workload's random seed")
+	flag.IntVar(&fc.ControllerQPS, "fleet-controller-qps", 1000, "fleet benchmark: vc-controller-manager's --kube-api-qps (burst twice that); 0: Volcano's default (50)")
 	flag.Parse()
 	if b.CRDs == "" {
 		b.CRDs = filepath.Join(b.Source, "..", "shared", "volcano", "crds")
 	}
 	if b.SchedConf == "" {
 		b.SchedConf = filepath.Join(b.Source, "tests", "integration", "e2e", "volcano-scheduler-e2e.conf")
+	}
+
+	if *fleet {
+		var which []string
+		for _, s := range strings.Split(*schedulers, ",") {
+			if s = strings.TrimSpace(s); s == "volcano" && b.VcScheduler == "" {
+				fmt.Println("--- SKIP: volcano-scheduler: no -vc-scheduler")
+			} else if s != "" {
+				which = append(which, s)
+			}
+		}
+		if RunFleet(b, which, fc) > 0 {
+			os.Exit(1)
+		}
+		return
 	}
 
 	type outcome struct {

@@ -30,6 +30,9 @@ type Bins struct {
 	CRDs                                                         string // Volcano's CRDs (../shared/volcano/crds)
 	Certs                                                        string // run.sh's scratch folder: ca.crt, serving.*, sa.*, tokens.csv
 	SchedConf                                                    string // the Volcano scheduler config both schedulers read
+	// ControllerArgs: more vc-controller-manager flags (the fleet benchmark raises its
+	// client's rate limit); none for the suite.
+	ControllerArgs []string
 }
 
 type Rig struct {
@@ -72,6 +75,9 @@ func (p *Proc) Stop() {
 		<-p.done
 	}
 }
+
+// Pid: the process's id, for its CPU and memory in /proc (fleet.go).
+func (p *Proc) Pid() int { return p.cmd.Process.Pid }
 
 func (p *Proc) Tail(n int) string {
 	b, _ := os.ReadFile(p.Log)
@@ -291,10 +297,10 @@ func (r *Rig) up() error {
 	}
 	// Volcano's controllers (job, podgroup, queue, gc, cronjob, jobflow, ...), as its chart
 	// runs them but without leader election and with their HTTP ports on loopback.
-	ctl, err := r.start("vc-controller-manager", r.B.Controller, "--kubeconfig", admin,
+	ctl, err := r.start("vc-controller-manager", r.B.Controller, append([]string{"--kubeconfig", admin,
 		"--leader-elect=false", "--logtostderr", "-v", "3",
 		fmt.Sprintf("--listen-address=127.0.0.1:%d", freePort()),
-		fmt.Sprintf("--healthz-address=127.0.0.1:%d", freePort()))
+		fmt.Sprintf("--healthz-address=127.0.0.1:%d", freePort())}, r.B.ControllerArgs...)...)
 	if err != nil {
 		return err
 	}
@@ -375,6 +381,9 @@ func (r *Rig) StartScheduler(which string) (*Proc, error) {
 	}
 	return nil, fmt.Errorf("unknown scheduler %q", which)
 }
+
+// Procs: the rig's processes (the scheduler too, once started), in start order.
+func (r *Rig) Procs() []*Proc { return r.procs }
 
 // Down stops every process, newest first.
 func (r *Rig) Down() {
@@ -647,18 +656,10 @@ func (r *Rig) Namespace(ns string) error {
 
 // ---- helpers -----------------------------------------------------------------------------
 
+// waitFor polls f every 100 ms until it holds or d has passed (waitForEvery in fleet.go
+// takes the interval).
 func waitFor(d time.Duration, what string, f func() (bool, string)) error {
-	deadline := time.Now().Add(d)
-	for {
-		ok, s := f()
-		if ok {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("timed out after %v waiting for %s; last state: %s", d, what, s)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	return waitForEvery(100*time.Millisecond, d, what, f)
 }
 
 func tail(s string, n int) string {

@@ -471,9 +471,12 @@ func countJob(h *History, ns, job string) int {
 // testQueues: two queues of weights 3 and 1 on a fleet of 8 cpu, each with a backlog of 3
 // elastic VcJobs (6 pods of 1 cpu running 3 s, minAvailable 1), all submitted at once.
 // Asserted: every pod runs to its end, no node is ever overcommitted, and while both queues
-// have pods waiting the cpu they hold is split by weight: q3:q1 cpu-seconds between 2.2 and
-// 4 (3 in the steady state: proportion gives q3 deserved 6 cpu and q1 2, and allocate skips
-// a queue at its deserved share; the first wave and the 1 s sessions blur it).
+// have pods waiting the cpu they hold is split by weight: q3:q1 cpu-seconds between 2 and 4
+// (3 in the steady state: proportion gives q3 deserved 6 cpu and q1 2, and allocate skips a
+// queue at its deserved share). The gaps between a wave's end and the next session's binds
+// cost q3, which turns 6 pods over, more than q1: 3.00 for both schedulers run alone, 2.44
+// and 2.43 in the whole suite on a loaded machine (1:1 is what weights deciding nothing
+// looks like).
 //
 // The jobs are elastic on purpose. Volcano's job controller makes a job's pods only once
 // enqueue has let its PodGroup in, and proportion lets a queue's allocated plus inqueue
@@ -586,14 +589,14 @@ func testQueues(r *Rig, h *History, f *Facts) error {
 			wave[queueOf(p)]++
 		}
 	}
-	if ratio < 2.2 || ratio > 4 {
-		return fmt.Errorf("q3:q1 cpu-seconds while both had pods waiting %.1f:%.1f = %.2f over %s, want 3 (2.2 to 4)\n%s",
+	if ratio < 2 || ratio > 4 {
+		return fmt.Errorf("q3:q1 cpu-seconds while both had pods waiting %.1f:%.1f = %.2f over %s, want 3 (2 to 4)\n%s",
 			cpuSec["q3"], cpuSec["q1"], ratio, secs(winEnd.Sub(firstBind)), h.Timeline(ns, t0))
 	}
 	if err := h.CheckCapacity(ns, map[string]int{"q-n1": 4000, "q-n2": 4000}); err != nil {
 		return err
 	}
-	f.eq("binds %d, all %d pods Succeeded, all %d jobs Completed; q3:q1 cpu-seconds while both had pods waiting within 2.2 to 4", h.Binds(ns), total, 2*jobsPerQueue)
+	f.eq("binds %d, all %d pods Succeeded, all %d jobs Completed; q3:q1 cpu-seconds while both had pods waiting within 2 to 4", h.Binds(ns), total, 2*jobsPerQueue)
 	f.info("first wave: q3 %d, q1 %d pods bound; q3:q1 cpu-seconds while both had pods waiting: %.1f:%.1f = %.2f over %s; backlog done %s after submission",
 		wave["q3"], wave["q1"], cpuSec["q3"], cpuSec["q1"], ratio, secs(winEnd.Sub(firstBind)), secs(tEnd.Sub(t0)))
 	return nil

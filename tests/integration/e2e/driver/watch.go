@@ -223,6 +223,22 @@ func (h *History) PodGroupsOf(ns, owner string) []PGRec {
 	return out
 }
 
+// PodGroupsIn: the records of every PodGroup of ns, oldest first.
+func (h *History) PodGroupsIn(ns string) []PGRec {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []PGRec
+	for _, uid := range h.pgOrder {
+		if p := h.pgs[uid]; p.NS == ns {
+			c := *p
+			c.Phases = append([]string(nil), p.Phases...)
+			c.Times = append([]time.Time(nil), p.Times...)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func (h *History) record(typ string, p *watchPod, now time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
