@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <map>
+#include <vector>
 
 namespace caldera {
 
@@ -153,13 +155,23 @@ std::string encode_result(const WorkerResult& wr) {
     w.str(p.first);
     write_pairs(w, p.second);
   });
+  // The scoring plugins' names once, then each score as an index into them: a big
+  // backlog's session keeps three nodes times every scorer for each of its tasks.
+  std::vector<std::string> scorers;
+  std::map<std::string, uint32_t> scorer_index;
+  for (const auto& [_, nodes] : r.top_scores)
+    for (const NodeScore& n : nodes)
+      for (const auto& [plugin, _s] : n.plugins)
+        if (scorer_index.emplace(plugin, static_cast<uint32_t>(scorers.size())).second)
+          scorers.push_back(plugin);
+  w.list(scorers, [&](const std::string& name) { w.str(name); });
   w.list(r.top_scores, [&](const auto& p) {
     w.str(p.first);
     w.list(p.second, [&](const NodeScore& n) {
       w.str(n.node);
       w.f64(n.total);
       w.list(n.plugins, [&](const auto& s) {
-        w.str(s.first);
+        w.u32(scorer_index.at(s.first));
         w.f64(s.second);
       });
     });
@@ -266,6 +278,9 @@ WorkerResult decode_result(std::string_view bytes) {
     std::string task = rd.str("a task");
     r.volume_bindings[std::move(task)] = read_pairs(rd, "claims and volumes");
   }
+  std::vector<std::string> scorers;
+  for (uint32_t i = 0, c = rd.count("scoring plugins"); i < c; ++i)
+    scorers.push_back(rd.str("a scoring plugin's name"));
   for (uint32_t i = 0, c = rd.count("scored tasks"); i < c; ++i) {
     std::string task = rd.str("a task");
     std::vector<NodeScore>& nodes = r.top_scores[std::move(task)];
@@ -274,8 +289,11 @@ WorkerResult decode_result(std::string_view bytes) {
       n.node = rd.str("a node name");
       n.total = rd.f64();
       for (uint32_t q = 0, np = rd.count("plugin scores"); q < np; ++q) {
-        std::string plugin = rd.str("a plugin name");
-        n.plugins.emplace_back(std::move(plugin), rd.f64());
+        const size_t at = rd.offset();
+        const uint32_t which = rd.u32();
+        if (which >= scorers.size())
+          rd.fail(at - base, fmt::format("scoring plugin {} of {}", which, scorers.size()));
+        n.plugins.emplace_back(scorers[which], rd.f64());
       }
       nodes.push_back(std::move(n));
     }
