@@ -11,6 +11,8 @@
 #include <string>
 
 #include "host/cli/commands.hpp"
+#include "host/metrics/http_endpoints.hpp"
+#include "host/util/input_error.hpp"
 #include "host/util/url_escape.hpp"
 
 namespace caldera::cli {
@@ -45,16 +47,18 @@ int explain(const std::string& pod, const std::string& address) {
     std::cerr << "caldera explain: " << pod << ": name the pod as NAMESPACE/NAME\n";
     return 2;
   }
-  // Volcano's address forms: ":8080" (this machine), "HOST:PORT", "[::1]:8080".
-  const size_t colon = address.rfind(':');
-  std::string host = colon == std::string::npos ? "" : address.substr(0, colon);
-  const std::string port_text = colon == std::string::npos ? "" : address.substr(colon + 1);
-  if (port_text.empty() || port_text.find_first_not_of("0123456789") != std::string::npos ||
-      port_text.size() > 5 || std::stoi(port_text) > 65535) {
-    std::cerr << "caldera explain: --address " << address
-              << ": not HOST:PORT (the scheduler's --listen-address)\n";
+  // Volcano's address forms, checked as the scheduler checks its --listen-address: ":8080"
+  // (this machine), "HOST:PORT", "[::1]:8080".
+  std::string listen;
+  try {
+    listen = metrics::HttpEndpoints::civetweb_port(address, "--address");
+  } catch (const InputError& e) {
+    std::cerr << "caldera explain: " << e.what() << "\n";
     return 2;
   }
+  const size_t colon = listen.rfind(':');
+  std::string host = colon == std::string::npos ? "" : listen.substr(0, colon);
+  const std::string port_text = listen.substr(colon == std::string::npos ? 0 : colon + 1);
   if (host.empty() || host == "0.0.0.0") host = "127.0.0.1";
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
   int status = 0;

@@ -116,12 +116,12 @@ std::string cluster_utilisation_plot(const RunResults& r) {
 
 // One count per session on a chart of its own, so that each has a scale it shows on (a
 // few evictions beside hundreds of binds would lie flat on one shared axis).
-std::string session_count_plot(const RunResults& r, const std::string& what, int color,
+std::string session_count_plot(const RunResults& r, const std::string& what,
+                               const std::string& title, int color,
                                size_t SessionRecord::*field) {
   svg::LineChart c;
   c.id = "plot-" + what;
-  c.title = what == "unschedulable" ? "Tasks left unschedulable per session"
-                                    : (what == "binds" ? "Binds" : "Evictions") + std::string(" per session");
+  c.title = title;
   c.x_label = "time (s)";
   c.y_label = "tasks";
   c.step = false;
@@ -257,11 +257,12 @@ std::string html_report(const RunResults& r) {
          "Per job: waiting from arrival until the gang became ready (min_member pods running), "
          "then running until every pod finished; a triangle where one of its pods was "
          "evicted, coloured by the action that evicted it.");
-  figure(session_count_plot(r, "binds", 0, &SessionRecord::binds),
+  figure(session_count_plot(r, "binds", "Binds per session", 0, &SessionRecord::binds),
          "Tasks bound in each session.");
-  figure(session_count_plot(r, "evictions", 2, &SessionRecord::evictions),
+  figure(session_count_plot(r, "evictions", "Evictions per session", 2, &SessionRecord::evictions),
          "Tasks evicted in each session (preempt, reclaim, shuffle).");
-  figure(session_count_plot(r, "unschedulable", 1, &SessionRecord::unschedulable),
+  figure(session_count_plot(r, "unschedulable", "Tasks left unschedulable per session", 1,
+                            &SessionRecord::unschedulable),
          "Tasks each session left pending (unschedulable).");
   std::vector<std::string> heat = {kCpu, kMemory};
   if (r.cluster_gpu_cards() > 0) heat.push_back(kGpuCards);

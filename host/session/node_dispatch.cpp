@@ -295,16 +295,19 @@ void Session::keep_top_scores(const TaskInfo* t, const std::vector<NodeInfo*>& n
                               const std::vector<double>& scores, const std::vector<double>& part,
                               size_t top) const {
   const size_t count = nodes.size();
-  std::vector<size_t> order(count);
-  for (size_t i = 0; i < count; ++i) order[i] = i;
-  const size_t n = std::min(top, count);
-  // Best first; equal totals in the order the search visited the nodes.
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(),
-                    [&](size_t a, size_t b) { return scores[a] != scores[b] ? scores[a] > scores[b] : a < b; });
+  // The best `top` (a handful) picked in one pass, no index of every node: best first,
+  // equal totals in the order the search visited the nodes.
+  std::vector<size_t> best;
+  best.reserve(top + 1);
+  for (size_t i = 0; i < count; ++i) {
+    auto at = std::find_if(best.begin(), best.end(), [&](size_t b) { return scores[i] > scores[b]; });
+    if (static_cast<size_t>(at - best.begin()) >= top) continue;
+    best.insert(at, i);
+    if (best.size() > top) best.pop_back();
+  }
   std::vector<NodeScore>& out = top_scores_[std::string(t->uid)];
   out.clear();
-  for (size_t k = 0; k < n; ++k) {
-    const size_t i = order[k];
+  for (const size_t i : best) {
     NodeScore ns{nodes[i]->name, scores[i], {}};
     for (size_t p = 0; p < scorers_.size(); ++p) {
       const NodeCall& c = scorers_[p];
