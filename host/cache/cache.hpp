@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "host/model/objects.hpp"
@@ -85,6 +86,26 @@ class Cache {
   // Bumped by every change, so a caller can tell whether anything happened.
   uint64_t generation() const { return generation_; }
 
+  // What changed since the last take_changes(), for the one consumer that keeps something
+  // derived from the cache current (the session image, host/session/session_image.hpp):
+  // the keys of the nodes, pods and PodGroups added, replaced or removed, and whether
+  // anything of a kind that consumer rebuilds from scratch changed.
+  struct Changes {
+    std::set<std::string> nodes, pods, podgroups;
+    // Queues, priority classes or storage changed (the image builds anew).
+    bool rebuild = false;
+    // Nothing is known: the first take, another consumer took the changes in between, or
+    // more changed than is worth listing (the image builds anew).
+    bool unknown = false;
+    bool empty() const {
+      return nodes.empty() && pods.empty() && podgroups.empty() && !rebuild && !unknown;
+    }
+  };
+  // The changes since `consumer`'s last take; from now on they are kept for it. One
+  // consumer per cache: a take by another one starts over, and the first one's next take
+  // says `unknown`.
+  Changes take_changes(const void* consumer) const;
+
  private:
   template <class T>
   static const T* find(const RecordMap<T>& m, const std::string& k) {
@@ -103,6 +124,15 @@ class Cache {
   RecordMap<DisruptionBudget> budgets_;
   RecordMap<ResourceQuota> quotas_;
   uint64_t generation_ = 0;
+
+  // take_changes: the consumer the changes are kept for, and what changed since its take.
+  void changed(std::set<std::string> Changes::*kind, const std::string& key);
+  void changed_rebuild() {
+    if (tracker_) changes_.rebuild = true;
+  }
+  // Mutable: taking the changes is bookkeeping for a reader, not a change of the cluster.
+  mutable const void* tracker_ = nullptr;
+  mutable Changes changes_;
 };
 
 }  // namespace caldera

@@ -152,6 +152,10 @@ int run(const Common& c, const RunOptions& o) {
   // Sessions run in worker processes (host/supervisor/): the supervisor picks the plugin
   // set, a worker runs the session, the result is checked before it is committed.
   SessionWorker worker(loop.loop());
+  // Each session opens on a snapshot kept current with the cluster's changes
+  // (host/session/session_image.hpp): it costs what changed since the last one.
+  SessionImage image;
+  worker.use_image(&image);
   size_t index = 0;
   JobLog job_log;  // one line per change of a job, not per session
   size_t idle_sessions = 0;

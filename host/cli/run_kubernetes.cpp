@@ -147,6 +147,10 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
   // Sessions run in worker processes (host/supervisor/, docs/ISOLATION.md): the loop goes
   // on with watches, writes and the Lease while one runs.
   SessionWorker worker(loop.loop());
+  // Each session opens on a snapshot kept current with the watches' changes
+  // (host/session/session_image.hpp): it costs what changed since the last one.
+  SessionImage image;
+  worker.use_image(&image);
   double session_started = 0;  // monotonic seconds; 0: none running
   std::string last_plan_why;
 

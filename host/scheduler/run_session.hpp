@@ -16,6 +16,7 @@
 #include "host/session/policy.hpp"
 #include "host/session/runtime.hpp"
 #include "host/session/session.hpp"
+#include "host/session/session_image.hpp"
 
 namespace caldera {
 
@@ -43,6 +44,11 @@ using SessionStageFn = std::function<void(std::string_view stage)>;
 SessionResult run_session(const Cache& cache, std::shared_ptr<const Policy> policy, double now,
                           Runtime& runtime, SessionTimings* timings = nullptr,
                           const SessionStageFn& on_stage = {});
+// The same on a kept snapshot (host/session/session_image.hpp), refreshed for `cache` and
+// its policy: the session takes the image's objects. In a process forked after the refresh
+// the session is left to the process's exit, not freed.
+SessionResult run_session(SessionImage& image, const Cache& cache, double now, Runtime& runtime,
+                          SessionTimings* timings = nullptr);
 
 
 }  // namespace caldera

@@ -16,6 +16,7 @@
 
 #include "host/session/breadcrumb.hpp"
 #include "host/session/host_api.hpp"
+#include "host/session/image_book.hpp"
 #include "host/session/runtime.hpp"
 
 namespace caldera {
@@ -56,15 +57,23 @@ std::shared_ptr<const PluginCode> PluginCode::resident(const cal_plugin* d) {
 // open
 // ---------------------------------------------------------------------------------------
 
+Session::Session() = default;
+
 std::unique_ptr<Session> Session::open(const Cache& cache, std::shared_ptr<const Policy> policy,
                                        double now, Runtime& runtime) {
   std::unique_ptr<Session> s(new Session());
+  s->policy_ = std::move(policy);
+  s->build(cache);
+  return open(std::move(s), cache, now, runtime);
+}
+
+std::unique_ptr<Session> Session::open(std::unique_ptr<Session> s, const Cache& cache, double now,
+                                       Runtime& runtime) {
   reset_plugin_log_budget();
   s->runtime_ = &runtime;
-  s->policy_ = std::move(policy);
   s->now_ = now;
   s->carried_ = &runtime.plugin_states();
-  s->build(cache);
+  s->open_rest(cache);
 
   // Open the plugin instances, tier by tier (Volcano's OnSessionOpen order).
   Crumb* crumb = my_crumb();

@@ -135,6 +135,11 @@ class Session {
   // and its carried states must stay unchanged until close() returns.
   static std::unique_ptr<Session> open(const Cache& cache, std::shared_ptr<const Policy> policy,
                                        double now, Runtime& runtime);
+  // The same on a snapshot already built and kept current by a SessionImage
+  // (session_image.hpp), which hands it over: only what is not kept in the image (storage,
+  // budgets and quotas, HyperNodes, the action arguments) is read from `cache` here.
+  static std::unique_ptr<Session> open(std::unique_ptr<Session> built, const Cache& cache,
+                                       double now, Runtime& runtime);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -315,9 +320,40 @@ class Session {
   // The phase a job's PodGroup is given (enqueue moves Pending -> Inqueue).
   void set_job_phase(JobInfo* j, JobPhase p);
 
-  Session() = default;
-  void build(const Cache& cache);     // snapshot.cpp
-  void open_policies(const Cache& cache);  // snapshot.cpp: budgets and quotas, with status
+  friend class SessionImage;
+  friend class ImageUpdate;
+  Session();
+  // ---- the snapshot (snapshot.cpp) ------------------------------------------------------
+  void build(const Cache& cache);
+  // What is read from the cache at every open, image or not: storage, budgets and quotas,
+  // HyperNodes, the action arguments, the node names for the breadcrumbs. Then the plugins
+  // are opened (session.cpp).
+  void open_rest(const Cache& cache);
+  void open_policies(const Cache& cache);  // budgets and quotas, with status
+  // Parts of the build that the image (session_image.cpp) also uses on one object.
+  ResVec to_vec(const ResourceList& rl, double fill = 0.0) const;
+  bool knows_resources(const ResourceList& rl) const;  // every name has an id
+  QueueInfo* add_queue(std::shared_ptr<const QueueSpec> spec);
+  QueueInfo* default_queue();  // made (an open queue of weight 1) when the cluster has none
+  int32_t class_priority(const std::string& priority_class) const;  // default when unknown
+  JobInfo* new_job(const std::string& uid, const std::string& ns, const std::string& name);
+  // The job of a PodGroup (null when its queue does not exist: Volcano leaves it out).
+  JobInfo* podgroup_job(const std::string& key, const PodGroupSpec& pg);
+  // A pod without a PodGroup: a job of its own.
+  JobInfo* podless_job(const PodSpec& pod);
+  // The task of `pod` in `j` (appended to j->tasks; the job's order is made by finish_job).
+  TaskInfo* new_task(const PodSpec& pod, JobInfo* j, const Cache& cache);
+  // A pod's request as the nodes count it: its requests, one pod, its CSI volumes.
+  ResVec pod_request(const PodSpec& pod, const Cache& cache) const;
+  // A pod on `n` that is no task (another scheduler's, or its PodGroup is not in the
+  // session): it uses the node's resources and is in the node's Kubernetes view.
+  void hold_on_node(NodeInfo* n, const PodRef* ref, const Cache& cache);
+  // A job's roles, task order, counts and sums, from its tasks (the order: by uid, then
+  // task_fallback_less, stably).
+  void finish_job(JobInfo* j);
+  // The free slot for a task or a foreign pod's handle (the image reuses removed ones).
+  TaskInfo* task_slot();
+  PodRef* foreign_slot(const PodSpec* pod);
   void flatten_chains();              // dispatch.cpp: every chain, once the instances are open
   void flatten_node_chains();         // node_dispatch.cpp
   void update_job_status();           // job_status.cpp: phases and pending reasons at close
@@ -335,8 +371,15 @@ class Session {
   std::unordered_map<std::string, int> resource_ids_;
   ResVec total_;
 
-  std::vector<TaskInfo> tasks_;  // reserved at build: never reallocated
+  std::deque<TaskInfo> tasks_;       // a deque: a task's address stays put
   std::deque<PodRef> foreign_pods_;  // pods on nodes that are no task: handles stay put
+  std::vector<TaskInfo*> free_tasks_;      // slots of removed tasks (image only)
+  std::vector<PodRef*> free_foreign_;      // slots of removed handles (image only)
+  // Priority classes by name (with Kubernetes' two system classes) and the global default.
+  std::unordered_map<std::string, int32_t> class_value_;
+  int32_t default_priority_ = 0;
+  // A kept snapshot's bookkeeping (session_image.cpp): null for a session built at open.
+  std::unique_ptr<struct ImageBook> book_;
   std::vector<std::unique_ptr<JobInfo>> jobs_;
   std::vector<std::unique_ptr<NodeInfo>> nodes_;
   std::vector<std::unique_ptr<QueueInfo>> queues_;

@@ -111,6 +111,7 @@ struct TaskInfo {
   // Its placement's volume decisions, dropped with it (host/session/volumes.hpp).
   std::vector<VolumeDecision> volume_decisions;
   int role_index = -1;  // index into JobInfo::roles
+  uint32_t job_pos = 0;  // index in JobInfo::tasks
   // The status the node accounted this task under when it was added (Volcano keeps a
   // clone of the task in NodeInfo.Tasks; removal subtracts by that clone's status).
   TaskStatus node_status = CAL_TASK_PENDING;

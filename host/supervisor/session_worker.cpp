@@ -114,7 +114,8 @@ uint64_t address_space_bytes() {
 
 [[noreturn]] void worker_main(int fd, CrumbBoard* board, const Cache& cache,
                               const std::shared_ptr<const Policy>& policy, double now,
-                              const Runtime& parent_runtime, const WorkerLimits& limits) {
+                              const Runtime& parent_runtime, const WorkerLimits& limits,
+                              SessionImage* image) {
   g_worker_board = board;
   set_crumb_board(board);
   // A stack of its own for the fatal signal handler (a stack overflow still gets named).
@@ -155,7 +156,8 @@ uint64_t address_space_bytes() {
   auto errors = std::make_shared<ErrorLines>();
   spdlog::default_logger()->sinks().push_back(errors);
   try {
-    wr.result = run_session(cache, policy, now, runtime, &wr.timings);
+    wr.result = image ? run_session(*image, cache, now, runtime, &wr.timings)
+                      : run_session(cache, policy, now, runtime, &wr.timings);
   } catch (const std::bad_alloc&) {
     note("out of memory (std::bad_alloc)");
     ::_exit(kMemoryExit);
@@ -366,6 +368,20 @@ void SessionWorker::start(const Cache& cache, std::shared_ptr<const Policy> poli
     done(std::move(o));
   };
   if (pid_ > 0 || !h_) return refuse(pid_ > 0 ? "a session is already running" : "stopping");
+  refresh_ = SessionImage::Refresh{};
+  SessionImage* image = image_;
+  if (image) {
+    try {
+      refresh_ = image->refresh(cache, policy);
+      spdlog::debug("session image: {} in {:.1f} ms ({} pod, {} PodGroup, {} node changes)",
+                    refresh_.built ? "built (" + refresh_.why + ")" : "brought up to date",
+                    refresh_.seconds * 1e3, refresh_.pods, refresh_.podgroups, refresh_.nodes);
+    } catch (const std::exception& e) {
+      // The host's own code ran out of something (memory): the worker builds its snapshot.
+      spdlog::warn("session image: {}; this session builds its snapshot in the worker", e.what());
+      image = nullptr;
+    }
+  }
 
   // The board: the crumbs and a name table big enough for every node's name.
   size_t names = 0;
@@ -408,7 +424,7 @@ void SessionWorker::start(const Cache& cache, std::shared_ptr<const Policy> poli
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    worker_main(fds[1], board, cache, policy, now, runtime, limits);
+    worker_main(fds[1], board, cache, policy, now, runtime, limits, image);
   }
   ::close(fds[1]);
   ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
@@ -544,6 +560,7 @@ void SessionWorker::finish() {
   }
 
   o.seconds = monotonic_seconds() - started_;  // the result decoded: what the commit waits for
+  o.refresh = refresh_;
   auto done = std::move(done_);
   // Release the worker's things before telling: `done` may start the next session.
   if (h_) {
@@ -563,12 +580,13 @@ void SessionWorker::finish() {
 
 WorkerOutcome run_session_in_worker(const Cache& cache, std::shared_ptr<const Policy> policy,
                                     double now, const Runtime& runtime,
-                                    const WorkerLimits& limits) {
+                                    const WorkerLimits& limits, SessionImage* image) {
   uv_loop_t loop;
   uv_loop_init(&loop);
   WorkerOutcome out;
   {
     SessionWorker w(&loop);
+    w.use_image(image);
     w.start(cache, std::move(policy), now, runtime, limits,
             [&](WorkerOutcome o) { out = std::move(o); });
     while (w.running()) uv_run(&loop, UV_RUN_ONCE);

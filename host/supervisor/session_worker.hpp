@@ -28,6 +28,7 @@
 #include "host/cache/cache.hpp"
 #include "host/session/policy.hpp"
 #include "host/session/runtime.hpp"
+#include "host/session/session_image.hpp"
 #include "host/supervisor/result_codec.hpp"
 
 namespace caldera {
@@ -79,6 +80,9 @@ struct WorkerOutcome {
   SessionFault fault;   // when not
   double seconds = 0;   // from the fork until the result was in (or the worker was reaped)
   long pid = 0;
+  // The kept snapshot's refresh before the fork (SessionWorker::use_image); seconds 0 and
+  // built false without one.
+  SessionImage::Refresh refresh;
 };
 
 class SessionWorker {
@@ -97,6 +101,12 @@ class SessionWorker {
              const Runtime& runtime, const WorkerLimits& limits,
              std::function<void(WorkerOutcome)> done);
   bool running() const { return pid_ > 0; }
+  // Sessions on a kept snapshot (host/session/session_image.hpp): each start() first brings
+  // `image` up to date with what changed in the cache, and the worker opens its session on
+  // its copy of it, so that a session costs what changed, not the cluster. For the worker
+  // that runs every session of one cache; `image` outlives the worker. Null: each worker
+  // builds its snapshot from the cache (a reload trial).
+  void use_image(SessionImage* image) { image_ = image; }
   // Kills a running worker (SIGKILL) and reaps it; `done` is not called. For shutdown.
   void kill();
   // Kills a running worker and closes the handles (before the loop ends).
@@ -117,6 +127,8 @@ class SessionWorker {
   void* board_ = nullptr;  // the CrumbBoard mapping (shared with the worker)
   size_t board_bytes_ = 0;
   std::shared_ptr<const Policy> policy_;
+  SessionImage* image_ = nullptr;
+  SessionImage::Refresh refresh_;
   WorkerLimits limits_;
   double started_ = 0;
   bool timed_out_ = false;
@@ -134,9 +146,10 @@ class SessionWorker {
 
 // One session in a worker, waited for: for the tools that run sessions one after the other
 // with nothing else to do meanwhile (the scenario runner). Runs a private loop.
+// With `image`, the session is on that kept snapshot (SessionWorker::use_image).
 WorkerOutcome run_session_in_worker(const Cache& cache, std::shared_ptr<const Policy> policy,
                                     double now, const Runtime& runtime,
-                                    const WorkerLimits& limits);
+                                    const WorkerLimits& limits, SessionImage* image = nullptr);
 
 // The Runtime after an accepted session: its plugin states and the warnings it said.
 void absorb(Runtime& runtime, WorkerResult& result);
