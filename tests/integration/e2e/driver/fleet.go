@@ -32,6 +32,21 @@ type FleetConfig struct {
 	ControllerQPS int
 }
 
+// Check: the flags make a workload; the error names the flag at fault.
+func (c FleetConfig) Check() error {
+	switch {
+	case c.Nodes <= 0:
+		return fmt.Errorf("-fleet-nodes %d: must be positive", c.Nodes)
+	case c.Pods <= 0:
+		return fmt.Errorf("-fleet-pods %d: must be positive", c.Pods)
+	case c.Arrival < 0:
+		return fmt.Errorf("-fleet-arrival %s: must not be negative (0: every job at once)", c.Arrival)
+	case c.ControllerQPS < 0:
+		return fmt.Errorf("-fleet-controller-qps %d: must be 0 (Volcano's default) or more", c.ControllerQPS)
+	}
+	return nil
+}
+
 const (
 	fleetNS      = "fleet"
 	fleetNodeCPU = 8 // per node; memory 32Gi
