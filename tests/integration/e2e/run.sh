@@ -4,10 +4,12 @@
 # with Caldera as the scheduler, then with volcano-scheduler as the reference; driven by
 # the Go program in ./driver (README.md says what it runs and checks).
 #
-#   run.sh CALDERA_BINARY SOURCE_ROOT [driver options: -run NAME, -schedulers caldera ...]
+#   run.sh CALDERA_BINARY SOURCE_ROOT [driver options: -run NAME, -schedulers caldera ...,
+#                                      -fleet, -backlog (benchmarks)]
 #
 # Exits 77 (meson's SKIP) with the reason when etcd, openssl, Go, kube-apiserver,
-# kube-controller-manager, KWOK or ../shared/volcano cannot be had. kube-apiserver
+# kube-controller-manager, KWOK or ../shared/volcano cannot be had (with -backlog, a missing
+# ../shared/volcano only takes volcano-scheduler's column away). kube-apiserver
 # (../k8s/build_apiserver.sh), kube-controller-manager (build_kcm.sh) and KWOK
 # (build_kwok.sh) are built once from the Go module proxy and cached in ~/.cache/caldera;
 # the first builds take many minutes. Set CALDERA_E2E_KEEP=1 to keep the scratch folder
@@ -32,12 +34,31 @@ command -v openssl >/dev/null 2>&1 || skip "openssl is not installed"
 command -v etcd >/dev/null 2>&1 || skip "etcd is not installed (Debian package etcd-server; scripts/setup.sh installs it)"
 command -v go >/dev/null 2>&1 || skip "no Go toolchain to build kube-apiserver, kube-controller-manager, KWOK and the test driver"
 
-shared="$source_root/../shared/volcano"
-[[ -x "$shared/unpack.sh" ]] || skip "$shared is absent (Volcano's controllers, scheduler and CRDs)"
-volcano="$("$shared/unpack.sh")" || skip "$shared/unpack.sh could not unpack Volcano's binaries"
-for b in vc-controller-manager vc-scheduler; do
-  [[ -x "$volcano/$b" ]] || skip "$volcano/$b is missing after unpack.sh"
+# Without Volcano's binaries the suite and the fleet benchmark cannot run (they skip); the
+# backlog benchmark runs Caldera alone and says why volcano-scheduler has no column.
+backlog=0
+for a in "$@"; do
+  case "$a" in -backlog | --backlog | -backlog=true | --backlog=true) backlog=1 ;; esac
 done
+shared="$source_root/../shared/volcano"
+no_volcano=""
+if [[ ! -x "$shared/unpack.sh" ]]; then
+  no_volcano="$shared is absent (Volcano's controllers, scheduler and CRDs)"
+elif ! volcano="$("$shared/unpack.sh")"; then
+  no_volcano="$shared/unpack.sh could not unpack Volcano's binaries"
+else
+  for b in vc-controller-manager vc-scheduler; do
+    [[ -x "$volcano/$b" ]] || { no_volcano="$volcano/$b is missing after unpack.sh"; break; }
+  done
+fi
+if [[ -z "$no_volcano" ]]; then
+  volcano_args=(-vc-controller-manager "$volcano/vc-controller-manager" -vc-scheduler "$volcano/vc-scheduler")
+elif [[ $backlog -eq 1 ]]; then
+  echo "e2e-volcano: $no_volcano: the backlog benchmark runs Caldera alone"
+  volcano_args=(-no-volcano "$no_volcano")
+else
+  skip "$no_volcano"
+fi
 
 apiserver="$("$source_root/tests/integration/k8s/build_apiserver.sh")"
 rc=$?
@@ -86,5 +107,4 @@ trap cleanup EXIT
 
 "$driver" -work "$work" -etcd "$(command -v etcd)" -apiserver "$apiserver" \
   -kube-controller-manager "$kcm" -kwok "$kwok" \
-  -vc-controller-manager "$volcano/vc-controller-manager" -vc-scheduler "$volcano/vc-scheduler" \
-  -caldera "$caldera" -source "$source_root" "$@"
+  "${volcano_args[@]}" -caldera "$caldera" -source "$source_root" "$@"

@@ -32,6 +32,21 @@ type FleetConfig struct {
 	ControllerQPS int
 }
 
+// Check: the flags make a workload; the error names the flag at fault.
+func (c FleetConfig) Check() error {
+	switch {
+	case c.Nodes <= 0:
+		return fmt.Errorf("-fleet-nodes %d: must be positive", c.Nodes)
+	case c.Pods <= 0:
+		return fmt.Errorf("-fleet-pods %d: must be positive", c.Pods)
+	case c.Arrival < 0:
+		return fmt.Errorf("-fleet-arrival %s: must not be negative (0: every job at once)", c.Arrival)
+	case c.ControllerQPS < 0:
+		return fmt.Errorf("-fleet-controller-qps %d: must be 0 (Volcano's default) or more", c.ControllerQPS)
+	}
+	return nil
+}
+
 const (
 	fleetNS      = "fleet"
 	fleetNodeCPU = 8 // per node; memory 32Gi
@@ -69,14 +84,14 @@ func fleetWorkload(cfg FleetConfig) []fleetJob {
 	return jobs
 }
 
-// FleetResult: one scheduler's figures, as rows (label, value) in a fixed order, so the
-// final table lines them up by row.
-type FleetResult struct {
+// BenchResult: one scheduler's figures in a benchmark (fleet or backlog), as rows (label,
+// value) in a fixed order, so the final table lines them up by row.
+type BenchResult struct {
 	Rows [][2]string
 	Err  error
 }
 
-func (f *FleetResult) row(label, format string, a ...any) {
+func (f *BenchResult) row(label, format string, a ...any) {
 	f.Rows = append(f.Rows, [2]string{label, fmt.Sprintf(format, a...)})
 }
 
@@ -96,33 +111,43 @@ func RunFleet(b Bins, schedulers []string, cfg FleetConfig) int {
 	fmt.Printf("### fleet: %d nodes (%d cpu, 32Gi), %d pods in %d VcJobs (gangs of 1-16, %d cpu in all), submitted over %s, pods running 30-120 s (mean %.0f s), seed %d, %s, vc-controller-manager qps %d\n",
 		cfg.Nodes, fleetNodeCPU, cfg.Pods, len(jobs), cpuAsked, cfg.Arrival, runSecs/float64(cfg.Pods), cfg.Seed,
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), cfg.ControllerQPS)
+	results, failed := runEach("fleet", schedulers, func(which string) *BenchResult {
+		return runFleetOnce(b, which, cfg, jobs)
+	})
+	printTable(fmt.Sprintf("%d nodes, %d pods, arrival %s, seed %d", cfg.Nodes, cfg.Pods, cfg.Arrival, cfg.Seed),
+		schedulers, results, nil)
+	return failed
+}
+
+// runEach runs a benchmark (kind: fleet, backlog) with each scheduler in turn, printing each
+// one's figures as it finishes; the results in the same order, and how many failed.
+func runEach(kind string, schedulers []string, run func(which string) *BenchResult) ([]*BenchResult, int) {
 	failed := 0
-	var names []string
-	var results []*FleetResult
+	var results []*BenchResult
 	for _, which := range schedulers {
 		fmt.Printf("### scheduler: %s\n", which)
-		res := runFleetOnce(b, which, cfg, jobs)
+		res := run(which)
 		for _, r := range res.Rows {
 			fmt.Printf("    . %s: %s\n", r[0], r[1])
 		}
 		if res.Err != nil {
 			failed++
-			fmt.Printf("--- FAIL: fleet/%s: %s\n", which, strings.ReplaceAll(res.Err.Error(), "\n", "\n    "))
+			fmt.Printf("--- FAIL: %s/%s: %s\n", kind, which, strings.ReplaceAll(res.Err.Error(), "\n", "\n    "))
 		} else {
-			fmt.Printf("--- DONE: fleet/%s\n", which)
+			fmt.Printf("--- DONE: %s/%s\n", kind, which)
 		}
-		names = append(names, which)
 		results = append(results, res)
 	}
+	return results, failed
+}
 
-	// One table, a column per scheduler; rows in the order the first result gives them.
-	label := map[string]string{"caldera": "Caldera", "volcano": "volcano-scheduler"}
-	fmt.Printf("\n| %d nodes, %d pods, arrival %s, seed %d |", cfg.Nodes, cfg.Pods, cfg.Arrival, cfg.Seed)
+// printTable prints one markdown table, a column per scheduler (names, results in the same
+// order), rows in the order the results first give them; then, for each scheduler of
+// skipped, why it has no column.
+func printTable(title string, names []string, results []*BenchResult, skipped [][2]string) {
+	fmt.Printf("\n| %s |", title)
 	for _, n := range names {
-		if l, ok := label[n]; ok {
-			n = l
-		}
-		fmt.Printf(" %s |", n)
+		fmt.Printf(" %s |", schedLabel(n))
 	}
 	fmt.Printf("\n|---|%s\n", strings.Repeat("---|", len(names)))
 	var rows []string
@@ -148,11 +173,21 @@ func RunFleet(b Bins, schedulers []string, cfg FleetConfig) int {
 		}
 		fmt.Println()
 	}
-	return failed
+	for _, s := range skipped {
+		fmt.Printf("\n%s: no column: %s\n", schedLabel(s[0]), s[1])
+	}
 }
 
-func runFleetOnce(b Bins, which string, cfg FleetConfig, jobs []fleetJob) *FleetResult {
-	res := &FleetResult{}
+// schedLabel: how the tables name a scheduler of -schedulers.
+func schedLabel(which string) string {
+	if l, ok := map[string]string{"caldera": "Caldera", "volcano": "volcano-scheduler"}[which]; ok {
+		return l
+	}
+	return which
+}
+
+func runFleetOnce(b Bins, which string, cfg FleetConfig, jobs []fleetJob) *BenchResult {
+	res := &BenchResult{}
 	t := time.Now()
 	rig, err := NewRig(b, filepath.Join(b.Certs, "fleet-"+which))
 	if err != nil {
@@ -167,34 +202,11 @@ func runFleetOnce(b Bins, which string, cfg FleetConfig, jobs []fleetJob) *Fleet
 
 	// The nodes, before the scheduler starts: it then begins from a whole fleet, as a
 	// scheduler restarted on a running cluster would.
-	t = time.Now()
-	names := make([]string, cfg.Nodes)
-	capacity := map[string]int{}
-	for i := range names {
-		names[i] = fmt.Sprintf("fleet-n%05d", i)
-		capacity[names[i]] = fleetNodeCPU * 1000
-	}
-	if err := parallel(16, len(names), func(i int) error {
-		return rig.Create("/api/v1/nodes", nodeObj(names[i], strconv.Itoa(fleetNodeCPU), "32Gi"))
-	}); err != nil {
+	capacity, made, ready, err := rig.addFleet("fleet-n", cfg.Nodes)
+	if err != nil {
 		res.Err = err
 		return res
 	}
-	made := time.Since(t)
-	// Ready as KWOK's node-initialize stage makes them: one list of all nodes every 2 s
-	// (one GET per node would be thousands of requests a round).
-	if err := waitForEvery(2*time.Second, 15*time.Minute, "KWOK to make the fleet's nodes Ready", func() (bool, string) {
-		n, err := rig.readyNodes(strconv.Itoa(fleetNodeCPU))
-		if err != nil {
-			return false, err.Error()
-		}
-		return n >= cfg.Nodes, fmt.Sprintf("%d of %d Ready", n, cfg.Nodes)
-	}); err != nil {
-		res.Err = err
-		return res
-	}
-	ready := time.Since(t)
-	fmt.Printf("    %d nodes created in %s, all Ready after %s\n", cfg.Nodes, secs(made), secs(ready))
 
 	// Queues as the queues test makes them, Open before any job names them.
 	for q, w := range map[string]int{"q3": 3, "q1": 1} {
@@ -219,34 +231,12 @@ func runFleetOnce(b Bins, which string, cfg FleetConfig, jobs []fleetJob) *Fleet
 		}
 	}
 
-	// The rest of the rig's CPU is counted from here (node creation is not the
-	// scheduler's work); the scheduler's from its start.
-	cpu0 := map[string]float64{}
-	for _, p := range rig.Procs() {
-		cpu0[p.Name], _ = procCPU(p.Pid())
-	}
-	cpu0["driver"], _ = procCPU(os.Getpid())
-	tSched := time.Now()
-	sched, err := rig.StartScheduler(which)
+	m, err := startMetered(ctx, rig, which)
 	if err != nil {
 		res.Err = err
 		return res
 	}
-	// The memory of the scheduler's process tree (Caldera forks a worker per session),
-	// sampled: proportional set sizes, so the pages a worker shares with its parent
-	// count once.
-	var memMu sync.Mutex
-	peakPss := 0
-	go func() {
-		for ctx.Err() == nil && sched.Running() {
-			if kb := treePss(sched.Pid()); kb > 0 {
-				memMu.Lock()
-				peakPss = max(peakPss, kb)
-				memMu.Unlock()
-			}
-			time.Sleep(2 * time.Second)
-		}
-	}()
+	sched, tSched := m.Sched, m.Start
 
 	// A warm-up job: the figures start once the scheduler has its caches and places a
 	// pod, not with its start-up (listing the fleet) in the first jobs' latency.
@@ -347,15 +337,7 @@ func runFleetOnce(b Bins, which string, cfg FleetConfig, jobs []fleetJob) *Fleet
 	}
 	tEnd := time.Now()
 
-	// The scheduler's CPU and peak memory before it stops; the others' CPU with it.
-	schedCPU, _ := procCPU(sched.Pid())
-	hwm := procStatusKB(sched.Pid(), "VmHWM")
-	cpu := map[string]float64{}
-	for _, p := range rig.Procs() {
-		cpu[p.Name], _ = procCPU(p.Pid())
-	}
-	cpu["driver"], _ = procCPU(os.Getpid())
-	load := loadavg()
+	use := m.Read() // before the scheduler stops
 	sched.Stop()
 	cancel()
 	<-launched
@@ -442,25 +424,141 @@ func runFleetOnce(b Bins, which string, cfg FleetConfig, jobs []fleetJob) *Fleet
 		}
 		res.row("binds/s: mean first to last bind; peak 10 s", "%.1f over %s; %.1f", float64(len(binds)-1)/span.Seconds(), secs(span), float64(peak)/10)
 	}
-	wall := tEnd.Sub(tSched).Seconds()
-	res.row("scheduler CPU (user+sys, with its session workers)", "%.1f s (%.0f%% of a core over %.0f s)", schedCPU, 100*schedCPU/wall, wall)
-	memMu.Lock()
-	res.row("scheduler peak RSS (VmHWM); peak PSS of its process tree", "%s; %s", mib(hwm), mib(peakPss))
-	memMu.Unlock()
-	var other []string
-	for _, n := range []string{"kube-apiserver", "etcd", "kwok", "vc-controller-manager", "kube-controller-manager", "driver"} {
-		if _, ok := cpu[n]; ok {
-			other = append(other, fmt.Sprintf("%s %.0f", n, cpu[n]-cpu0[n]))
-		}
-	}
-	res.row("CPU s of the others over the same span", "%s", strings.Join(other, ", "))
-	res.row("load average at the end (1/5/15 min)", "%s", load)
+	use.schedRows(res)
+	use.rigRows(res)
 	if err := h.CheckCapacity(fleetNS, capacity); err != nil {
 		res.row("nodes overcommitted", "%v", err)
 	} else {
 		res.row("nodes overcommitted", "none")
 	}
 	return res
+}
+
+// addFleet makes n KWOK nodes of fleetNodeCPU cpu and 32Gi, named prefix00000 on (16 POSTs
+// at a time), and waits until KWOK has made them all Ready; returns each node's cpu in
+// millicores (for History.CheckCapacity), the time to create them and the time until all
+// were Ready.
+func (r *Rig) addFleet(prefix string, n int) (capacity map[string]int, made, ready time.Duration, err error) {
+	t := time.Now()
+	names := make([]string, n)
+	capacity = map[string]int{}
+	for i := range names {
+		names[i] = fmt.Sprintf("%s%05d", prefix, i)
+		capacity[names[i]] = fleetNodeCPU * 1000
+	}
+	if err := parallel(16, len(names), func(i int) error {
+		return r.Create("/api/v1/nodes", nodeObj(names[i], strconv.Itoa(fleetNodeCPU), "32Gi"))
+	}); err != nil {
+		return nil, 0, 0, err
+	}
+	made = time.Since(t)
+	// Ready as KWOK's node-initialize stage makes them: one list of all nodes every 2 s
+	// (one GET per node would be thousands of requests a round).
+	if err := waitForEvery(2*time.Second, 15*time.Minute, "KWOK to make the fleet's nodes Ready", func() (bool, string) {
+		k, err := r.readyNodes(strconv.Itoa(fleetNodeCPU))
+		if err != nil {
+			return false, err.Error()
+		}
+		return k >= n, fmt.Sprintf("%d of %d Ready", k, n)
+	}); err != nil {
+		return nil, 0, 0, err
+	}
+	ready = time.Since(t)
+	fmt.Printf("    %d nodes created in %s, all Ready after %s\n", n, secs(made), secs(ready))
+	return capacity, made, ready, nil
+}
+
+// schedMeter: what the benchmarks read from /proc about a scheduler and the rest of its rig:
+// the scheduler's CPU from its start (a new process), the others' from just before it,
+// its peak RSS, and the peak proportional set size of its process tree sampled every 2 s.
+type schedMeter struct {
+	Sched     *Proc
+	Start     time.Time // just before the scheduler's process was started
+	LoadStart string    // the load average then (1/5/15 min)
+	rig       *Rig
+	cpu0      map[string]float64
+	mu        sync.Mutex
+	peakPss   int
+}
+
+// startMetered starts the scheduler `which` on rig, metered; the sampling of its memory
+// ends with ctx or with the scheduler.
+func startMetered(ctx context.Context, rig *Rig, which string) (*schedMeter, error) {
+	// The rest of the rig's CPU is counted from here (making nodes and pods is not the
+	// scheduler's work).
+	m := &schedMeter{rig: rig, cpu0: map[string]float64{}, LoadStart: loadavg()}
+	for _, p := range rig.Procs() {
+		m.cpu0[p.Name], _ = procCPU(p.Pid())
+	}
+	m.cpu0["driver"], _ = procCPU(os.Getpid())
+	m.Start = time.Now()
+	sched, err := rig.StartScheduler(which)
+	if err != nil {
+		return nil, err
+	}
+	m.Sched = sched
+	// The memory of the scheduler's process tree (Caldera forks a worker per session),
+	// sampled: proportional set sizes, so the pages a worker shares with its parent
+	// count once.
+	go func() {
+		for ctx.Err() == nil && sched.Running() {
+			if kb := treePss(sched.Pid()); kb > 0 {
+				m.mu.Lock()
+				m.peakPss = max(m.peakPss, kb)
+				m.mu.Unlock()
+			}
+			time.Sleep(2 * time.Second)
+		}
+	}()
+	return m, nil
+}
+
+// procUse: a schedMeter's reading.
+type procUse struct {
+	schedCPU float64 // seconds, its session workers' included
+	wall     float64 // seconds since the scheduler started
+	hwm, pss int     // kB: its peak RSS; the peak PSS of its process tree
+	others   []string
+	load     string
+}
+
+// Read takes the figures; call it before the scheduler stops (its /proc goes with it).
+func (m *schedMeter) Read() procUse {
+	u := procUse{wall: time.Since(m.Start).Seconds(), load: loadavg()}
+	// A session worker still running has not been reaped: its CPU is its own.
+	for _, pid := range append([]int{m.Sched.Pid()}, children(m.Sched.Pid())...) {
+		c, _ := procCPU(pid)
+		u.schedCPU += c
+	}
+	u.hwm = procStatusKB(m.Sched.Pid(), "VmHWM")
+	cpu := map[string]float64{}
+	for _, p := range m.rig.Procs() {
+		cpu[p.Name], _ = procCPU(p.Pid())
+	}
+	cpu["driver"], _ = procCPU(os.Getpid())
+	for _, n := range []string{"kube-apiserver", "etcd", "kwok", "vc-controller-manager", "kube-controller-manager", "driver"} {
+		if _, ok := cpu[n]; ok {
+			u.others = append(u.others, fmt.Sprintf("%s %.0f", n, cpu[n]-m.cpu0[n]))
+		}
+	}
+	// One last sample: a run shorter than the sampling period would have none but the
+	// first, taken as the scheduler started.
+	m.mu.Lock()
+	u.pss = max(m.peakPss, treePss(m.Sched.Pid()))
+	m.mu.Unlock()
+	return u
+}
+
+// schedRows: the scheduler's CPU and memory, as rows of res.
+func (u procUse) schedRows(res *BenchResult) {
+	res.row("scheduler CPU (user+sys, with its session workers)", "%.1f s (%.0f%% of a core over %.0f s)", u.schedCPU, 100*u.schedCPU/u.wall, u.wall)
+	res.row("scheduler peak RSS (VmHWM); peak PSS of its process tree", "%s; %s", mib(u.hwm), mib(u.pss))
+}
+
+// rigRows: the rest of the rig's CPU over the same span and the load at the end.
+func (u procUse) rigRows(res *BenchResult) {
+	res.row("CPU s of the others over the same span", "%s", strings.Join(u.others, ", "))
+	res.row("load average at the end (1/5/15 min)", "%s", u.load)
 }
 
 // parallel runs f(0..n-1) on k goroutines; the first error.

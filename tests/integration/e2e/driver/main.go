@@ -4,7 +4,8 @@
 // (etcd, kube-apiserver, CRDs, KWOK, vc-controller-manager) is started, the scheduler
 // started, the suite run, everything stopped. Then the facts each test records as "must be
 // equal" are compared between the schedulers. Run by ../run.sh (meson test e2e-volcano).
-// With -fleet it runs the fleet benchmark (fleet.go) instead.
+// With -fleet it runs the fleet benchmark (fleet.go) instead, with -backlog the backlog
+// benchmark (backlog.go).
 package main
 
 import (
@@ -40,24 +41,72 @@ func main() {
 	flag.DurationVar(&fc.Arrival, "fleet-arrival", 300*time.Second, "fleet benchmark: the span over which the jobs are submitted")
 	flag.Int64Var(&fc.Seed, "fleet-seed", 1, "fleet benchmark: the workload's random seed")
 	flag.IntVar(&fc.ControllerQPS, "fleet-controller-qps", 1000, "fleet benchmark: vc-controller-manager's --kube-api-qps (burst twice that); 0: Volcano's default (50)")
+	backlog := flag.Bool("backlog", false, "run the backlog benchmark (backlog.go) instead of the suite")
+	var bc BacklogConfig
+	flag.IntVar(&bc.Nodes, "backlog-nodes", 1000, "backlog benchmark: KWOK nodes (8 cpu, 32Gi each)")
+	flag.IntVar(&bc.Pods, "backlog-pods", 5000, "backlog benchmark: pending pods (1 cpu each), made before the scheduler starts")
+	flag.IntVar(&bc.Gang, "backlog-gang", 8, "backlog benchmark: pods per PodGroup (its minMember); -backlog-pods must be a multiple of it")
+	flag.DurationVar(&bc.Timeout, "backlog-timeout", 10*time.Minute, "backlog benchmark: how long a scheduler has from its start to bind every pod that fits")
+	noVolcano := flag.String("no-volcano", "", "why Volcano's binaries cannot be had (run.sh gives it); only -backlog runs then: Caldera alone, on a rig without vc-controller-manager, with deploy/crds.yaml")
 	flag.Parse()
+	usage := func(err error) {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		os.Exit(2)
+	}
+	if *fleet && *backlog {
+		usage(errors.New("-fleet and -backlog: one benchmark at a time"))
+	}
+	if *noVolcano != "" {
+		if !*backlog {
+			usage(fmt.Errorf("-no-volcano (%s): only -backlog runs without Volcano", *noVolcano))
+		}
+		b.Controller, b.VcScheduler = "", ""
+	}
 	if b.CRDs == "" {
 		b.CRDs = filepath.Join(b.Source, "..", "shared", "volcano", "crds")
+		if *noVolcano != "" {
+			b.CRDs = filepath.Join(b.Source, "deploy", "crds.yaml")
+		}
 	}
 	if b.SchedConf == "" {
 		b.SchedConf = filepath.Join(b.Source, "tests", "integration", "e2e", "volcano-scheduler-e2e.conf")
 	}
 
-	if *fleet {
-		var which []string
+	// A benchmark's schedulers: those of -schedulers that can run here, and why the others
+	// cannot (printed now, and by the backlog under its table).
+	pick := func() (which []string, skipped [][2]string) {
 		for _, s := range strings.Split(*schedulers, ",") {
-			if s = strings.TrimSpace(s); s == "volcano" && b.VcScheduler == "" {
-				fmt.Println("--- SKIP: volcano-scheduler: no -vc-scheduler")
-			} else if s != "" {
+			switch s = strings.TrimSpace(s); {
+			case s == "":
+			case s == "volcano" && *noVolcano != "":
+				skipped = append(skipped, [2]string{s, *noVolcano})
+			case s == "volcano" && b.VcScheduler == "":
+				skipped = append(skipped, [2]string{s, "no -vc-scheduler"})
+			default:
 				which = append(which, s)
 			}
 		}
+		for _, s := range skipped {
+			fmt.Printf("--- SKIP: %s: %s\n", schedLabel(s[0]), s[1])
+		}
+		return which, skipped
+	}
+	if *fleet {
+		if err := fc.Check(); err != nil {
+			usage(err)
+		}
+		which, _ := pick()
 		if RunFleet(b, which, fc) > 0 {
+			os.Exit(1)
+		}
+		return
+	}
+	if *backlog {
+		if err := bc.Check(); err != nil {
+			usage(err)
+		}
+		which, skipped := pick()
+		if RunBacklog(b, which, skipped, bc) > 0 {
 			os.Exit(1)
 		}
 		return

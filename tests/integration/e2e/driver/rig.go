@@ -120,7 +120,8 @@ func (r *Rig) start(name, bin string, args ...string) (*Proc, error) {
 
 // NewRig starts etcd, kube-apiserver, installs Volcano's CRDs, the RBAC of deploy/rbac.yaml
 // (Caldera runs as the user caldera-scheduler with that role), the queues root and default
-// and the priority classes, then starts KWOK and vc-controller-manager.
+// and the priority classes, then starts KWOK, kube-controller-manager and
+// vc-controller-manager (unless b.Controller is empty).
 func NewRig(b Bins, dir string) (*Rig, error) {
 	if err := os.MkdirAll(dir, 0755); err != nil {
 		return nil, err
@@ -220,10 +221,15 @@ func (r *Rig) up() error {
 	}
 
 	// Volcano's CRDs as Volcano's chart installs them (all of them: the controllers list
-	// Jobs, Commands, CronJobs, JobFlows, HyperNodes ... and stop if one is missing).
+	// Jobs, Commands, CronJobs, JobFlows, HyperNodes ... and stop if one is missing); or,
+	// for a rig without Volcano's controllers (the backlog benchmark without
+	// ../shared/volcano), one file: deploy/crds.yaml.
 	crds, _ := filepath.Glob(filepath.Join(r.B.CRDs, "*.yaml"))
 	flow, _ := filepath.Glob(filepath.Join(r.B.CRDs, "jobflow", "*.yaml"))
 	crds = append(crds, flow...)
+	if st, err := os.Stat(r.B.CRDs); err == nil && st.Mode().IsRegular() {
+		crds = []string{r.B.CRDs}
+	}
 	if len(crds) == 0 {
 		return fmt.Errorf("no CRDs in %s", r.B.CRDs)
 	}
@@ -294,6 +300,12 @@ func (r *Rig) up() error {
 		"--leader-elect=false", "--secure-port=0", "--use-service-account-credentials=false", "--v=1")
 	if err != nil {
 		return err
+	}
+	if r.B.Controller == "" {
+		// No Volcano (the backlog benchmark without ../shared/volcano): nothing opens the
+		// queues, and Caldera reads a queue without a state as Open. Whether KWOK is up
+		// shows when the benchmark's nodes turn Ready.
+		return nil
 	}
 	// Volcano's controllers (job, podgroup, queue, gc, cronjob, jobflow, ...), as its chart
 	// runs them but without leader election and with their HTTP ports on loopback.

@@ -296,10 +296,13 @@ func (h *History) Pods(ns string) []PodRec {
 }
 
 // Binds: how many pods of ns were bound (each pod once: the scheduler's bind count).
+// Counted in place, without Pods' copies: the backlog benchmark asks often, of 20,000 pods.
 func (h *History) Binds(ns string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	n := 0
-	for _, p := range h.Pods(ns) {
-		if !p.Bound.IsZero() {
+	for _, p := range h.pods {
+		if p.NS == ns && !p.Bound.IsZero() {
 			n++
 		}
 	}
