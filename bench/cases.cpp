@@ -14,6 +14,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <stdexcept>
 
@@ -24,6 +26,8 @@
 #include "host/scheduler/run_session.hpp"
 #include "host/supervisor/session_worker.hpp"
 #include "host/session/session_image.hpp"
+#include "host/scenario/scenario_file.hpp"
+#include "host/scenario/scenario_writer.hpp"
 #include "host/util/fd_io.hpp"
 
 namespace caldera::bench {
@@ -104,6 +108,33 @@ void run_stages(const CaseDef& def, const Policies& policies, const Emit& emit) 
         {"bytes_per_podgroup", per(fs.podgroup_heap_bytes, fs.podgroups)},
         {"rss_growth_per_node", per(fs.node_rss_bytes, fs.nodes)},
         {"rss_growth_per_pod", per(fs.pod_rss_bytes, fs.pods)}});
+
+  // 1b. The same cluster as a scenario file (host/scenario/scenario_writer.hpp), read back
+  // as `caldera scenario run` reads it: what loading a big state costs (issue 17, item 5).
+  if (def.parse) {
+    const std::string text = scenario_text(
+        cache, ScenarioDump{def.name, def.preempt ? policies.preempt_file : policies.allocation_file,
+                            "caldera-bench " + def.name});
+    namespace fs = std::filesystem;
+    const fs::path file = fs::temp_directory_path() / fmt::format("caldera-bench-{}-{}.toml", def.name, ::getpid());
+    {
+      std::ofstream out(file, std::ios::binary);
+      out << text;
+    }
+    const double p0 = cpu_now();
+    const auto pt = std::chrono::steady_clock::now();
+    Scenario loaded = load_scenario(file, {});
+    const double parse_seconds = since(pt), parse_cpu = cpu_now() - p0;
+    fs::remove(file);
+    const size_t objects = loaded.cache.nodes().size() + loaded.cache.pods().size() +
+                           loaded.cache.podgroups().size() + loaded.cache.queues().size();
+    emit({{"scenario_bytes", text.size()},
+          {"scenario_objects", objects},
+          {"scenario_parse_seconds", parse_seconds},
+          {"scenario_parse_cpu_seconds", parse_cpu},
+          {"scenario_same_objects", loaded.cache.pods().size() == cache.pods().size() &&
+                                        loaded.cache.nodes().size() == cache.nodes().size()}});
+  }
 
   // 2. The fused loop over the same cache (none for preemption: it has no fused form).
   double fused_seconds = 0, fused_cpu = 0;
@@ -260,6 +291,33 @@ std::vector<CaseDef> all_cases(double scale, uint64_t seed) {
     c.backlog.running_pods = 10 * c.backlog.nodes;
     c.backlog.pending_pods = scaled(1000, scale);
     c.backlog.seed = seed;
+    c.summary = fmt::format("{} nodes, up to {} running pods placed up front, {} pending",
+                            c.backlog.nodes, c.backlog.running_pods, c.backlog.pending_pods);
+    cases.push_back(c);
+  }
+  // Beyond today's clusters (the largest run 65,000 nodes; 130,000 in experiments): a full
+  // backlog of a million pods, and the steady state of such a cluster. On request only.
+  {
+    CaseDef c;
+    c.name = "nodes-130k";
+    c.backlog.nodes = scaled(130000, scale);
+    c.backlog.pending_pods = scaled(1000000, scale);
+    c.backlog.seed = seed;
+    c.parse = false;  // a 150 MB file: the parse figure is nodes-10k's, times 13
+    c.on_request = true;
+    c.summary = fmt::format("{} nodes, {} pending pods in gang jobs", c.backlog.nodes,
+                            c.backlog.pending_pods);
+    cases.push_back(c);
+  }
+  {
+    CaseDef c;
+    c.name = "steady-130k";
+    c.backlog.nodes = scaled(130000, scale);
+    c.backlog.running_pods = 10 * c.backlog.nodes;
+    c.backlog.pending_pods = scaled(1000, scale);
+    c.backlog.seed = seed;
+    c.parse = false;
+    c.on_request = true;
     c.summary = fmt::format("{} nodes, up to {} running pods placed up front, {} pending",
                             c.backlog.nodes, c.backlog.running_pods, c.backlog.pending_pods);
     cases.push_back(c);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,11 @@ struct CaseDef {
   bool preempt = false;  // PreemptShape and the preempt policy; else BacklogShape
   BacklogShape backlog;
   PreemptShape preempt_shape;
+  // Also written as a scenario file and read back (the cost of `caldera scenario run`'s
+  // load).
+  bool parse = true;
+  // Run only when named (--case): the cases beyond today's clusters take tens of minutes.
+  bool on_request = false;
 };
 
 // Every case, sizes multiplied by `scale` (at least one node, one pod).
@@ -32,6 +38,8 @@ std::vector<CaseDef> all_cases(double scale, uint64_t seed);
 struct Policies {
   std::shared_ptr<const Policy> allocation;  // the default config (or --config)
   std::shared_ptr<const Policy> preempt;     // the preempt case's config; may be null
+  // Their config files (absolute), named by the scenario files the cases are written as.
+  std::filesystem::path allocation_file, preempt_file;
 };
 
 // Runs one case here, merging each stage's figures into `out` (the case's JSON object).

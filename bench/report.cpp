@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,23 @@ void print_table(const json& results, std::FILE* out) {
                                       : ", DIFFERENT DECISIONS"));
     if (c.contains("isolated_error"))
       parts.push_back("supervised session failed: " + c["isolated_error"].get<std::string>());
+    if (c.contains("incremental_session_seconds"))
+      parts.push_back(fmt::format(
+          "on the kept snapshot {} (refresh {} for {} pods{}, open in the worker {}{})",
+          secs(num(c, "incremental_session_seconds")), secs(num(c, "incremental_refresh_seconds")),
+          count(num(c, "incremental_pod_changes")),
+          c.value("incremental_refresh_built", false) ? ", BUILT ANEW" : "",
+          secs(num(c, "incremental_snapshot_seconds")),
+          c.value("incremental_same_decisions", false) ? ", same decisions" : ", DIFFERENT DECISIONS"));
+    if (c.contains("incremental_error"))
+      parts.push_back("session on the kept snapshot failed: " +
+                      c["incremental_error"].get<std::string>());
+    if (c.contains("scenario_parse_seconds"))
+      parts.push_back(fmt::format("as a scenario file {:.1f} MB, {} objects read in {} ({:.0f}/s{})",
+                                  num(c, "scenario_bytes") / 1e6, count(num(c, "scenario_objects")),
+                                  secs(num(c, "scenario_parse_seconds")),
+                                  num(c, "scenario_objects") / std::max(1e-9, num(c, "scenario_parse_seconds")),
+                                  c.value("scenario_same_objects", false) ? "" : ", OBJECTS LOST"));
     if (c.contains("still_pending"))
       parts.push_back(fmt::format("{} left pending", count(num(c, "still_pending"))));
     if (c.contains("fused_bound"))
