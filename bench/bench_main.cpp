@@ -109,6 +109,11 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(number_check("--cpu-limit", /*allow_zero=*/true));
   app.add_flag("--json", as_json, "print one JSON object instead of the table");
+  std::string scenario_dir;
+  app.add_option("--write-scenarios", scenario_dir,
+                 "keep each case's cluster as DIR/<case>.toml, a scenario file (SCENARIOS.md) "
+                 "that caldera scenario run and the oracle read")
+      ->check(CLI::ExistingDirectory);
   app.add_flag("--in-process", in_process,
                "run the cases in this process (for profilers; no limits, shared peak memory)");
   app.add_option("-v,--v", verbosity, "log verbosity (0: warnings only; 1..2 info, 3+ debug)");
@@ -135,6 +140,11 @@ int main(int argc, char** argv) {
       chosen.push_back(*it);
     }
   }
+  if (!scenario_dir.empty())
+    for (CaseDef& c : chosen) {
+      c.scenario_dir = fs::absolute(scenario_dir);
+      c.parse = true;
+    }
   const bool need_preempt = std::any_of(chosen.begin(), chosen.end(), [](const CaseDef& c) { return c.preempt; });
   const bool need_alloc = std::any_of(chosen.begin(), chosen.end(), [](const CaseDef& c) { return !c.preempt; });
 

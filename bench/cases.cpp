@@ -116,7 +116,10 @@ void run_stages(const CaseDef& def, const Policies& policies, const Emit& emit) 
         cache, ScenarioDump{def.name, def.preempt ? policies.preempt_file : policies.allocation_file,
                             "caldera-bench " + def.name});
     namespace fs = std::filesystem;
-    const fs::path file = fs::temp_directory_path() / fmt::format("caldera-bench-{}-{}.toml", def.name, ::getpid());
+    const fs::path file =
+        def.scenario_dir.empty()
+            ? fs::temp_directory_path() / fmt::format("caldera-bench-{}-{}.toml", def.name, ::getpid())
+            : def.scenario_dir / (def.name + ".toml");
     {
       std::ofstream out(file, std::ios::binary);
       out << text;
@@ -125,7 +128,7 @@ void run_stages(const CaseDef& def, const Policies& policies, const Emit& emit) 
     const auto pt = std::chrono::steady_clock::now();
     Scenario loaded = load_scenario(file, {});
     const double parse_seconds = since(pt), parse_cpu = cpu_now() - p0;
-    fs::remove(file);
+    if (def.scenario_dir.empty()) fs::remove(file);
     const size_t objects = loaded.cache.nodes().size() + loaded.cache.pods().size() +
                            loaded.cache.podgroups().size() + loaded.cache.queues().size();
     emit({{"scenario_bytes", text.size()},

@@ -28,6 +28,8 @@ struct CaseDef {
   // Also written as a scenario file and read back (the cost of `caldera scenario run`'s
   // load).
   bool parse = true;
+  // Where that file is kept (--write-scenarios); empty: a temporary file, removed.
+  std::filesystem::path scenario_dir;
   // Run only when named (--case): the cases beyond today's clusters take tens of minutes.
   bool on_request = false;
 };

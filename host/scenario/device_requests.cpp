@@ -67,14 +67,17 @@ std::string device_request_never_met(const PodSpec& p, const std::vector<const N
 void check_device_request(const PodSpec& p, const std::vector<const NodeSpec*>& nodes) {
   if (p.phase == PodPhase::Succeeded || p.phase == PodPhase::Failed) return;
   const gpu::Request r = request_of(p);
-  const std::string at = p.src.str();
-  const std::string where = fmt::format("{}{}pod {}: ", at, at.empty() ? "" : ": ", p.key());
+  // Made only when said: every pod of a big file passes through here.
+  auto where = [&p] {
+    const std::string at = p.src.str();
+    return fmt::format("{}{}pod {}: ", at, at.empty() ? "" : ": ", p.key());
+  };
   if (std::string why = gpu::describe(r, gpu::Wording::Input); !why.empty())
-    throw InputError(where + why);
+    throw InputError(where() + why);
   // A pod already on a node was placed by someone; only pods to place must fit somewhere.
   // One that cannot is a valid state (Volcano keeps it pending too): said, not refused.
   if (!p.node.empty()) return;
-  if (std::string why = never_met(r, nodes); !why.empty()) spdlog::warn("{}{}", where, why);
+  if (std::string why = never_met(r, nodes); !why.empty()) spdlog::warn("{}{}", where(), why);
 }
 
 void check_device_requests(const Cache& cache) {

@@ -109,9 +109,10 @@ ScenarioOutcome run_scenario(const Scenario& sc) {
 
   SimCluster cluster(sc.cache);
   Runtime runtime;
-  // Sessions after the first open on a snapshot kept current with the commits, as in
-  // `caldera run` (host/session/session_image.hpp).
-  SessionImage image;
+  // A file of several sessions runs them on a snapshot kept current with the commits, as
+  // `caldera run` does (host/session/session_image.hpp); one session builds its own.
+  SessionImage kept;
+  SessionImage* image = sc.sessions > 1 ? &kept : nullptr;
   for (int i = 0; i < sc.sessions; ++i) {
     double now = i * sc.config.period_seconds;
     // The steps every front end shares: run a session (in a worker process, as `caldera
@@ -123,7 +124,7 @@ ScenarioOutcome run_scenario(const Scenario& sc) {
       r = run_session(cluster.cache(), policy, now, runtime);
     } else {
       WorkerOutcome w = run_session_in_worker(cluster.cache(), policy, now, runtime,
-                                              WorkerLimits::of(sc.config), &image);
+                                              WorkerLimits::of(sc.config), image);
       refuse_unfit(w, cluster.cache());
       if (!w.ok)
         throw std::runtime_error(fmt::format("session {}: {}", i + 1, w.fault.text()));
