@@ -241,7 +241,10 @@ void run_stages(const CaseDef& def, const Policies& policies, const Emit& emit) 
     if (p->node.empty() && p->phase == PodPhase::Pending) arrived.push_back(p);
   for (const auto& p : arrived) cache.remove_pod(p->digest.key);
   SessionImage image;
+  malloc_trim(0);
+  const int64_t rss_without_image = rss_now();
   image.refresh(cache, policy);
+  const int64_t image_rss = rss_now() - rss_without_image;  // what the supervisor holds more
   for (const auto& p : arrived) cache.upsert_pod_record(p);
   WorkerOutcome inc = run_session_in_worker(cache, policy, fs.now, runtime, limits, &image);
   if (!inc.ok) {
@@ -249,7 +252,8 @@ void run_stages(const CaseDef& def, const Policies& policies, const Emit& emit) 
     return;
   }
   const SessionResult& xr = inc.result.result;
-  emit({{"incremental_refresh_seconds", inc.refresh.seconds},
+  emit({{"incremental_image_rss_bytes", image_rss},
+        {"incremental_refresh_seconds", inc.refresh.seconds},
         {"incremental_refresh_built", inc.refresh.built},
         {"incremental_pod_changes", inc.refresh.pods},
         {"incremental_snapshot_seconds", inc.result.timings.open_seconds},
