@@ -14,6 +14,7 @@
 #include <uv.h>
 
 #include <map>
+#include <unordered_set>
 
 #include "host/backend/kubernetes/http_client.hpp"
 #include "host/backend/kubernetes/kube_cluster.hpp"
@@ -151,6 +152,22 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
   // (host/session/session_image.hpp): it costs what changed since the last one.
   SessionImage image;
   worker.use_image(&image);
+  // Binds as they are decided (issue 17, item 4): each statement's binds reach the API
+  // server while the session goes on, as Volcano binds during its session; evictions and the
+  // status writes follow with the result. They are checked as the result is
+  // (decision_check.hpp) against the cache, which already holds the binds sent before them,
+  // and dropped when the session's would be (the cache out of sync, leadership changed).
+  std::unordered_set<std::string> streamed;  // this session's binds already sent
+  uint64_t streamed_epoch = 0;
+  worker.stream_binds([&](SessionResult part) {
+    if (stopping || !cluster.synced() || !leading || streamed_epoch != epoch) return;
+    if (auto why = check_decisions(part, cluster.cache())) {
+      spdlog::error("session {}: binds handed over during the session refused: {}", sessions, *why);
+      return;
+    }
+    for (const auto& [key, node] : part.binds) streamed.insert(key);
+    cluster.commit_binds(part);
+  });
   double session_started = 0;  // monotonic seconds; 0: none running
   std::string last_plan_why;
 
@@ -203,7 +220,14 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
       run.timings = out.result.timings;
       job_log.session(sessions, "", run.result, cluster.cache(), run.now,
                       run.timings.total_seconds());
+      // The binds sent during the session are not sent again; the result keeps them all
+      // for the counts and metrics below.
+      std::vector<std::pair<std::string, std::string>> binds;
+      for (const auto& b : run.result.binds)
+        if (!streamed.count(b.first)) binds.push_back(b);
+      std::swap(binds, run.result.binds);
       cluster.commit(run.result, run.now);
+      std::swap(binds, run.result.binds);
       endpoints->session(run.timings, run.result, cluster.cache(), unix_seconds());
       counters.last_binds = run.result.binds.size();
       counters.binds += run.result.binds.size();
@@ -287,6 +311,8 @@ int run_kubernetes(const Common& c, const RunOptions& o) {
           finish_session(std::move(run), std::move(out));
           return period;
         }
+        streamed.clear();
+        streamed_epoch = epoch;
         worker.start(cluster.cache(), run.policy, run.now, runtime, WorkerLimits::of(cfg),
                      [&, run](WorkerOutcome out) mutable {
                        finish_session(std::move(run), std::move(out));

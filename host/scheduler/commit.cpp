@@ -40,8 +40,7 @@ std::optional<std::vector<ClaimDecision>> volume_decisions(
 
 }  // namespace
 
-CommitReport commit_decisions(const SessionResult& r, Cache& cache, Backend& backend,
-                              double now) {
+CommitReport commit_binds(const SessionResult& r, Cache& cache, Backend& backend) {
   CommitReport rep;
   for (const auto& [key, node] : r.binds) {
     const PodSpec* pod = cache.pod(key);
@@ -72,6 +71,12 @@ CommitReport commit_decisions(const SessionResult& r, Cache& cache, Backend& bac
     backend.bind(observed, bound);
     ++rep.binds;
   }
+  return rep;
+}
+
+CommitReport commit_decisions(const SessionResult& r, Cache& cache, Backend& backend,
+                              double now) {
+  CommitReport rep = commit_binds(r, cache, backend);
   for (const auto& key : r.evictions) {
     const PodSpec* pod = cache.pod(key);
     if (!pod || pod->node.empty() || pod->releasing) {

@@ -26,4 +26,8 @@ struct CommitReport {
 CommitReport commit_decisions(const SessionResult& result, Cache& cache, Backend& backend,
                               double now);
 
+// The binds alone, as commit_decisions makes them: for binds handed over while their
+// session still runs (SessionWorker::stream_binds); the rest follows with the result.
+CommitReport commit_binds(const SessionResult& result, Cache& cache, Backend& backend);
+
 }  // namespace caldera

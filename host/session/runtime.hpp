@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -20,6 +21,7 @@
 namespace caldera {
 
 class WorkerPool;
+struct SessionResult;
 
 // What plugins save for the next session (host API state_get / state_put, caldera/plugin.h):
 // by plugin name, the bytes and the identity of the plugin file that saved them, so that
@@ -79,12 +81,21 @@ class Runtime {
   void set_explain_top(size_t n) { explain_top_ = n; }
   size_t explain_top() const { return explain_top_; }
 
+  // Binds as they are decided: when set, a session calls it after each statement that
+  // bound tasks, with its result so far and the index of the first bind not yet handed
+  // over (a session worker writes them to the supervisor, which sends them while the
+  // session goes on: SessionWorker::stream_binds). Unset: the binds go with the result.
+  using BindStream = std::function<void(const SessionResult&, size_t first)>;
+  void set_bind_stream(BindStream f) { bind_stream_ = std::move(f); }
+  const BindStream& bind_stream() const { return bind_stream_; }
+
  private:
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<HyperNodeTreeMemo> memo_;
   std::unordered_map<std::string, std::string> said_;
   PluginStates states_;
   size_t explain_top_ = 0;
+  BindStream bind_stream_;
 };
 
 }  // namespace caldera

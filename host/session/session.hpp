@@ -316,6 +316,8 @@ class Session {
   // task stays Allocated, nothing is sent.
   bool commit_bind(TaskInfo* t);
   void commit_evict(TaskInfo* t);
+  // After a statement's commit: its binds to Runtime::bind_stream, when one is set.
+  void stream_binds();
 
   // The phase a job's PodGroup is given (enqueue moves Pending -> Inqueue).
   void set_job_phase(JobInfo* j, JobPhase p);
@@ -421,6 +423,7 @@ class Session {
   std::vector<int32_t> insufficient_ids_;
   size_t node_search_start_ = 0;
   SessionResult result_;
+  size_t binds_streamed_ = 0;  // result_.binds handed to Runtime::bind_stream so far
   // SessionResult::top_scores as node_scores() (a const look) keeps them.
   mutable std::map<std::string, std::vector<NodeScore>> top_scores_;
   std::string action_;

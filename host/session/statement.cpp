@@ -85,6 +85,7 @@ void Statement::commit() {
   }
   if (evicted) ++ssn_.stats().eviction_transactions[ssn_.action()];
   ops_.clear();
+  ssn_.stream_binds();
 }
 
 void Statement::discard() {

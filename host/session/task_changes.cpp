@@ -18,6 +18,12 @@ void Session::fire_deallocate(TaskInfo* t) {
   combine<Slot::on_deallocate>(chains_, to_handle(t));
 }
 
+void Session::stream_binds() {
+  if (result_.binds.size() == binds_streamed_ || !runtime_->bind_stream()) return;
+  runtime_->bind_stream()(result_, binds_streamed_);
+  binds_streamed_ = result_.binds.size();
+}
+
 void Session::count_pod(TaskInfo* t, NodeInfo* n, int sign) {
   if ((sign > 0) == t->in_pod_view) return;
   t->in_pod_view = sign > 0;

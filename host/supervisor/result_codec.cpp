@@ -2,6 +2,9 @@
 //
 //   "CALRES01" | u64 length of the body | body | "CALEND01"
 //
+// Binds streamed during the session (encode_binds) come first, each in a frame of the same
+// shape headed "CALBND01".
+//
 // The body is a sequence of fields in a fixed order; a string is a u32 length and its
 // bytes, a list a u32 count and its items, a number a little-endian u32 / u64 / double.
 #include "host/supervisor/result_codec.hpp"
@@ -17,6 +20,7 @@ namespace caldera {
 namespace {
 
 constexpr std::string_view kHead = "CALRES01";
+constexpr std::string_view kBindsHead = "CALBND01";
 constexpr std::string_view kTail = "CALEND01";
 // No list or string of a sane result comes near these; a larger count is corruption, not
 // a big cluster, and is refused before anything is allocated for it.
@@ -130,6 +134,21 @@ M read_map(Reader& r, const char* what) {
 
 }  // namespace
 
+namespace {
+
+std::string framed(std::string_view head, const std::string& body) {
+  std::string out;
+  out.reserve(body.size() + 24);
+  out.append(head);
+  const uint64_t n = body.size();
+  out.append(reinterpret_cast<const char*>(&n), sizeof n);
+  out.append(body);
+  out.append(kTail);
+  return out;
+}
+
+}  // namespace
+
 std::string encode_result(const WorkerResult& wr) {
   const SessionResult& r = wr.result;
   Writer w;
@@ -212,14 +231,7 @@ std::string encode_result(const WorkerResult& wr) {
   w.u64(wr.errors_logged);
   w.list(wr.first_errors, [&](const std::string& e) { w.str(e); });
 
-  std::string out;
-  out.reserve(w.out().size() + 24);
-  out.append(kHead);
-  const uint64_t n = w.out().size();
-  out.append(reinterpret_cast<const char*>(&n), sizeof n);
-  out.append(w.out());
-  out.append(kTail);
-  return out;
+  return framed(kHead, w.out());
 }
 
 bool frame_complete(std::string_view bytes) {
@@ -342,6 +354,59 @@ WorkerResult decode_result(std::string_view bytes) {
     wr.first_errors.push_back(rd.str("an error line"));
   if (!rd.done()) rd.fail(rd.offset() - base, "bytes left after the last field");
   return wr;
+}
+
+std::string encode_binds(const SessionResult& r, size_t from) {
+  Writer w;
+  const size_t count = r.binds.size() > from ? r.binds.size() - from : 0;
+  w.u32(static_cast<uint32_t>(count));
+  for (size_t i = from; i < r.binds.size(); ++i) {
+    const auto& [task, node] = r.binds[i];
+    w.str(task);
+    w.str(node);
+    auto a = r.bind_annotations.find(task);
+    write_map(w, a == r.bind_annotations.end() ? StringMap{} : a->second);
+    auto v = r.volume_bindings.find(task);
+    write_pairs(w, v == r.volume_bindings.end() ? std::vector<std::pair<std::string, std::string>>{}
+                                                : v->second);
+  }
+  return framed(kBindsHead, w.out());
+}
+
+size_t binds_frame_length(std::string_view bytes) {
+  const size_t frame = kBindsHead.size() + sizeof(uint64_t) + kTail.size();
+  if (bytes.size() < kBindsHead.size() + sizeof(uint64_t) ||
+      bytes.substr(0, kBindsHead.size()) != kBindsHead)
+    return 0;
+  uint64_t n;
+  std::memcpy(&n, bytes.data() + kBindsHead.size(), sizeof n);
+  if (n > bytes.size() || bytes.size() - n < frame) return 0;
+  return static_cast<size_t>(n) + frame;
+}
+
+SessionResult decode_binds(std::string_view bytes) {
+  const size_t frame = kBindsHead.size() + sizeof(uint64_t) + kTail.size();
+  if (bytes.size() < frame || bytes.substr(0, kBindsHead.size()) != kBindsHead)
+    throw ResultError(fmt::format("streamed binds spoiled: {} bytes without the header {}",
+                                  bytes.size(), kBindsHead));
+  uint64_t n;
+  std::memcpy(&n, bytes.data() + kBindsHead.size(), sizeof n);
+  if (n != bytes.size() - frame || bytes.substr(bytes.size() - kTail.size()) != kTail)
+    throw ResultError("streamed binds spoiled: the length or the trailer is wrong");
+  const size_t base = kBindsHead.size() + sizeof n;
+  Reader rd(bytes.substr(base, n), base);
+  SessionResult r;
+  for (uint32_t i = 0, c = rd.count("streamed binds"); i < c; ++i) {
+    std::string task = rd.str("a task");
+    std::string node = rd.str("a node name");
+    StringMap annotations = read_map<StringMap>(rd, "annotations");
+    auto volumes = read_pairs(rd, "claims and volumes");
+    if (!annotations.empty()) r.bind_annotations[task] = std::move(annotations);
+    if (!volumes.empty()) r.volume_bindings[task] = std::move(volumes);
+    r.binds.emplace_back(std::move(task), std::move(node));
+  }
+  if (!rd.done()) rd.fail(rd.offset() - base, "bytes left after the last field");
+  return r;
 }
 
 }  // namespace caldera

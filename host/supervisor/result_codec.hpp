@@ -42,6 +42,17 @@ bool frame_complete(std::string_view bytes);
 // Throws ResultError (a std::runtime_error) naming the offset and the problem.
 WorkerResult decode_result(std::string_view bytes);
 
+// Binds handed over while the session still runs (SessionWorker::stream_binds): the binds
+// of `r` from index `from` on, with their annotations and volume decisions, as a frame of
+// their own that comes before the result's on the same pipe.
+std::string encode_binds(const SessionResult& r, size_t from);
+// The length of the binds frame `bytes` starts with once it is whole; 0 while it is not,
+// or when `bytes` does not start with one (the result's frame follows the last).
+size_t binds_frame_length(std::string_view bytes);
+// The binds of one whole frame (binds, bind_annotations and volume_bindings of the
+// SessionResult; nothing else set). Throws ResultError as decode_result does.
+SessionResult decode_binds(std::string_view frame);
+
 class ResultError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -115,7 +115,7 @@ uint64_t address_space_bytes() {
 [[noreturn]] void worker_main(int fd, CrumbBoard* board, const Cache& cache,
                               const std::shared_ptr<const Policy>& policy, double now,
                               const Runtime& parent_runtime, const WorkerLimits& limits,
-                              SessionImage* image) {
+                              SessionImage* image, bool stream) {
   g_worker_board = board;
   set_crumb_board(board);
   // A stack of its own for the fatal signal handler (a stack overflow still gets named).
@@ -150,6 +150,10 @@ uint64_t address_space_bytes() {
   // here (threads do not survive a fork), the memo and the states carry over.
   Runtime& runtime = const_cast<Runtime&>(parent_runtime);
   runtime.forget_workers();
+  if (stream)
+    runtime.set_bind_stream([fd](const SessionResult& r, size_t first) {
+      if (!write_all(fd, encode_binds(r, first))) ::_exit(kWriteExit);
+    });
   WorkerResult wr;
   // Error lines logged during the session are counted for the result (a reload trial with
   // any is refused); they are still written where the log goes.
@@ -424,7 +428,8 @@ void SessionWorker::start(const Cache& cache, std::shared_ptr<const Policy> poli
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    worker_main(fds[1], board, cache, policy, now, runtime, limits, image);
+    worker_main(fds[1], board, cache, policy, now, runtime, limits, image,
+                static_cast<bool>(on_binds_));
   }
   ::close(fds[1]);
   ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
@@ -435,6 +440,7 @@ void SessionWorker::start(const Cache& cache, std::shared_ptr<const Policy> poli
   timed_out_ = reaped_ = eof_ = false;
   status_ = 0;
   bytes_.clear();
+  streamed_error_.clear();
   done_ = std::move(done);
 
   h_->poll = new uv_poll_t;
@@ -466,8 +472,26 @@ void SessionWorker::drain() {
     }
     if (n == 0) eof_ = true;
     if (n < 0 && errno == EINTR) continue;
-    return;  // EAGAIN: nothing more for now
+    break;  // EAGAIN: nothing more for now
   }
+  take_streamed();
+}
+
+// The whole binds frames at the head of what the worker wrote, handed over in order.
+void SessionWorker::take_streamed() {
+  size_t at = 0;
+  while (streamed_error_.empty()) {
+    const size_t n = binds_frame_length(std::string_view(bytes_).substr(at));
+    if (n == 0) break;
+    try {
+      SessionResult part = decode_binds(std::string_view(bytes_).substr(at, n));
+      if (on_binds_) on_binds_(std::move(part));
+    } catch (const ResultError& e) {
+      streamed_error_ = e.what();
+    }
+    at += n;
+  }
+  bytes_.erase(0, at);
 }
 
 void SessionWorker::on_readable() {
@@ -524,6 +548,9 @@ void SessionWorker::finish() {
       f.what += fmt::format(" (perhaps session_memory_limit, {} MiB: a failed allocation "
                             "ends this way in most plugins)",
                             limits_.memory_bytes >> 20);
+  } else if (!streamed_error_.empty()) {
+    f.kind = K::BadResult;
+    f.what = streamed_error_;
   } else if (WIFEXITED(status_)) {
     const int code = WEXITSTATUS(status_);
     if (code == 0) {
@@ -580,13 +607,15 @@ void SessionWorker::finish() {
 
 WorkerOutcome run_session_in_worker(const Cache& cache, std::shared_ptr<const Policy> policy,
                                     double now, const Runtime& runtime,
-                                    const WorkerLimits& limits, SessionImage* image) {
+                                    const WorkerLimits& limits, SessionImage* image,
+                                    std::function<void(SessionResult)> on_binds) {
   uv_loop_t loop;
   uv_loop_init(&loop);
   WorkerOutcome out;
   {
     SessionWorker w(&loop);
     w.use_image(image);
+    w.stream_binds(std::move(on_binds));
     w.start(cache, std::move(policy), now, runtime, limits,
             [&](WorkerOutcome o) { out = std::move(o); });
     while (w.running()) uv_run(&loop, UV_RUN_ONCE);

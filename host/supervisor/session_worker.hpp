@@ -107,6 +107,13 @@ class SessionWorker {
   // that runs every session of one cache; `image` outlives the worker. Null: each worker
   // builds its snapshot from the cache (a reload trial).
   void use_image(SessionImage* image) { image_ = image; }
+  // Binds as they are decided (issue 17): the worker writes each statement's binds on the
+  // pipe as it commits them, and `on_binds` gets them from the loop while the session goes
+  // on (binds, their annotations and volume decisions; nothing else set), in the order the
+  // session decided them. The result at the end still lists them. A worker that faults
+  // later has handed these over already: they stand, the rest of its decisions is
+  // dropped. Empty: the binds come with the result only.
+  void stream_binds(std::function<void(SessionResult)> on_binds) { on_binds_ = std::move(on_binds); }
   // Kills a running worker (SIGKILL) and reaps it; `done` is not called. For shutdown.
   void kill();
   // Kills a running worker and closes the handles (before the loop ends).
@@ -129,6 +136,9 @@ class SessionWorker {
   std::shared_ptr<const Policy> policy_;
   SessionImage* image_ = nullptr;
   SessionImage::Refresh refresh_;
+  std::function<void(SessionResult)> on_binds_;
+  std::string streamed_error_;  // a spoiled binds frame: the session's result is refused
+  void take_streamed();
   WorkerLimits limits_;
   double started_ = 0;
   bool timed_out_ = false;
@@ -147,9 +157,11 @@ class SessionWorker {
 // One session in a worker, waited for: for the tools that run sessions one after the other
 // with nothing else to do meanwhile (the scenario runner). Runs a private loop.
 // With `image`, the session is on that kept snapshot (SessionWorker::use_image).
+// With `on_binds`, the binds are streamed (SessionWorker::stream_binds).
 WorkerOutcome run_session_in_worker(const Cache& cache, std::shared_ptr<const Policy> policy,
                                     double now, const Runtime& runtime,
-                                    const WorkerLimits& limits, SessionImage* image = nullptr);
+                                    const WorkerLimits& limits, SessionImage* image = nullptr,
+                                    std::function<void(SessionResult)> on_binds = {});
 
 // The Runtime after an accepted session: its plugin states and the warnings it said.
 void absorb(Runtime& runtime, WorkerResult& result);

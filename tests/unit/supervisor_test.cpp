@@ -128,6 +128,28 @@ TEST(ResultCodec, SpoiledBytesAreRefusedWithWhere) {
       << decode_error(phase);
 }
 
+// Binds streamed during the session: a frame of their own, read back whole, spoiled ones
+// refused; the result's frame is not taken for one.
+TEST(ResultCodec, StreamedBindsFrames) {
+  const SessionResult r = sample().result;
+  const SessionResult all = decode_binds(encode_binds(r, 0));
+  EXPECT_EQ(all.binds, r.binds);
+  EXPECT_EQ(all.bind_annotations, r.bind_annotations);
+  const SessionResult rest = decode_binds(encode_binds(r, 1));
+  EXPECT_EQ(rest.binds, (std::vector<std::pair<std::string, std::string>>{{"ns/b", "n2"}}));
+  EXPECT_TRUE(rest.bind_annotations.empty());
+  const std::string one = encode_binds(r, 0), two = encode_binds(r, 1);
+  EXPECT_EQ(binds_frame_length(one + two), one.size());
+  EXPECT_EQ(binds_frame_length(one.substr(0, one.size() - 1)), 0u);  // not whole yet
+  EXPECT_EQ(binds_frame_length(encode_result(sample())), 0u);         // the result's
+  std::string spoiled = one;
+  spoiled[spoiled.size() - 2] = 'X';
+  EXPECT_THROW(decode_binds(spoiled), ResultError);
+  std::string count = one;
+  count[16] = '\x7f';  // the bind count
+  EXPECT_THROW(decode_binds(count), ResultError);
+}
+
 Cache small_cluster() {
   Cache c;
   NodeSpec n;

@@ -555,6 +555,13 @@ CommitReport KubeCluster::commit(const SessionResult& r, double now) {
   return rep;
 }
 
+CommitReport KubeCluster::commit_binds(const SessionResult& r) {
+  expire_assumptions();
+  CommitReport rep = caldera::commit_binds(r, cache_, *this);
+  stats_.binds_skipped += rep.binds_skipped;
+  return rep;
+}
+
 // kube-scheduler's volume binder (bindAPIUpdate): the PV chosen for a claim gets its
 // claimRef (and bound-by-controller), a claim to provision gets the selected node; each
 // write is conditional on the resourceVersion the session read. They go out with the bind

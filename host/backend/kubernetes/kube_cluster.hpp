@@ -73,6 +73,8 @@ class KubeCluster : public Informer::Handler, public Backend {
   // PodGroup phases and Queue status where they changed, the PodScheduled condition and a
   // FailedScheduling event for pods whose reason to wait changed. `now`: unix seconds.
   CommitReport commit(const SessionResult& r, double now);
+  // Binds handed over while their session still runs (commit_binds): sent at once.
+  CommitReport commit_binds(const SessionResult& r);
 
   // Backend: called by commit_decisions.
   void bind(const PodSpec& observed, const PodSpec& bound) override;
