@@ -38,5 +38,7 @@ ActionInfo backfill_action_info();
 ActionInfo preempt_action_info();
 ActionInfo reclaim_action_info();
 ActionInfo shuffle_action_info();
+ActionInfo gangpreempt_action_info();
+ActionInfo gangreclaim_action_info();
 
 }  // namespace caldera

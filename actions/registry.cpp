@@ -12,6 +12,8 @@ const std::vector<ActionInfo>& action_registry() {
     v.push_back(preempt_action_info());
     v.push_back(reclaim_action_info());
     v.push_back(shuffle_action_info());
+    v.push_back(gangpreempt_action_info());
+    v.push_back(gangreclaim_action_info());
     return v;
   }();
   return all;

@@ -1,5 +1,7 @@
 // `caldera plugins list` and `caldera plugins describe NAME`: what is in the plugin
-// folders, which files failed to load and why, and each plugin's options.
+// folders, which files failed to load and why, and each plugin's options; the list ends
+// with the actions the host has (they are not plugins: they are linked into the host and
+// named in [scheduler] actions), each with its arguments.
 //
 // Volcano has no counterpart (its plugins are compiled in; their arguments are documented
 // only in the source, e.g. pkg/scheduler/plugins/binpack/binpack.go). Caldera's plugins
@@ -9,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "actions/action.hpp"
 #include "host/cli/commands.hpp"
 #include "host/cli/plugin_dirs.hpp"
 #include "host/plugins/plugin_library.hpp"
@@ -75,6 +78,18 @@ int plugins_list(const Common& c, const std::filesystem::path& config) {
     if (!cat.failures().empty()) {
       fmt::print("\nfailed to load:\n");
       for (const auto& f : cat.failures()) fmt::print("  {}\n", f.error);
+    }
+
+    // The actions, in the host's order, with their [actions.NAME] arguments.
+    size_t wa = 6;
+    for (const ActionInfo& a : action_registry()) wa = std::max(wa, a.name.size());
+    fmt::print("\n{:<{}}  {}\n", "ACTION", wa, "ARGUMENTS ([actions.NAME])");
+    for (const ActionInfo& a : action_registry()) {
+      std::string args;
+      for (const cal_option& o : a.options)
+        args += fmt::format("{}{} = {}", args.empty() ? "" : ", ", o.name,
+                            o.default_value ? o.default_value : "-");
+      fmt::print("{:<{}}  {}\n", a.name, wa, args.empty() ? "-" : args);
     }
     std::fflush(stdout);
     return 0;

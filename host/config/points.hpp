@@ -48,7 +48,11 @@ enum class Combine : uint8_t {
 // A point with several slots: predicate runs pre_predicate once per task, then predicate
 // (or predicate_many, its many-node form) per node; node_order sums node_order (or
 // node_order_many) and batch_node_order; job_enqueueable votes, and job_enqueued tells the
-// same plugins when a job was enqueued.
+// same plugins when a job was enqueued; preemptive asks preemptive_many (its many-task form,
+// ABI 1.7) where a plugin sets it, else preemptive task by task.
+// unified_evictable (ABI 1.7, the gang-aware evicting actions' victims) is an ALWAYS slot:
+// Volcano has no enable switch for UnifiedEvictableFn, every plugin registering one takes
+// part.
 #define CALDERA_POINT_TABLE(POINT, SLOT, ALWAYS)                          \
   POINT(JobOrder, "job_order")                                            \
   SLOT(JobOrder, job_order, FirstNonZero)                                 \
@@ -72,6 +76,7 @@ enum class Combine : uint8_t {
   SLOT(Reclaimable, reclaimable, VictimIntersect)                         \
   POINT(Preemptive, "preemptive")                                         \
   SLOT(Preemptive, preemptive, AllTrue)                                   \
+  SLOT(Preemptive, preemptive_many, AllTrue)                              \
   POINT(Overused, "overused")                                             \
   SLOT(Overused, overused, AnyTrue)                                       \
   POINT(Allocatable, "allocatable")                                       \
@@ -91,7 +96,8 @@ enum class Combine : uint8_t {
   SLOT(HyperNodeOrder, hyper_node_order, Sum)                             \
   ALWAYS(job_valid, AllPass)                                              \
   ALWAYS(on_allocate, Notify)                                             \
-  ALWAYS(on_deallocate, Notify)
+  ALWAYS(on_deallocate, Notify)                                           \
+  ALWAYS(unified_evictable, VictimIntersect)
 
 // For the columns an expansion does not use.
 #define CALDERA_POINT_IGNORE(...)

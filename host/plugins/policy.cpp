@@ -64,10 +64,6 @@ const char* volcano_only(std::string_view kind, std::string_view name) {
       {"plugin", "rescheduling",
        "it evicts pods from nodes by their measured load, read from a metrics server, which "
        "Caldera does not read"},
-      {"action", "gangpreempt",
-       "whole-job preemption inside one HyperNode is not in Caldera yet; preempt is"},
-      {"action", "gangreclaim",
-       "whole-job reclaim inside one HyperNode is not in Caldera yet; reclaim is"},
   };
   for (const Missing& m : kMissing)
     if (m.kind == kind && m.name == name) return m.why.data();

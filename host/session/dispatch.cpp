@@ -160,6 +160,23 @@ std::vector<TaskInfo*> Session::reclaimable(const TaskInfo* reclaimer,
   return marked(candidates, victims);
 }
 
+std::vector<TaskInfo*> Session::unified_evictable(const EvictionContext& ctx,
+                                                  const std::vector<TaskInfo*>& candidates) const {
+  const std::vector<const cal_task*> handles = task_handles(candidates);
+  const std::string hypernode(ctx.hypernode);
+  cal_eviction_context c{};
+  c.struct_size = sizeof c;
+  c.kind = static_cast<uint32_t>(ctx.kind);
+  c.job = ctx.job ? to_handle(ctx.job) : nullptr;
+  c.task = ctx.task ? to_handle(ctx.task) : nullptr;
+  c.hypernode = hypernode.c_str();
+  c.hypernode_handle = ctx.hypernode_info ? to_handle(ctx.hypernode_info) : nullptr;
+  std::vector<uint8_t> victims(candidates.size());
+  combine<Slot::unified_evictable>(chains_, candidates.size(), victims.data(), &c,
+                                   handles.data(), handles.size());
+  return marked(candidates, victims);
+}
+
 std::vector<TaskInfo*> Session::victim_tasks(const std::vector<TaskInfo*>& tasks) const {
   const std::vector<const cal_task*> handles = task_handles(tasks);
   std::vector<uint8_t> victims(tasks.size());
@@ -181,7 +198,24 @@ bool Session::allocatable(const QueueInfo* q, const TaskInfo* t) const {
 }
 
 bool Session::preemptive(const QueueInfo* q, const TaskInfo* t) const {
-  return combine<Slot::preemptive>(chains_, to_handle(q), to_handle(t));
+  return preemptive(q, std::vector<TaskInfo*>{const_cast<TaskInfo*>(t)});
+}
+
+bool Session::preemptive(const QueueInfo* q, const std::vector<TaskInfo*>& tasks) const {
+  const std::vector<const cal_task*> handles = task_handles(tasks);
+  if (!combine<Slot::preemptive_many>(chains_, to_handle(q), handles.data(), handles.size()))
+    return false;
+  // A plugin without the many-task form answers for each task (plugin.h, preemptive_many);
+  // one with both answered above.
+  const auto& many = chains_[Slot::preemptive_many];
+  for (const PluginCall& c : chains_[Slot::preemptive]) {
+    const bool answered = std::any_of(many.begin(), many.end(),
+                                      [&](const PluginCall& m) { return m.name == c.name; });
+    if (answered) continue;
+    for (const cal_task* t : handles)
+      if (!dispatch::call<Slot::preemptive>(c, to_handle(q), t)) return false;
+  }
+  return true;
 }
 
 bool Session::job_ready(const JobInfo* j) const {

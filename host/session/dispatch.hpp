@@ -145,13 +145,15 @@ int64_t first_index(const Chain& chain, size_t count, A... a) {
 
 // VictimIntersect, over `count` candidates: victims[i] = 1 for each victim. Inside a tier
 // the sets of the plugins that did not abstain intersect; a plugin that allows none ends
-// the tier with none; the first tier that leaves victims decides. Whether a first set was
-// taken carries across tiers, as in Volcano (session_plugins.go Preemptable/Reclaimable).
+// the tier with none; the first tier that leaves victims decides. As in Volcano
+// (session_plugins.go Preemptable, Reclaimable, UnifiedEvictable), an intersection that
+// comes out empty is Go's nil slice, which the next plugin's set replaces as if none had
+// been taken (in the same tier or the next): `any` is Volcano's victims != nil.
 template <Slot S, class... A>
 void victim_intersect(const Chain& chain, size_t count, uint8_t* victims, A... a) {
   std::fill(victims, victims + count, 0);
   std::vector<uint8_t> marks(count);
-  bool init = false, any = false;
+  bool any = false;
   for (size_t begin = 0, end; begin < chain.size(); begin = end) {
     end = tier_end(chain, begin);
     for (size_t k = begin; k < end; ++k) {
@@ -164,12 +166,12 @@ void victim_intersect(const Chain& chain, size_t count, uint8_t* victims, A... a
         any = false;
         break;
       }
+      const bool had = any;
       any = false;
       for (size_t i = 0; i < count; ++i) {
-        victims[i] = (init ? victims[i] != 0 : true) && marks[i] != 0;
+        victims[i] = (had ? victims[i] != 0 : true) && marks[i] != 0;
         any = any || victims[i];
       }
-      init = true;
     }
     if (any) return;
   }

@@ -46,6 +46,16 @@ struct PointStatus {
 };
 
 
+// Who evicts, for Session::unified_evictable (caldera/plugin.h, cal_eviction_context:
+// Volcano's api.EvictionContext).
+struct EvictionContext {
+  cal_eviction_kind kind = CAL_EVICTION_UNKNOWN;
+  const JobInfo* job = nullptr;
+  const TaskInfo* task = nullptr;  // the task-level kinds only
+  std::string_view hypernode;      // the domain: a HyperNode, or "<cluster-top-hypernode>"
+  const HyperNodeInfo* hypernode_info = nullptr;  // null for the whole cluster
+};
+
 // What a session measured and counted for the scheduler's metrics (Volcano's metrics
 // package; host/metrics/scheduler_metrics.hpp turns it into its series).
 struct SessionStats {
@@ -215,6 +225,14 @@ class Session {
   bool overused(const QueueInfo* q) const;
   bool allocatable(const QueueInfo* q, const TaskInfo* t) const;
   bool preemptive(const QueueInfo* q, const TaskInfo* t) const;
+  // Volcano's Preemptive(queue, candidates): may q reclaim for all the tasks together
+  // (gangreclaim asks for a job's pending tasks at once). preemptive_many where a plugin
+  // sets it, else its preemptive for each task.
+  bool preemptive(const QueueInfo* q, const std::vector<TaskInfo*>& tasks) const;
+  // The gang-aware evicting actions' victims among `candidates` (Volcano's
+  // UnifiedEvictable), in the candidates' order.
+  std::vector<TaskInfo*> unified_evictable(const EvictionContext& ctx,
+                                           const std::vector<TaskInfo*>& candidates) const;
   bool job_ready(const JobInfo* j) const;
   bool job_pipelined(const JobInfo* j) const;
   bool job_starving(const JobInfo* j) const;

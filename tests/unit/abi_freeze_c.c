@@ -30,11 +30,16 @@ C_STATIC_ASSERT(offsetof(cal_host_api, queue_set_fair_share) == 1232, host_api_1
 C_STATIC_ASSERT(sizeof(cal_host_api) == 1240, host_api_size);
 C_STATIC_ASSERT(CAL_PLUGIN_V1_0_SIZE == 256, plugin_v1_0_size);
 C_STATIC_ASSERT(CAL_PLUGIN_V1_1_SIZE == 280, plugin_v1_1_size);
-C_STATIC_ASSERT(offsetof(cal_plugin, reserved) == 280, plugin_reserved_offset);
+C_STATIC_ASSERT(CAL_PLUGIN_V1_7_SIZE == 296, plugin_v1_7_size);
+C_STATIC_ASSERT(offsetof(cal_plugin, unified_evictable) == 280, plugin_1_7_group_start);
+C_STATIC_ASSERT(offsetof(cal_plugin, reserved) == 296, plugin_reserved_offset);
+C_STATIC_ASSERT(sizeof(cal_eviction_context) == 40, eviction_context_size);
 C_STATIC_ASSERT(sizeof(cal_plugin) == 384, plugin_size);
 #endif
 C_STATIC_ASSERT(CAL_PLUGIN_SIZE_OF_MINOR(0) == CAL_PLUGIN_V1_0_SIZE, size_of_minor_0);
 C_STATIC_ASSERT(CAL_PLUGIN_SIZE_OF_MINOR(1) == CAL_PLUGIN_V1_1_SIZE, size_of_minor_1);
+C_STATIC_ASSERT(CAL_PLUGIN_SIZE_OF_MINOR(6) == CAL_PLUGIN_V1_1_SIZE, size_of_minor_6);
+C_STATIC_ASSERT(CAL_PLUGIN_SIZE_OF_MINOR(7) == CAL_PLUGIN_V1_7_SIZE, size_of_minor_7);
 C_STATIC_ASSERT(CAL_ABI_VERSION == ((CAL_ABI_MAJOR << 16) | CAL_ABI_MINOR), version_packing);
 
 #define M(s, m) {#s, #m, offsetof(s, m), sizeof(((s *)0)->m)}
@@ -244,6 +249,8 @@ static const abi_c_member members[] = {
     M(cal_plugin, hyper_node_order),
     M(cal_plugin, predicate_many),
     M(cal_plugin, node_order_many),
+    M(cal_plugin, unified_evictable),
+    M(cal_plugin, preemptive_many),
     M(cal_plugin, reserved),
     M(cal_string_list, items),
     M(cal_string_list, count),
@@ -361,6 +368,12 @@ static const abi_c_member members[] = {
     M(cal_resource_quota, hard),
     M(cal_resource_quota, used),
     M(cal_resource_quota, resource_count),
+    M(cal_eviction_context, struct_size),
+    M(cal_eviction_context, kind),
+    M(cal_eviction_context, job),
+    M(cal_eviction_context, task),
+    M(cal_eviction_context, hypernode),
+    M(cal_eviction_context, hypernode_handle),
 };
 
 #define S(s) {#s, #s, sizeof(s), 0}
@@ -371,7 +384,9 @@ static const abi_c_member sizes[] = {
     /* added in 1.4 */
     S(cal_storage_class), S(cal_persistent_volume), S(cal_persistent_volume_claim),
     /* added in 1.5 */
-    S(cal_queue_affinity), S(cal_disruption_budget), S(cal_resource_quota)
+    S(cal_queue_affinity), S(cal_disruption_budget), S(cal_resource_quota),
+    /* added in 1.7 */
+    S(cal_eviction_context)
 };
 
 const abi_c_member *abi_c_members(size_t *n) {

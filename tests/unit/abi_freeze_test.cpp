@@ -4,7 +4,7 @@
 // against them: a plugin built for 1.0 or 1.1 must load on every later 1.x host, so no
 // size or offset recorded here may ever change. A new member only ever goes at the end of
 // its struct (cal_plugin: a new slot takes reserved[0], the array shrinks by one and the
-// struct keeps its size), in a group headed "added in 1.N" with CAL_ABI_MINOR raised to N
+// struct keeps its size: the one line that moves is reserved's own), in a group headed "added in 1.N" with CAL_ABI_MINOR raised to N
 // and a CAL_*_V1_N_SIZE macro; then its line is appended below and nothing else here
 // changes. If a test here fails, the change broke plugins that exist: undo it.
 //
@@ -222,7 +222,7 @@ const Member kMembers[] = {
     {"cal_host_api", "job_min_resource", 1224, 8},
     // added in 1.6
     {"cal_host_api", "queue_set_fair_share", 1232, 8},
-    // cal_plugin: 37 members
+    // cal_plugin: 39 members
     {"cal_plugin", "struct_size", 0, 4},
     {"cal_plugin", "abi_version", 4, 4},
     {"cal_plugin", "name", 8, 8},
@@ -259,7 +259,10 @@ const Member kMembers[] = {
     {"cal_plugin", "hyper_node_order", 256, 8},
     {"cal_plugin", "predicate_many", 264, 8},
     {"cal_plugin", "node_order_many", 272, 8},
-    {"cal_plugin", "reserved", 280, 104},
+    // added in 1.7: two slots out of the reserved room (reserved was 280, 104 up to 1.6)
+    {"cal_plugin", "unified_evictable", 280, 8},
+    {"cal_plugin", "preemptive_many", 288, 8},
+    {"cal_plugin", "reserved", 296, 88},
     // added in 1.3: the Kubernetes constraint structs
     {"cal_string_list", "items", 0, 8},
     {"cal_string_list", "count", 8, 8},
@@ -379,6 +382,13 @@ const Member kMembers[] = {
     {"cal_resource_quota", "hard", 32, 8},
     {"cal_resource_quota", "used", 40, 8},
     {"cal_resource_quota", "resource_count", 48, 8},
+    // added in 1.7
+    {"cal_eviction_context", "struct_size", 0, 4},
+    {"cal_eviction_context", "kind", 4, 4},
+    {"cal_eviction_context", "job", 8, 8},
+    {"cal_eviction_context", "task", 16, 8},
+    {"cal_eviction_context", "hypernode", 24, 8},
+    {"cal_eviction_context", "hypernode_handle", 32, 8},
 };
 
 struct StructLayout {
@@ -411,6 +421,8 @@ const StructLayout kStructs[] = {
     {"cal_queue_affinity", 72, 8},
     {"cal_disruption_budget", 72, 8},
     {"cal_resource_quota", 56, 8},
+    // added in 1.7
+    {"cal_eviction_context", 40, 8},
 };
 
 // The actual layouts, as this C++ compiler sees them.
@@ -620,6 +632,8 @@ const Member kActual[] = {
     CAL_MEMBER(cal_plugin, hyper_node_order),
     CAL_MEMBER(cal_plugin, predicate_many),
     CAL_MEMBER(cal_plugin, node_order_many),
+    CAL_MEMBER(cal_plugin, unified_evictable),
+    CAL_MEMBER(cal_plugin, preemptive_many),
     CAL_MEMBER(cal_plugin, reserved),
     CAL_MEMBER(cal_string_list, items),
     CAL_MEMBER(cal_string_list, count),
@@ -737,6 +751,12 @@ const Member kActual[] = {
     CAL_MEMBER(cal_resource_quota, hard),
     CAL_MEMBER(cal_resource_quota, used),
     CAL_MEMBER(cal_resource_quota, resource_count),
+    CAL_MEMBER(cal_eviction_context, struct_size),
+    CAL_MEMBER(cal_eviction_context, kind),
+    CAL_MEMBER(cal_eviction_context, job),
+    CAL_MEMBER(cal_eviction_context, task),
+    CAL_MEMBER(cal_eviction_context, hypernode),
+    CAL_MEMBER(cal_eviction_context, hypernode_handle),
 };
 #undef CAL_MEMBER
 
@@ -762,6 +782,7 @@ size_t actual_size(const std::string& s) {
   if (s == "cal_queue_affinity") return sizeof(cal_queue_affinity);
   if (s == "cal_disruption_budget") return sizeof(cal_disruption_budget);
   if (s == "cal_resource_quota") return sizeof(cal_resource_quota);
+  if (s == "cal_eviction_context") return sizeof(cal_eviction_context);
   return 0;
 }
 size_t actual_align(const std::string& s) {
@@ -786,6 +807,7 @@ size_t actual_align(const std::string& s) {
   if (s == "cal_queue_affinity") return alignof(cal_queue_affinity);
   if (s == "cal_disruption_budget") return alignof(cal_disruption_budget);
   if (s == "cal_resource_quota") return alignof(cal_resource_quota);
+  if (s == "cal_eviction_context") return alignof(cal_eviction_context);
   return 0;
 }
 
@@ -908,7 +930,7 @@ TEST(AbiFreeze, HostApiGroups) {
   // 1.6: a queue's fair share.
   EXPECT_EQ(offsetof(cal_host_api, queue_set_fair_share), 1232u);
   EXPECT_EQ(CAL_HOST_API_V1_6_SIZE, 1240u);
-  // 1.6 is the newest minor: the table is exactly its size.
+  // 1.7 added no host function: the table is still exactly 1.6's size.
   EXPECT_EQ(sizeof(cal_host_api), CAL_HOST_API_V1_6_SIZE);
 }
 
@@ -917,9 +939,13 @@ TEST(AbiFreeze, PluginDescriptorGroups) {
   EXPECT_EQ(offsetof(cal_plugin, hyper_node_order), 256u);  // the 1.1 group starts here
   EXPECT_EQ(offsetof(cal_plugin, check_args), 248u);        // the last slot of 1.0
   EXPECT_EQ(CAL_PLUGIN_V1_1_SIZE, 280u);
-  EXPECT_EQ(offsetof(cal_plugin, reserved), 280u);
-  EXPECT_EQ(sizeof(((cal_plugin*)nullptr)->reserved), 13 * sizeof(void*));
-  // The same size at 1.0 (reserved[16]) and 1.1 (three slots + reserved[13]).
+  // 1.7: unified_evictable and preemptive_many, out of the front of reserved[].
+  EXPECT_EQ(offsetof(cal_plugin, unified_evictable), 280u);  // the 1.7 group starts here
+  EXPECT_EQ(CAL_PLUGIN_V1_7_SIZE, 296u);
+  EXPECT_EQ(offsetof(cal_plugin, reserved), 296u);
+  EXPECT_EQ(sizeof(((cal_plugin*)nullptr)->reserved), 11 * sizeof(void*));
+  // The same size at 1.0 (reserved[16]), 1.1 (three slots + reserved[13]) and 1.7 (five
+  // slots + reserved[11]).
   EXPECT_EQ(sizeof(cal_plugin), 384u);
   EXPECT_EQ(CAL_PLUGIN_V1_0_SIZE + 16 * sizeof(void*), sizeof(cal_plugin));
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(0), CAL_PLUGIN_V1_0_SIZE);
@@ -929,7 +955,8 @@ TEST(AbiFreeze, PluginDescriptorGroups) {
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(4), CAL_PLUGIN_V1_1_SIZE);  // nor 1.4
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(5), CAL_PLUGIN_V1_1_SIZE);  // nor 1.5
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(6), CAL_PLUGIN_V1_1_SIZE);  // nor 1.6
-  EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(CAL_ABI_MINOR), CAL_PLUGIN_V1_1_SIZE);
+  EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(7), CAL_PLUGIN_V1_7_SIZE);
+  EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(CAL_ABI_MINOR), CAL_PLUGIN_V1_7_SIZE);
 
   // CAL_PLUGIN_HAS reads a 1.1 slot only when the minor and the struct size both cover it.
   cal_plugin d;
@@ -944,6 +971,16 @@ TEST(AbiFreeze, PluginDescriptorGroups) {
   d.abi_version = (1u << 16) | 1u;
   d.struct_size = CAL_PLUGIN_V1_0_SIZE;  // stamped 1.1 but too short
   EXPECT_FALSE(CAL_PLUGIN_HAS(&d, hyper_node_order));
+
+  // A 1.7 slot is read from a descriptor stamped 1.7 only (in a 1.6 one those bytes were
+  // reserved words, which the loader requires to be zero and a 1.6 host never read).
+  d.struct_size = sizeof d;
+  d.unified_evictable = reinterpret_cast<cal_unified_evictable_fn>(&d);
+  d.abi_version = (1u << 16) | 7u;
+  EXPECT_TRUE(CAL_PLUGIN_HAS(&d, unified_evictable));
+  d.abi_version = (1u << 16) | 6u;
+  EXPECT_FALSE(CAL_PLUGIN_HAS(&d, unified_evictable));
+  EXPECT_EQ(CAL_PLUGIN_COVERED(&d), CAL_PLUGIN_V1_1_SIZE);
 }
 
 TEST(AbiFreeze, ConstantsAndEnums) {
@@ -1007,6 +1044,12 @@ TEST(AbiFreeze, ConstantsAndEnums) {
   EXPECT_EQ(CAL_SELECT_DOES_NOT_EXIST, 3);
   EXPECT_EQ(CAL_SELECT_GT, 4);
   EXPECT_EQ(CAL_SELECT_LT, 5);
+  // added in 1.7
+  EXPECT_EQ(CAL_EVICTION_UNKNOWN, 0);
+  EXPECT_EQ(CAL_EVICTION_GANG_PREEMPT, 1);
+  EXPECT_EQ(CAL_EVICTION_GANG_RECLAIM, 2);
+  EXPECT_EQ(CAL_EVICTION_TASK_PREEMPT, 3);
+  EXPECT_EQ(CAL_EVICTION_TASK_RECLAIM, 4);
 }
 
 // The C view: the same header compiled as C99 lays every member out at the same place.

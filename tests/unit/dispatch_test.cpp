@@ -2,7 +2,10 @@
 // (host/session/chains.hpp, dispatch.hpp): names, implemented points, chains, and each
 // combination rule of caldera/plugin.h on hand-made chains of fake plugins, with the
 // corners of Volcano's rules (a permit deciding its tier only after the rest of the tier
-// voted, victim intersection carrying "a first set was taken" across tiers).
+// voted, an empty victim intersection starting afresh as Volcano's nil slice does), and the
+// ABI 1.7 slots: unified_evictable (the gang-aware actions' victims, Volcano's
+// UnifiedEvictable; its cases are Volcano's session_plugins_test.go TestUnifiedEvictable_*)
+// and preemptive_many, through a session with a resident plugin.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -11,9 +14,13 @@
 #include <utility>
 #include <vector>
 
+#include "host/cache/cache.hpp"
 #include "host/config/points.hpp"
 #include "host/session/chains.hpp"
 #include "host/session/dispatch.hpp"
+#include "host/session/host_api.hpp"
+#include "host/session/runtime.hpp"
+#include "tests/unit/session_helpers.hpp"
 
 namespace caldera {
 namespace {
@@ -28,6 +35,13 @@ static_assert(SlotInfo<Slot::job_enqueued>::rule == Combine::Notify);
 static_assert(SlotInfo<Slot::preemptable>::rule == Combine::VictimIntersect);
 static_assert(SlotInfo<Slot::job_valid>::always && SlotInfo<Slot::on_allocate>::always);
 static_assert(!SlotInfo<Slot::job_ready>::always);
+// ABI 1.7: unified_evictable runs in every plugin that sets it (Volcano has no enable
+// switch for UnifiedEvictableFn), with the rule of preemptable; preemptive_many is the
+// many-task slot of the preemptive point.
+static_assert(SlotInfo<Slot::unified_evictable>::always);
+static_assert(SlotInfo<Slot::unified_evictable>::rule == Combine::VictimIntersect);
+static_assert(SlotInfo<Slot::preemptive_many>::point == Point::Preemptive);
+static_assert(SlotInfo<Slot::preemptive_many>::rule == Combine::AllTrue);
 
 TEST(PointTableTest, NamesRoundTripInEnumOrder) {
   EXPECT_EQ(kPointCount, 17);
@@ -106,6 +120,43 @@ TEST(PointTableTest, ChainsHoldThePluginsTakingPartInTierOrder) {
   ASSERT_EQ(chains[Slot::job_valid].size(), 2u);
   EXPECT_EQ(*chains[Slot::job_valid][0].name, "off");
   EXPECT_EQ(*chains[Slot::job_valid][1].name, "on");
+}
+
+cal_vote allow_all(void*, const cal_eviction_context*, const cal_task* const*, size_t n,
+                   uint8_t* victims) {
+  for (size_t i = 0; i < n; ++i) victims[i] = 1;
+  return CAL_PERMIT;
+}
+int preemptive_many_no(void*, const cal_queue*, const cal_task* const*, size_t) { return 0; }
+
+TEST(PointTableTest, UnifiedEvictableTakesNoPointAndNeedsMinor7) {
+  cal_plugin d;
+  std::memset(&d, 0, sizeof d);
+  d.struct_size = sizeof d;
+  d.abi_version = CAL_ABI_VERSION;
+  d.unified_evictable = allow_all;
+  // An ALWAYS slot: no config point, so nothing to enable or disable.
+  EXPECT_EQ(implemented_points(&d), PointSet::none());
+  ConfiguredPlugin off;
+  off.code = PluginCode::resident(&d);
+  off.name = "off";
+  off.points = PointSet::none();
+  PluginChains chains;
+  chains.add(off, &d, nullptr, 0, 0);
+  EXPECT_EQ(chains[Slot::unified_evictable].size(), 1u);
+  // preemptive_many implements the preemptive point.
+  d.preemptive_many = preemptive_many_no;
+  PointSet want = PointSet::none();
+  want.add(Point::Preemptive);
+  EXPECT_EQ(implemented_points(&d), want);
+  // A descriptor stamped 1.6 has neither slot read: they were reserved words then.
+  d.abi_version = (1u << 16) | 6u;
+  EXPECT_EQ(implemented_points(&d), PointSet::none());
+  EXPECT_EQ(SlotInfo<Slot::unified_evictable>::get(&d), nullptr);
+  d.abi_version = CAL_ABI_VERSION;
+  d.struct_size = CAL_PLUGIN_V1_1_SIZE;  // stamped 1.7 but too short to hold them
+  EXPECT_EQ(SlotInfo<Slot::unified_evictable>::get(&d), nullptr);
+  EXPECT_EQ(SlotInfo<Slot::preemptive_many>::get(&d), nullptr);
 }
 
 // ---- the rules --------------------------------------------------------------------------
@@ -250,10 +301,251 @@ TEST(DispatchRuleTest, VictimsIntersectInsideATierAndTheFirstTierWithVictimsDeci
   // A plugin allowing none ends its tier (b is not asked); a first set was not taken, so
   // tier 1 starts afresh.
   EXPECT_EQ(intersect({{0, &none}, {0, &b}, {1, &c}}), (V{0, 0, 0, 1}));
-  // Tier 0 took a first set and intersected it to nothing: in Volcano that carries over,
-  // so tier 1's sets intersect with nothing too.
-  EXPECT_EQ(intersect({{0, &first}, {0, &second}, {1, &both}}), (V{0, 0, 0, 0}));
+  // Tier 0 took a first set and intersected it to nothing: Volcano's intersection is then a
+  // nil slice, which is "no set taken" again, so tier 1 starts afresh (checked against the
+  // loop of session_plugins.go run in Go) ...
+  EXPECT_EQ(intersect({{0, &first}, {0, &second}, {1, &both}}), (V{1, 1, 0, 0}));
+  // ... and so does the next plugin of the same tier.
+  EXPECT_EQ(intersect({{0, &first}, {0, &second}, {0, &c}}), (V{0, 0, 0, 1}));
   EXPECT_EQ(intersect({}, 0), V{});
+}
+
+// ---- unified_evictable: Volcano's session_plugins_test.go TestUnifiedEvictable_* --------
+
+// A fake unified_evictable: marks its own set (by candidate index), or abstains; records
+// the context it was given.
+struct Evictor {
+  Evictor(int a, std::vector<uint8_t> m) : answer(a), marks(std::move(m)) {}
+  int answer;
+  std::vector<uint8_t> marks;
+  cal_eviction_context seen{};
+  std::string seen_hypernode;
+};
+cal_vote evictor_fn(void* self, const cal_eviction_context* ctx, const cal_task* const*, size_t n,
+                    uint8_t* victims) {
+  auto* e = static_cast<Evictor*>(self);
+  e->seen = *ctx;
+  e->seen_hypernode = ctx->hypernode ? ctx->hypernode : "";
+  if (e->answer == CAL_ABSTAIN) return CAL_ABSTAIN;
+  for (size_t i = 0; i < n && i < e->marks.size(); ++i) victims[i] = e->marks[i];
+  return static_cast<cal_vote>(e->answer);
+}
+
+std::vector<PluginCall> evictors(std::vector<std::pair<uint32_t, Evictor*>> plugins) {
+  std::vector<PluginCall> out;
+  for (size_t i = 0; i < plugins.size(); ++i)
+    out.push_back(PluginCall{reinterpret_cast<void (*)()>(evictor_fn), plugins[i].second,
+                             &kNames[i], plugins[i].first, static_cast<int32_t>(i)});
+  return out;
+}
+
+std::vector<uint8_t> unified(std::vector<std::pair<uint32_t, Evictor*>> p, size_t n,
+                             cal_eviction_kind kind = CAL_EVICTION_GANG_PREEMPT) {
+  std::vector<uint8_t> out(n, 7);
+  std::vector<const cal_task*> handles(n, nullptr);
+  cal_eviction_context ctx{};
+  ctx.struct_size = sizeof ctx;
+  ctx.kind = kind;
+  ctx.hypernode = "<cluster-top-hypernode>";
+  dispatch::victim_intersect<Slot::unified_evictable>(evictors(std::move(p)), n, out.data(),
+                                                      &ctx, handles.data(), n);
+  return out;
+}
+
+TEST(UnifiedEvictableTest, TierWalkAndIntersection) {
+  using V = std::vector<uint8_t>;
+  // Candidates a, b, c; p1 allows a and b, p2 b and c: b.
+  Evictor p1{CAL_PERMIT, {1, 1, 0}}, p2{CAL_PERMIT, {0, 1, 1}};
+  EXPECT_EQ(unified({{0, &p1}, {0, &p2}}, 3), (V{0, 1, 0}));
+}
+
+TEST(UnifiedEvictableTest, AbstainSkipped) {
+  using V = std::vector<uint8_t>;
+  Evictor abstainer{CAL_ABSTAIN, {}}, permitter{CAL_PERMIT, {1}};
+  EXPECT_EQ(unified({{0, &abstainer}, {0, &permitter}}, 1), (V{1}));
+}
+
+TEST(UnifiedEvictableTest, EmptyCandidatesBlocksTier) {
+  using V = std::vector<uint8_t>;
+  // The blocker allows none (and does not abstain): tier 0 ends with no victims before the
+  // permitter is asked; tier 1's fallback decides.
+  Evictor blocker{CAL_PERMIT, {0}}, permitter{CAL_PERMIT, {1}}, fallback{CAL_PERMIT, {1}};
+  EXPECT_EQ(unified({{0, &blocker}, {0, &permitter}, {1, &fallback}}, 1,
+                    CAL_EVICTION_GANG_RECLAIM),
+            (V{1}));
+  EXPECT_EQ(permitter.seen.struct_size, 0u);  // never called
+  // Only an abstention takes no part: Volcano reads the victims a plugin returns whatever
+  // its vote, so a reject is "none" only by marking none, as capacity's does.
+  Evictor rejecter{CAL_REJECT, {0}}, marking_rejecter{CAL_REJECT, {1}};
+  EXPECT_EQ(unified({{0, &rejecter}, {1, &fallback}}, 1), (V{1}));
+  EXPECT_EQ(unified({{0, &marking_rejecter}}, 1), (V{1}));
+}
+
+TEST(UnifiedEvictableTest, NoPluginsReturnsNoVictims) {
+  EXPECT_EQ(unified({}, 1), (std::vector<uint8_t>{0}));
+}
+
+TEST(UnifiedEvictableTest, ContextPassedThrough) {
+  Evictor spy{CAL_PERMIT, {1}};
+  unified({{0, &spy}}, 1, CAL_EVICTION_GANG_RECLAIM);
+  EXPECT_EQ(spy.seen.struct_size, sizeof(cal_eviction_context));
+  EXPECT_EQ(spy.seen.kind, static_cast<uint32_t>(CAL_EVICTION_GANG_RECLAIM));
+  EXPECT_EQ(spy.seen_hypernode, "<cluster-top-hypernode>");
+  EXPECT_EQ(spy.seen.task, nullptr);
+}
+
+// Through a session: a resident plugin with unified_evictable, preemptive and
+// preemptive_many, and one with preemptive only.
+struct Resident {
+  std::string hypernode;
+  const cal_job* job = nullptr;
+  uint32_t kind = 0;
+  size_t many_calls = 0, single_calls = 0;
+  int many_answer = 1;
+  double max_single_cpu = 1e18;  // preemptive: yes while the task asks at most this cpu
+};
+Resident* g_resident = nullptr;  // the instance state open() returns
+cal_vote resident_evictable(void* self, const cal_eviction_context* ctx,
+                            const cal_task* const* c, size_t n, uint8_t* victims) {
+  auto* r = static_cast<Resident*>(self);
+  r->hypernode = ctx->hypernode;
+  r->job = ctx->job;
+  r->kind = ctx->kind;
+  for (size_t i = 0; i < n; ++i)
+    victims[i] = from_handle(c[i])->name.back() != '0' ? 1 : 0;  // all but *-0
+  return CAL_PERMIT;
+}
+int resident_preemptive(void* self, const cal_queue*, const cal_task* t) {
+  auto* r = static_cast<Resident*>(self);
+  ++r->single_calls;
+  return from_handle(t)->resreq[0] <= r->max_single_cpu ? 1 : 0;
+}
+int resident_preemptive_many(void* self, const cal_queue*, const cal_task* const*, size_t n) {
+  auto* r = static_cast<Resident*>(self);
+  r->many_calls += n;
+  return r->many_answer;
+}
+void* resident_open(cal_session*, const cal_args*, cal_code*, cal_status*) { return g_resident; }
+void resident_close(void*) {}
+
+TEST(UnifiedEvictableTest, SessionPassesTheContextAndKeepsTheCandidatesOrder) {
+  Resident state;
+  g_resident = &state;
+  cal_plugin d;
+  std::memset(&d, 0, sizeof d);
+  d.struct_size = sizeof d;
+  d.abi_version = CAL_ABI_VERSION;
+  d.name = "resident";
+  d.open = resident_open;
+  d.close = resident_close;
+  d.unified_evictable = resident_evictable;
+  d.preemptive = resident_preemptive;
+  d.preemptive_many = resident_preemptive_many;
+  auto policy = std::make_shared<Policy>();
+  ConfiguredPlugin cp;
+  cp.code = PluginCode::resident(&d);
+  cp.name = "resident";
+  cp.implemented = cp.points = implemented_points(&d);
+  cp.args = std::make_shared<const Args>();
+  policy->tiers.push_back({cp});
+
+  Cache cache;
+  NodeSpec n;
+  n.name = "n1";
+  n.allocatable = {{"cpu", 4000}, {"memory", 8e9}};
+  cache.upsert_node(n);
+  testing::add_queue(cache, "q1");
+  testing::add_podgroup(cache, "c1", "pg", "q1", 1, JobPhase::Running);
+  for (const char* name : {"t-0", "t-1", "t-2"}) {
+    PodSpec p;
+    p.ns = "c1";
+    p.name = name;
+    p.podgroup = "pg";
+    p.requests = {{"cpu", 1000}};
+    cache.upsert_pod(p);
+  }
+  Runtime runtime;
+  auto s = Session::open(cache, policy, 0, runtime);
+  JobInfo* job = s->job("c1/pg");
+  ASSERT_NE(job, nullptr);
+  std::vector<TaskInfo*> reversed(job->tasks.rbegin(), job->tasks.rend());
+  EvictionContext ctx;
+  ctx.kind = CAL_EVICTION_GANG_RECLAIM;
+  ctx.job = job;
+  ctx.hypernode = "s0";
+  const std::vector<TaskInfo*> victims = s->unified_evictable(ctx, reversed);
+  // Every candidate but t-0, in the order given.
+  ASSERT_EQ(victims.size(), 2u);
+  EXPECT_EQ(victims[0]->name, "t-2");
+  EXPECT_EQ(victims[1]->name, "t-1");
+  EXPECT_EQ(state.hypernode, "s0");
+  EXPECT_EQ(state.job, to_handle(job));
+  EXPECT_EQ(state.kind, static_cast<uint32_t>(CAL_EVICTION_GANG_RECLAIM));
+
+  // preemptive over several tasks: the plugin's many-task form, once, not its one-task form.
+  QueueInfo* q = s->queue("q1");
+  EXPECT_TRUE(s->preemptive(q, job->tasks));
+  EXPECT_EQ(state.many_calls, 3u);
+  EXPECT_EQ(state.single_calls, 0u);
+  state.many_answer = 0;
+  EXPECT_FALSE(s->preemptive(q, job->tasks));
+  EXPECT_FALSE(s->preemptive(q, job->tasks[0]));  // one task: the many-task form too
+  s->close();
+  g_resident = nullptr;
+}
+
+TEST(UnifiedEvictableTest, PreemptiveWithoutTheManyTaskFormAsksEachTask) {
+  Resident state;
+  state.max_single_cpu = 1500;
+  g_resident = &state;
+  cal_plugin d;
+  std::memset(&d, 0, sizeof d);
+  d.struct_size = sizeof d;
+  d.abi_version = (1u << 16) | 6u;  // a 1.6 plugin: preemptive only
+  d.name = "old";
+  d.open = resident_open;
+  d.close = resident_close;
+  d.preemptive = resident_preemptive;
+  auto policy = std::make_shared<Policy>();
+  ConfiguredPlugin cp;
+  cp.code = PluginCode::resident(&d);
+  cp.name = "old";
+  cp.implemented = cp.points = implemented_points(&d);
+  cp.args = std::make_shared<const Args>();
+  policy->tiers.push_back({cp});
+
+  Cache cache;
+  NodeSpec n;
+  n.name = "n1";
+  n.allocatable = {{"cpu", 4000}, {"memory", 8e9}};
+  cache.upsert_node(n);
+  testing::add_queue(cache, "q1");
+  testing::add_podgroup(cache, "c1", "pg", "q1", 1, JobPhase::Running);
+  for (auto [name, cpu] : {std::pair{"t-0", 1000.0}, std::pair{"t-1", 2000.0}}) {
+    PodSpec p;
+    p.ns = "c1";
+    p.name = name;
+    p.podgroup = "pg";
+    p.requests = {{"cpu", cpu}};
+    cache.upsert_pod(p);
+  }
+  Runtime runtime;
+  auto s = Session::open(cache, policy, 0, runtime);
+  JobInfo* job = s->job("c1/pg");
+  ASSERT_NE(job, nullptr);
+  QueueInfo* q = s->queue("q1");
+  // Each task in turn: t-0 (1 cpu) passes, t-1 (2 cpu) does not.
+  EXPECT_FALSE(s->preemptive(q, job->tasks));
+  EXPECT_EQ(state.single_calls, 2u);
+  EXPECT_TRUE(s->preemptive(q, std::vector<TaskInfo*>{job->tasks[0]}));
+  EXPECT_EQ(state.many_calls, 0u);
+  // unified_evictable of a 1.6 plugin is never read: no plugin, no victims.
+  EvictionContext ctx;
+  ctx.kind = CAL_EVICTION_GANG_PREEMPT;
+  ctx.job = job;
+  EXPECT_TRUE(s->unified_evictable(ctx, job->tasks).empty());
+  s->close();
+  g_resident = nullptr;
 }
 
 TEST(DispatchRuleTest, VictimTasksUniteInsideTheFirstTierThatMarksAny) {

@@ -259,7 +259,7 @@ TEST_F(PluginLoading, NonZeroReservedWordIsRefused) {
   std::string f = plugin("reserved").string();
   EXPECT_EQ(load_error(plugin("reserved")),
             f + ": plugin 'reserved' (ABI 1.1) has reserved word 2 of its descriptor set "
-                "(cal_plugin.reserved[2], byte 296 of 384); reserved words must be zero: "
+                "(cal_plugin.reserved[2], byte 312 of 384); reserved words must be zero: "
                 "rebuild it against caldera-sdk " + std::to_string(CAL_ABI_MAJOR) + "." +
                 std::to_string(CAL_ABI_MINOR) + " from an unmodified caldera/plugin.h, with "
                 "the descriptor zeroed (memset or = {0}) and no slot newer than ABI 1.1");
@@ -280,9 +280,9 @@ const std::string kHostAbi = std::to_string(CAL_ABI_MAJOR) + "." + std::to_strin
 TEST_F(PluginLoading, NewerMinorIsRefused) {
   std::string f = plugin("newer_minor").string();
   EXPECT_EQ(load_error(plugin("newer_minor")),
-            f + ": plugin 'newer_minor' was built for ABI 1.7 but this host speaks " + kHostAbi +
+            f + ": plugin 'newer_minor' was built for ABI 1.8 but this host speaks " + kHostAbi +
                 ": rebuild it against caldera-sdk " + kHostAbi +
-                " (or upgrade caldera to a release that speaks ABI 1.7)");
+                " (or upgrade caldera to a release that speaks ABI 1.8)");
 }
 
 TEST_F(PluginLoading, OtherMajorIsRefused) {
@@ -712,7 +712,8 @@ TEST_F(PolicyTest, EnablingSomePointsThePluginLacksWarns) {
 // The config layer does not know the actions; the policy checks their names, at the
 // name in scheduler.actions or at the [actions.NAME] table.
 TEST_F(PolicyTest, UnknownActionNamesListTheKnownOnes) {
-  const std::string known = "allocate, backfill, enqueue, preempt, reclaim, shuffle";
+  const std::string known =
+      "allocate, backfill, enqueue, gangpreempt, gangreclaim, preempt, reclaim, shuffle";
   auto build = [&](const std::string& text) -> std::string {
     fs::path f = dir_ / "actions.toml";
     std::ofstream(f) << text;
@@ -733,11 +734,19 @@ TEST_F(PolicyTest, UnknownActionNamesListTheKnownOnes) {
                 "expected one of " + known);
   EXPECT_EQ(build("[scheduler]\nactions = [\"dance\"]\n"),
             f + ":2:12: scheduler.actions[0]: unknown action 'dance'; expected one of " + known);
-  // Volcano's actions Caldera lacks are named with why, not guessed at.
-  EXPECT_EQ(build("[scheduler]\nactions = [\"gangreclaim\"]\n"),
-            f + ":2:12: scheduler.actions[0]: unknown action 'gangreclaim': Volcano's "
-                "gangreclaim action is not in Caldera: whole-job reclaim inside one HyperNode is "
-                "not in Caldera yet; reclaim is; expected one of " + known);
+  // Volcano's gang-aware evicting actions load, with their arguments checked by name and
+  // type (they were refused by name before Caldera had them).
+  EXPECT_EQ(build("[scheduler]\nactions = [\"gangpreempt\", \"gangreclaim\"]\n"
+                  "[actions.gangreclaim]\nmaxDomains = 3\nallowWholeBundle = false\n"),
+            "");
+  EXPECT_NE(build("[scheduler]\nactions = [\"gangpreempt\"]\n[actions.gangpreempt]\n"
+                  "maxDomain = 3\n")
+                .find("maxDomain"),
+            std::string::npos);
+  EXPECT_NE(build("[scheduler]\nactions = [\"gangpreempt\"]\n[actions.gangpreempt]\n"
+                  "allowWholeBundle = 3\n")
+                .find("allowWholeBundle"),
+            std::string::npos);
   // And its plugins: rescheduling would otherwise be no one's typo.
   const std::string plugin_error =
       build("[scheduler]\nactions = [\"allocate\"]\n[[tiers]]\n[[tiers.plugins]]\n"
@@ -801,7 +810,8 @@ TEST_F(PolicyTest, CheckConfigCommand) {
   EXPECT_EQ(rc, 1);
   EXPECT_EQ(err, action.string() + ":3:23: scheduler.actions[1]: unknown action 'alocate' (did "
                                    "you mean 'allocate'?); expected one of allocate, backfill, "
-                                   "enqueue, preempt, reclaim, shuffle\n");
+                                   "enqueue, gangpreempt, gangreclaim, preempt, reclaim, "
+                                   "shuffle\n");
 
   // A configured folder that does not exist is reported where the config names it.
   fs::path nodir = dir_ / "nodir.toml";
@@ -844,6 +854,12 @@ TEST_F(PolicyTest, PluginsListAndDescribe) {
   EXPECT_TRUE(contains(out, "failed to load:\n  " + (dir_ / "p" / "no_entry.so").string() +
                                 ": not a caldera plugin (no symbol caldera_plugin_entry)\n"))
       << out;
+  // Then the host's actions, with their arguments and defaults.
+  EXPECT_TRUE(contains(out, "\nACTION       ARGUMENTS ([actions.NAME])\n")) << out;
+  EXPECT_TRUE(contains(out, "\nshuffle      -\n")) << out;
+  EXPECT_TRUE(contains(out, "\ngangpreempt  maxDomains = 8, allowWholeBundle = true\n")) << out;
+  EXPECT_TRUE(contains(out, "\ngangreclaim  maxDomains = 8, allowWholeBundle = true\n")) << out;
+  EXPECT_TRUE(contains(out, "\nallocate     predicateErrorCacheEnable = true\n")) << out;
 
   ::testing::internal::CaptureStdout();
   rc = cli::plugins_describe(c, {}, "testc");

@@ -9,6 +9,12 @@
 //   reclaimable      victims from queues above deserved in the victim's dimensions
 //   preemptive       the reclaimer's queue stays within realCapability and below deserved
 //                    in some requested dimension
+//   unified_evictable (ABI 1.7, gangpreempt / gangreclaim) every candidate for
+//                    gang-preempt; for gang-reclaim, in the order given, a candidate that
+//                    leaves its queue at its guarantee and whose queue (less the victims
+//                    taken before) is above deserved in a dimension it requests, or
+//                    deserves none of what it requests
+//   preemptive_many  preemptive for the tasks' requests summed (gangreclaim's whole job)
 //   allocatable      allocated + request within realCapability (and every ancestor's)
 //   job_enqueueable  minResources + allocated + inqueue - elastic within realCapability
 //   job_enqueued     minResources join inqueue (of the queue and its ancestors)
@@ -79,6 +85,7 @@ class Capacity {
       "(Volcano's capacity)";
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::queue_order,
       sdk::Hook::reclaimable, sdk::Hook::allocatable, sdk::Hook::preemptive,
+      sdk::Hook::preemptive_many, sdk::Hook::unified_evictable,
       sdk::Hook::job_enqueueable, sdk::Hook::job_enqueued, sdk::Hook::on_allocate,
       sdk::Hook::on_deallocate, sdk::Hook::on_close, sdk::Hook::check_args);
 
@@ -161,6 +168,42 @@ class Capacity {
     const QueueAttr* a = find(q);
     if (!a) return false;
     return cm::preemptive(*a, t.request().data(), hierarchy_, level_, root_);
+  }
+
+  // Volcano's PreemptiveFn over several candidates: their requests summed.
+  bool preemptive_many(sdk::Queue q, const std::vector<sdk::Task>& tasks) {
+    if (!ready_) return false;
+    if (q.state() != CAL_QUEUE_OPEN) return false;
+    const QueueAttr* a = find(q);
+    if (!a) return false;
+    ResVec total(n_);
+    for (const sdk::Task& t : tasks) total.add(t.request().data());
+    return cm::preemptive(*a, total.data(), hierarchy_, level_, root_);
+  }
+
+  // Volcano's AddUnifiedEvictableFn closure. It calls no shouldSkipReclaimee (the
+  // reclaimer's resources are a whole job's), no ancestor check and no victim queue order:
+  // the candidates are taken in the order the action gives.
+  cal_vote unified_evictable(const sdk::EvictionContext& ctx,
+                             const std::vector<sdk::Task>& candidates,
+                             std::vector<uint8_t>& victims) {
+    if (ctx.kind() == CAL_EVICTION_GANG_PREEMPT) {
+      // Capacity does not filter preemption victims (no preemptable function either).
+      std::fill(victims.begin(), victims.begin() + candidates.size(), 1);
+      return CAL_PERMIT;
+    }
+    if (!ready_) return CAL_PERMIT;  // Volcano's Reject: takes part, allows none
+    std::vector<cm::Reclaimee> cands;
+    std::vector<size_t> index;  // position in `candidates` of each entry of `cands`
+    for (size_t k = 0; k < candidates.size(); ++k) {
+      const QueueAttr* q = find(candidates[k].job().queue());
+      if (!q) continue;
+      cands.push_back({q, candidates[k].request().data()});
+      index.push_back(k);
+    }
+    const std::vector<uint8_t> v = cm::gang_reclaim_victims(cands, n_);
+    for (size_t k = 0; k < v.size(); ++k) victims[index[k]] = v[k];
+    return CAL_PERMIT;
   }
 
   bool allocatable(sdk::Queue q, sdk::Task t) {

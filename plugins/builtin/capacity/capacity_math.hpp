@@ -405,6 +405,34 @@ inline std::vector<uint8_t> reclaim_victims(const ReclaimContext& ctx,
   return out;
 }
 
+// The UnifiedEvictableFn of gang-reclaim, candidate by candidate in the order given: one
+// that would leave its queue below its guarantee is skipped; one whose request shares
+// nothing with its queue's deserved is a victim; otherwise a victim when its queue's
+// allocated -- less the victims already chosen from it -- exceeds deserved in a dimension
+// the candidate requests and deserved holds. Each victim lowers its queue's allocation.
+inline std::vector<uint8_t> gang_reclaim_victims(const std::vector<Reclaimee>& candidates,
+                                                 size_t n) {
+  std::vector<uint8_t> out(candidates.size(), 0);
+  std::map<const QueueAttr*, ResVec> allocations;
+  for (size_t k = 0; k < candidates.size(); ++k) {
+    const QueueAttr* q = candidates[k].queue;
+    const double* req = candidates[k].request;
+    auto it = allocations.find(q);
+    if (it == allocations.end()) it = allocations.emplace(q, q->allocated).first;
+    ResVec& allocated = it->second;
+    ResVec except = allocated;
+    except.sub(req);
+    if (!res::less_equal(q->guarantee.data(), except.data(), n)) continue;  // guarantee
+    const bool immediate = !intersects(req, q->deserved.data(), n);         // isImmediateVictim
+    if (immediate ||
+        !greater_in_relevant_dims(allocated.data(), q->deserved.data(), req, n).empty()) {
+      allocated.sub(req);
+      out[k] = 1;
+    }
+  }
+  return out;
+}
+
 // The capability part of preemptiveFn and of queueAllocatable: allocated + request must
 // not exceed realCapability in a dimension the request asks for. Returns the dimensions
 // that would.

@@ -4,7 +4,8 @@
 // evictableFn as both AddPreemptableFn and AddReclaimableFn: every candidate is a victim
 // except pods in kube-system and pods of the system-cluster-critical /
 // system-node-critical priority classes. It always votes (Permit), so a tier in which
-// every candidate is critical ends with no victims.
+// every candidate is critical ends with no victims. Its AddUnifiedEvictableFn (ABI 1.7
+// unified_evictable, the gang-aware actions) applies the same rule whatever the kind.
 // The class is read by name (the host table's task_priority_class), as Volcano reads
 // Pod.Spec.PriorityClassName.
 #include <cstdint>
@@ -36,7 +37,7 @@ struct Conformance {
   static constexpr const char* kDescription =
       "never evicts kube-system pods or pods of the system-critical priority classes";
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::preemptable,
-      sdk::Hook::reclaimable);
+      sdk::Hook::reclaimable, sdk::Hook::unified_evictable);
   // Volcano's conformance plugin reads no arguments.
 
   Conformance(Session, const Args&) {}
@@ -45,6 +46,10 @@ struct Conformance {
     return evictable_fn(c, v);
   }
   cal_vote reclaimable(Task, const std::vector<Task>& c, std::vector<uint8_t>& v) {
+    return evictable_fn(c, v);
+  }
+  cal_vote unified_evictable(const sdk::EvictionContext&, const std::vector<Task>& c,
+                             std::vector<uint8_t>& v) {
     return evictable_fn(c, v);
   }
 };

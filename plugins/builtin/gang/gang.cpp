@@ -10,6 +10,9 @@
 //   AddJobPipelinedFn                 -> job_pipelined (CheckTaskPipelined && IsPipelined;
 //                                                       permit or reject)
 //   AddJobStarvingFns                 -> job_starving  (IsStarving)
+//   AddUnifiedEvictableFn             -> unified_evictable (ABI 1.7: allows every candidate;
+//                                        the gang-aware actions keep victims' gangs through
+//                                        their safe / whole bundles instead)
 //   OnSessionClose                    -> the plugin's close: every job with tasks that is
 //                                        not IsReady() gets the PodGroup's Unschedulable
 //                                        condition, "U/N tasks in gang unschedulable:
@@ -128,7 +131,7 @@ struct Gang {
       "minTaskMember) can run together";
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::job_order, sdk::Hook::preemptable,
       sdk::Hook::reclaimable, sdk::Hook::job_ready, sdk::Hook::job_starving,
-      sdk::Hook::job_pipelined, sdk::Hook::job_valid);
+      sdk::Hook::job_pipelined, sdk::Hook::job_valid, sdk::Hook::unified_evictable);
   // Volcano's gang plugin reads no arguments.
 
   Gang(Session s, const Args&) : ssn_(s) {}
@@ -172,6 +175,15 @@ struct Gang {
   cal_vote reclaimable(Task, const std::vector<Task>& reclaimees,
                        std::vector<uint8_t>& victims) {
     return occupied_victims(reclaimees, victims);
+  }
+
+  // gangpreempt and gangreclaim bundle their candidates so that a victim job loses tasks
+  // only above its minMember or goes whole (actions/gang_bundles.hpp): the occupied
+  // counting of preemptable has nothing left to check, and Volcano's gang permits all.
+  cal_vote unified_evictable(const sdk::EvictionContext&, const std::vector<Task>& candidates,
+                             std::vector<uint8_t>& victims) {
+    std::fill(victims.begin(), victims.begin() + candidates.size(), 1);
+    return CAL_PERMIT;
   }
 
   // Ready jobs go after jobs that still need tasks, so that resources first complete

@@ -25,7 +25,12 @@
 // hypernode.binpack.memory 1, hypernode.binpack.resources "a, b" with
 // hypernode.binpack.resources.<name> (default 1) -- a negative weight reads as the
 // default, as in Volcano; hypernode.binpack.normal-pod.enable true,
-// hypernode.binpack.normal-pod.fading 0.8 (negative reads as 0.8).
+// hypernode.binpack.normal-pod.fading 0.8 (negative reads as 0.8);
+// hypernode.gradient.evict.max-hypernodes 8 (not positive reads as 8): how many HyperNodes
+// the gang-aware evicting actions try for a job. Volcano's plugin builds that list
+// (HyperNodeGradientForJobFn with PurposeEvict); in Caldera the HyperNode searches are
+// the host's (actions/gang_domains.hpp), which reads the argument from this plugin's
+// configuration, so that Volcano's configs keep their meaning.
 //
 // Differences, on purpose: the job's request for hyper_node_order sums its pending tasks
 // (Volcano sums every task of the job, counting running ones twice, once in `used`); with
@@ -76,8 +81,13 @@ class NetworkTopologyAware {
   static constexpr sdk::Double kNormalFading{
       "hypernode.binpack.normal-pod.fading", 0.8,
       "How much each tier up counts less for those pods (tier t weighs fading^(t-1))."};
-  static constexpr auto kOptions = sdk::options(kWeight, kCpu, kMemory, kResources,
-                                                kResourceWeight, kNormalEnable, kNormalFading);
+  static constexpr sdk::Int kEvictMaxHyperNodes{
+      "hypernode.gradient.evict.max-hypernodes", 8,
+      "At most this many HyperNodes, the widest first, are tried as eviction domains for a "
+      "job by gangpreempt and gangreclaim (read by those actions); not positive: 8."};
+  static constexpr auto kOptions =
+      sdk::options(kWeight, kCpu, kMemory, kResources, kResourceWeight, kNormalEnable,
+                   kNormalFading, kEvictMaxHyperNodes);
 
   NetworkTopologyAware(sdk::Session s, const sdk::Args& a)
       : ssn_(s), weights_(s.resource_count()) {

@@ -7,6 +7,11 @@
 //   AddPreemptableFn   -> preemptable   (lower job priority, or lower task priority in
 //                                        the same job)
 //   AddJobStarvingFns  -> job_starving  (ready + pipelined < number of tasks)
+//   AddUnifiedEvictableFn -> unified_evictable (ABI 1.7, the gang-aware actions: for
+//                                        gang-reclaim every candidate, as reclaim is about
+//                                        fairness between queues; otherwise a candidate
+//                                        whose job's priority is lower than the evicting
+//                                        job's)
 // Volcano's priority plugin registers no reclaimable and no job_pipelined function, so
 // neither does this one: a config that enables those points for priority is accepted
 // (a known point the plugin does not implement) and priority simply takes no part, as in
@@ -38,7 +43,7 @@ struct Priority {
   static constexpr const char* kDescription =
       "orders jobs and tasks by priority; lower-priority tasks may be preempted";
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::job_order, sdk::Hook::task_order,
-      sdk::Hook::preemptable, sdk::Hook::job_starving);
+      sdk::Hook::preemptable, sdk::Hook::job_starving, sdk::Hook::unified_evictable);
   // Volcano's priority plugin reads no arguments.
 
   Priority(Session, const Args&) {}
@@ -64,6 +69,15 @@ struct Priority {
                        ? 1
                        : 0;
     }
+    return CAL_PERMIT;
+  }
+
+  cal_vote unified_evictable(const sdk::EvictionContext& ctx, const std::vector<Task>& candidates,
+                             std::vector<uint8_t>& victims) {
+    const bool reclaim = ctx.kind() == CAL_EVICTION_GANG_RECLAIM;
+    const int32_t evicting = reclaim ? 0 : ctx.job().priority();
+    for (size_t i = 0; i < candidates.size(); ++i)
+      victims[i] = reclaim || candidates[i].job().priority() < evicting ? 1 : 0;
     return CAL_PERMIT;
   }
 

@@ -9,6 +9,7 @@
 //   overused         deserved <= allocated in every dimension
 //   allocatable      queue open and allocated + request <= deserved in the requested dims
 //   preemptive       the same check, for the reclaimer's queue
+//   preemptive_many  the same for several tasks' requests summed (ABI 1.7, gangreclaim)
 //   job_enqueueable  minResources + allocated + inqueue - elastic <= real capability
 //   job_enqueued     the job's minResources join the queue's inqueue
 //   on_allocate / on_deallocate keep allocated and share current.
@@ -51,7 +52,8 @@ class Proportion {
       "over their share (Volcano's proportion)";
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::queue_order,
       sdk::Hook::reclaimable, sdk::Hook::overused, sdk::Hook::allocatable,
-      sdk::Hook::preemptive, sdk::Hook::job_enqueueable, sdk::Hook::job_enqueued,
+      sdk::Hook::preemptive, sdk::Hook::preemptive_many, sdk::Hook::job_enqueueable,
+      sdk::Hook::job_enqueued,
       sdk::Hook::on_allocate, sdk::Hook::on_deallocate, sdk::Hook::on_close);
 
   Proportion(sdk::Session s, const sdk::Args&) : ssn_(s), n_(s.resource_count()) {
@@ -125,6 +127,16 @@ class Proportion {
     const QueueAttr* a = find(q);
     if (!a || !a->open) return false;
     return pm::over_deserved(*a, t.request().data()).empty();
+  }
+
+  // Volcano's PreemptiveFn is queueAllocatable over every candidate, their requests summed
+  // (gangreclaim asks for a whole job's pending tasks).
+  bool preemptive_many(sdk::Queue q, const std::vector<sdk::Task>& tasks) {
+    const QueueAttr* a = find(q);
+    if (!a || !a->open) return false;
+    ResVec total(n_);
+    for (const sdk::Task& t : tasks) total.add(t.request().data());
+    return pm::over_deserved(*a, total.data()).empty();
   }
 
   cal_vote job_enqueueable(sdk::Job j) {

@@ -1,5 +1,5 @@
 /*
- * caldera/plugin.h -- the Caldera plugin ABI, version 1.5.
+ * caldera/plugin.h -- the Caldera plugin ABI, version 1.7.
  *
  * This header is the whole contract between the Caldera host and a policy plugin. A plugin
  * is a shared object that includes this header, links against nothing of the host, and
@@ -67,6 +67,10 @@
  *            Unschedulable condition); job_min_resource (minResources as written).
  *       1.6  host: queue_set_fair_share (a fair-share plugin's deserved and share of a
  *            queue, for the metrics and the results report).
+ *       1.7  plugin: the unified_evictable slot (cal_eviction_context, cal_eviction_kind:
+ *            the victims of the gang-aware evicting actions gangpreempt and gangreclaim)
+ *            and the preemptive_many slot (preemptive for several tasks at once). The
+ *            host table is unchanged.
  *
  * (1) Types and booleans.
  *     Fixed-width integers, size_t for counts and indexes, double for amounts and times.
@@ -213,7 +217,7 @@ extern "C" {
  * Keep each a plain `#define NAME <digits>`.
  * ------------------------------------------------------------------------------------- */
 #define CAL_ABI_MAJOR 1
-#define CAL_ABI_MINOR 6
+#define CAL_ABI_MINOR 7
 #define CAL_ABI_VERSION ((uint32_t)((CAL_ABI_MAJOR << 16) | CAL_ABI_MINOR))
 #define CAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
 #define CAL_ABI_MINOR_OF(v) ((uint32_t)(v)&0xffffu)
@@ -1135,13 +1139,17 @@ typedef int64_t (*cal_best_node_fn)(void *self, const cal_task *t, const cal_nod
 
 /* Victim selection. The host passes candidate tasks; the plugin sets victims[i] = 1 for each
  * candidate it allows to be evicted (the array arrives zeroed) and returns CAL_PERMIT, or
- * returns CAL_ABSTAIN to take no part for this call. The reclaim action passes its
+ * returns CAL_ABSTAIN to take no part for this call (only CAL_ABSTAIN does: the marks of a
+ * CAL_REJECT are read as those of a CAL_PERMIT, as Volcano reads the victims whatever the
+ * vote; reject by marking none). The reclaim action passes its
  * candidates in Volcano's victim order (BuildVictimsPriorityQueue: same job, the reverse of
  * task order; different queues, the reverse of queue order; same queue, the reverse of job
  * order), the order Volcano's capacity plugin walks them in.
  * COMBINE (preemptable, reclaimable): inside a tier, the victim sets of the plugins that did
  * not abstain are intersected; a plugin that allows none ends the tier with no victims. The
- * first tier in which some plugin did not abstain decides; when none decided, no victims. */
+ * first tier left with victims decides; when none is, no victims. An intersection that
+ * comes out empty counts as no set taken yet, as Volcano's nil slice does: the next
+ * plugin's set (in the same tier or the next) starts afresh. */
 typedef cal_vote (*cal_victims_fn)(void *self, const cal_task *preemptor,
                                    const cal_task *const *candidates, size_t n,
                                    uint8_t *victims);
@@ -1151,11 +1159,64 @@ typedef cal_vote (*cal_victims_fn)(void *self, const cal_task *preemptor,
 typedef void (*cal_victim_tasks_fn)(void *self, const cal_task *const *tasks, size_t n,
                                     uint8_t *victims);
 
+/* ---- added in 1.7: victims of the gang-aware evicting actions ------------------------
+ * Who is evicting, for unified_evictable (Volcano's api.EvictionContext). */
+typedef enum cal_eviction_kind {
+  CAL_EVICTION_UNKNOWN = 0,
+  CAL_EVICTION_GANG_PREEMPT = 1, /* gangpreempt: a starving job, victims of its own queue */
+  CAL_EVICTION_GANG_RECLAIM = 2, /* gangreclaim: a starving job, victims of other queues */
+  CAL_EVICTION_TASK_PREEMPT = 3, /* task-level preemption (no host action passes it yet) */
+  CAL_EVICTION_TASK_RECLAIM = 4  /* task-level reclaim (no host action passes it yet) */
+} cal_eviction_kind;
+
+/* The evicting side of a unified_evictable call. The host fills it and sets struct_size;
+ * the plugin reads only the fields struct_size covers. Valid for the call only. */
+typedef struct cal_eviction_context {
+  uint32_t struct_size;
+  uint32_t kind;                      /* a cal_eviction_kind */
+  const cal_job *job;                 /* the job the victims would make room for */
+  const cal_task *task;               /* the task-level kinds only; NULL for the gang kinds */
+  const char *hypernode;              /* the domain the candidates are in: a HyperNode's
+                                         name, or "<cluster-top-hypernode>" for every node */
+  const cal_hypernode *hypernode_handle; /* that HyperNode; NULL for every node */
+} cal_eviction_context;
+
+/* Victim selection for the gang-aware evicting actions (added in 1.7; Volcano's
+ * UnifiedEvictableFn). The host passes every candidate task of one domain at once, in the
+ * order it would evict them (victim bundles: what jobs can spare above their gang minimum
+ * first, then whole jobs; see actions/gang_bundles.hpp), with ctx saying who evicts and
+ * where. The plugin sets victims[i] = 1 for each candidate it allows to be evicted (the
+ * array arrives zeroed) and returns CAL_PERMIT, or CAL_ABSTAIN to take no part in this
+ * call (as for preemptable, a CAL_REJECT's marks are read like a CAL_PERMIT's). Branch on
+ * ctx->kind: a plugin with no opinion for a kind abstains or allows all. A plugin that
+ * keeps a running sum while it walks the candidates (a queue's allocation lowered by each
+ * victim) walks them in the order given.
+ * COMBINE (unified_evictable): Volcano's rule for preemptable and reclaimable: inside a
+ * tier, the victim sets of the plugins that did not abstain are intersected; a plugin that
+ * allows none ends the tier with no victims; the first tier left with victims decides;
+ * when none is, no victims (the action evicts nothing); an intersection that comes out
+ * empty counts as no set taken yet (Volcano's nil slice), so the next plugin's set starts
+ * afresh. Unlike preemptable and reclaimable it has no config point name and no enable
+ * list: every plugin that sets the slot takes part, as every plugin that registers a
+ * UnifiedEvictableFn does in Volcano. */
+typedef cal_vote (*cal_unified_evictable_fn)(void *self, const cal_eviction_context *ctx,
+                                             const cal_task *const *candidates, size_t n,
+                                             uint8_t *victims);
+
 /* Queue checks.
  * COMBINE (overused): the queue is overused when any plugin says 1.
  * COMBINE (allocatable, preemptive): allowed only when every plugin says 1. */
 typedef int (*cal_queue_check_fn)(void *self, const cal_queue *q);
 typedef int (*cal_queue_task_check_fn)(void *self, const cal_queue *q, const cal_task *t);
+
+/* The many-task form of preemptive (added in 1.7; Volcano's PreemptiveFn takes a list):
+ * may queue q reclaim for all n tasks together (their requests summed)? gangreclaim asks it
+ * once for every pending task of a job; reclaim asks preemptive for one task at a time.
+ * COMBINE (preemptive_many, with preemptive, config point `preemptive`): allowed only when
+ * every plugin says 1. A plugin that sets preemptive but not preemptive_many is asked
+ * preemptive for each of the n tasks, and must allow each. */
+typedef int (*cal_queue_tasks_check_fn)(void *self, const cal_queue *q,
+                                        const cal_task *const *tasks, size_t n);
 
 /* Job checks.
  * COMBINE (job_ready): ready only when every plugin says 1.
@@ -1258,10 +1319,14 @@ typedef struct cal_plugin {
   cal_predicate_many_fn predicate_many;
   cal_node_order_many_fn node_order_many;
 
+  /* ===== added in 1.7 (starts at CAL_PLUGIN_V1_1_SIZE; 1.2 to 1.6 added no slot) ======= */
+  cal_unified_evictable_fn unified_evictable;
+  cal_queue_tasks_check_fn preemptive_many;
+
   /* Reserved for slots of later minor versions: a new slot takes reserved[0] (and the
    * array shrinks by one) in a group headed "added in 1.N". Zero them: the host refuses a
    * descriptor with a non-zero reserved word inside its struct_size. */
-  void *reserved[13];
+  void *reserved[11];
 } cal_plugin;
 
 /* The bytes of cal_plugin each minor defines (fixed forever). CAL_PLUGIN_V1_0_SIZE is also
@@ -1270,11 +1335,14 @@ typedef struct cal_plugin {
 #define CAL_PLUGIN_V1_0_SIZE (offsetof(cal_plugin, hyper_node_order))
 #define CAL_PLUGIN_V1_1_SIZE                                                                \
   (offsetof(cal_plugin, node_order_many) + sizeof(((cal_plugin *)0)->node_order_many))
+#define CAL_PLUGIN_V1_7_SIZE                                                                \
+  (offsetof(cal_plugin, preemptive_many) + sizeof(((cal_plugin *)0)->preemptive_many))
 
 /* The bytes of cal_plugin that minor m (of major 1) defines; a minor newer than this
  * header reads as the newest it knows. */
 #define CAL_PLUGIN_SIZE_OF_MINOR(m)                                                         \
-  ((m) == 0 ? (size_t)CAL_PLUGIN_V1_0_SIZE : (size_t)CAL_PLUGIN_V1_1_SIZE)
+  ((m) == 0 ? (size_t)CAL_PLUGIN_V1_0_SIZE                                                  \
+            : (m) < 7 ? (size_t)CAL_PLUGIN_V1_1_SIZE : (size_t)CAL_PLUGIN_V1_7_SIZE)
 
 /* The bytes of a descriptor its reader may use: what both its struct_size and the minor it
  * is stamped with cover. */

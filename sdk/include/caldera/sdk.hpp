@@ -829,6 +829,24 @@ class Status {
   char text_[CAL_REASON_MAX];
 };
 
+// Who evicts, in unified_evictable (ABI 1.7, cal_eviction_context): the kind of eviction,
+// the job the victims make room for, the task for the task-level kinds, and the domain the
+// candidates are in (a HyperNode, or "<cluster-top-hypernode>" for every node).
+class EvictionContext {
+ public:
+  EvictionContext(const cal_eviction_context* c, size_t nres) : c_(c), n_(nres) {}
+  cal_eviction_kind kind() const { return static_cast<cal_eviction_kind>(c_->kind); }
+  Job job() const { return Job(c_->job, n_); }
+  Task task() const { return Task(c_->task, n_); }
+  std::string_view hypernode() const { return sv(c_->hypernode); }
+  HyperNode hypernode_handle() const { return HyperNode(c_->hypernode_handle, n_); }
+  const cal_eviction_context* handle() const { return c_; }
+
+ private:
+  const cal_eviction_context* c_;
+  size_t n_;
+};
+
 // ---------------------------------------------------------------------------------------
 // The extension methods a plugin class defines, declared.
 //
@@ -857,10 +875,13 @@ class Status {
 //   void     batch_node_order(Task, const cal_node* const*, size_t, double* scores)
 //   cal_vote preemptable(Task, const std::vector<Task>&, std::vector<uint8_t>& victims)
 //   cal_vote reclaimable(Task, const std::vector<Task>&, std::vector<uint8_t>& victims)
+//   cal_vote unified_evictable(const EvictionContext&, const std::vector<Task>&,
+//                              std::vector<uint8_t>& victims)                  (ABI 1.7)
 //   void     hyper_node_order(Job, const std::vector<HyperNode>&, std::vector<double>&)
 //   void     victim_tasks(const std::vector<Task>&, std::vector<uint8_t>& victims)
 //   bool     overused(Queue)                bool  allocatable(Queue, Task)
 //   bool     preemptive(Queue, Task)        bool  job_ready(Job)
+//   bool     preemptive_many(Queue, const std::vector<Task>&)                   (ABI 1.7)
 //   bool     job_starving(Job)              cal_vote job_pipelined(Job)
 //   cal_vote job_enqueueable(Job)           Status job_valid(Job)
 //   void     job_enqueued(Job)              void  on_allocate(Task)
@@ -873,6 +894,7 @@ enum class Hook : uint8_t {
   batch_node_order, preemptable, reclaimable, hyper_node_order, victim_tasks, overused,
   allocatable, preemptive, job_ready, job_starving, job_pipelined, job_enqueueable, job_valid,
   job_enqueued, on_allocate, on_deallocate, on_close, check_args,
+  unified_evictable, preemptive_many,  // ABI 1.7
 };
 
 // A set of hooks.
@@ -1023,6 +1045,14 @@ CALDERA_SDK_HOOK_TRAITS(reclaimable,
                         (P& x, Task t, const std::vector<Task>& c, std::vector<uint8_t>& v) {
                           { x.reclaimable(t, c, v) } -> std::convertible_to<cal_vote>;
                         })
+CALDERA_SDK_HOOK_TRAITS(unified_evictable,
+                        (P& x, const EvictionContext& e, const std::vector<Task>& c,
+                         std::vector<uint8_t>& v) {
+                          { x.unified_evictable(e, c, v) } -> std::convertible_to<cal_vote>;
+                        })
+CALDERA_SDK_HOOK_TRAITS(preemptive_many, (P& x, Queue q, const std::vector<Task>& c) {
+  { x.preemptive_many(q, c) } -> std::convertible_to<bool>;
+})
 CALDERA_SDK_HOOK_TRAITS(hyper_node_order,
                         (P& x, Job j, const std::vector<HyperNode>& c, std::vector<double>& v) {
                           x.hyper_node_order(j, c, v);
@@ -1104,6 +1134,10 @@ constexpr bool check_plugin() {
                                       "std::vector<uint8_t>&)")
   CALDERA_SDK_CHECK_HOOK(reclaimable, "cal_vote reclaimable(Task, const std::vector<Task>&, "
                                       "std::vector<uint8_t>&)")
+  CALDERA_SDK_CHECK_HOOK(unified_evictable, "cal_vote unified_evictable(const "
+                                            "EvictionContext&, const std::vector<Task>&, "
+                                            "std::vector<uint8_t>&)")
+  CALDERA_SDK_CHECK_HOOK(preemptive_many, "bool preemptive_many(Queue, const std::vector<Task>&)")
   CALDERA_SDK_CHECK_HOOK(hyper_node_order, "void hyper_node_order(Job, const "
                                            "std::vector<HyperNode>&, std::vector<double>&)")
   CALDERA_SDK_CHECK_HOOK(victim_tasks,
@@ -1371,6 +1405,33 @@ const cal_plugin* descriptor() {
           cal_vote r = self_of<P>(self).reclaimable(s.wrap(t), cand, v);
           std::copy(v.begin(), v.end(), victims);  // no memcpy: n may be 0, victims null
           return r;
+        });
+      };
+    if constexpr (listed<P>(Hook::unified_evictable))
+      p.unified_evictable = [](void* self, const cal_eviction_context* e,
+                               const cal_task* const* c, size_t n,
+                               uint8_t* victims) -> cal_vote {
+        return guard<P, cal_vote>(CAL_ABSTAIN, [&] {
+          S s = ssn_of<P>(self);
+          std::vector<Task> cand;
+          cand.reserve(n);
+          for (size_t i = 0; i < n; ++i) cand.push_back(s.wrap(c[i]));
+          std::vector<uint8_t> v(n, 0);
+          cal_vote r = self_of<P>(self).unified_evictable(EvictionContext(e, s.resource_count()),
+                                                          cand, v);
+          std::copy(v.begin(), v.end(), victims);  // no memcpy: n may be 0, victims null
+          return r;
+        });
+      };
+    if constexpr (listed<P>(Hook::preemptive_many))
+      p.preemptive_many = [](void* self, const cal_queue* q, const cal_task* const* c,
+                             size_t n) -> int {
+        return guard<P, int>(0, [&] {
+          S s = ssn_of<P>(self);
+          std::vector<Task> tasks;
+          tasks.reserve(n);
+          for (size_t i = 0; i < n; ++i) tasks.push_back(s.wrap(c[i]));
+          return self_of<P>(self).preemptive_many(s.wrap(q), tasks) ? 1 : 0;
         });
       };
     if constexpr (listed<P>(Hook::hyper_node_order))
