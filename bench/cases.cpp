@@ -266,24 +266,36 @@ void run_stages(const CaseDef& def, const Policies& policies, const Emit& emit) 
 
 }  // namespace
 
+namespace {
+
+// A generated cluster with `running` pods placed up front and `pending` ones to place.
+CaseDef cluster_case(std::string name, size_t nodes, size_t running, size_t pending,
+                     uint64_t seed) {
+  CaseDef c;
+  c.name = std::move(name);
+  c.backlog.nodes = nodes;
+  c.backlog.running_pods = running;
+  c.backlog.pending_pods = pending;
+  c.backlog.seed = seed;
+  c.summary = running == 0 ? fmt::format("{} nodes, {} pending pods in gang jobs", nodes, pending)
+                           : fmt::format("{} nodes, up to {} running pods placed up front, {} "
+                                         "pending",
+                                         nodes, running, pending);
+  return c;
+}
+
+}  // namespace
+
 std::vector<CaseDef> all_cases(double scale, uint64_t seed) {
   std::vector<CaseDef> cases;
   for (double n : {1000.0, 5000.0, 10000.0}) {
-    CaseDef c;
-    c.name = fmt::format("nodes-{}k", static_cast<int>(n / 1000));
-    c.backlog.nodes = scaled(n, scale);
-    c.backlog.pending_pods = 10 * c.backlog.nodes;
-    c.backlog.seed = seed;
-    c.summary = fmt::format("{} nodes, {} pending pods in gang jobs", c.backlog.nodes,
-                            c.backlog.pending_pods);
-    cases.push_back(c);
+    const size_t nodes = scaled(n, scale);
+    cases.push_back(cluster_case(fmt::format("nodes-{}k", static_cast<int>(n / 1000)), nodes, 0,
+                                 10 * nodes, seed));
   }
   {
-    CaseDef c;
-    c.name = "constraints-5k";
-    c.backlog.nodes = scaled(5000, scale);
-    c.backlog.pending_pods = 10 * c.backlog.nodes;
-    c.backlog.seed = seed;
+    const size_t nodes = scaled(5000, scale);
+    CaseDef c = cluster_case("constraints-5k", nodes, 0, 10 * nodes, seed);
     c.backlog.constraints = true;
     c.summary = fmt::format(
         "{} nodes in 3 zones, {} pending pods: a third with one-per-node anti-affinity, a "
@@ -292,41 +304,18 @@ std::vector<CaseDef> all_cases(double scale, uint64_t seed) {
     cases.push_back(c);
   }
   {
-    CaseDef c;
-    c.name = "steady-10k";
-    c.backlog.nodes = scaled(10000, scale);
-    c.backlog.running_pods = 10 * c.backlog.nodes;
-    c.backlog.pending_pods = scaled(1000, scale);
-    c.backlog.seed = seed;
-    c.summary = fmt::format("{} nodes, up to {} running pods placed up front, {} pending",
-                            c.backlog.nodes, c.backlog.running_pods, c.backlog.pending_pods);
-    cases.push_back(c);
+    const size_t nodes = scaled(10000, scale);
+    cases.push_back(cluster_case("steady-10k", nodes, 10 * nodes, scaled(1000, scale), seed));
   }
   // Beyond today's clusters (the largest run 65,000 nodes; 130,000 in experiments): a full
-  // backlog of a million pods, and the steady state of such a cluster. On request only.
-  {
-    CaseDef c;
-    c.name = "nodes-130k";
-    c.backlog.nodes = scaled(130000, scale);
-    c.backlog.pending_pods = scaled(1000000, scale);
-    c.backlog.seed = seed;
-    c.parse = false;  // a 150 MB file: the parse figure is nodes-10k's, times 13
-    c.on_request = true;
-    c.summary = fmt::format("{} nodes, {} pending pods in gang jobs", c.backlog.nodes,
-                            c.backlog.pending_pods);
-    cases.push_back(c);
-  }
-  {
-    CaseDef c;
-    c.name = "steady-130k";
-    c.backlog.nodes = scaled(130000, scale);
-    c.backlog.running_pods = 10 * c.backlog.nodes;
-    c.backlog.pending_pods = scaled(1000, scale);
-    c.backlog.seed = seed;
+  // backlog of a million pods, and the steady state of such a cluster. On request only; no
+  // scenario file (150 MB: the parse figure is nodes-10k's times 13).
+  for (bool steady : {false, true}) {
+    const size_t nodes = scaled(130000, scale);
+    CaseDef c = steady ? cluster_case("steady-130k", nodes, 10 * nodes, scaled(1000, scale), seed)
+                       : cluster_case("nodes-130k", nodes, 0, scaled(1000000, scale), seed);
     c.parse = false;
     c.on_request = true;
-    c.summary = fmt::format("{} nodes, up to {} running pods placed up front, {} pending",
-                            c.backlog.nodes, c.backlog.running_pods, c.backlog.pending_pods);
     cases.push_back(c);
   }
   {

@@ -248,17 +248,7 @@ class ImageUpdate {
     };
     std::sort(tasks.begin(), tasks.end(),
               [&](const TaskInfo* a, const TaskInfo* b) { return rank(a) < rank(b); });
-    const size_t R = s_.resource_count();
-    n->idle = n->allocatable;
-    n->used = ResVec(R);
-    n->releasing = ResVec(R);
-    n->pipelined = ResVec(R);
-    n->future_idle = n->allocatable;
-    n->pod_requests = ResVec(R);
-    n->pod_requests_nonzero = ResVec(R);
-    n->pods = 0;
-    n->view_pods.clear();
-    n->tasks.clear();
+    n->reset_accounting(s_.resource_count());
     for (const PodRef* r : held) s_.hold_on_node(n, r, cache_);
     for (TaskInfo* t : tasks) {
       t->in_pod_view = false;

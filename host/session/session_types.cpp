@@ -111,6 +111,19 @@ void NodeInfo::remove_task(TaskInfo* t) {
   refresh_future_idle();
 }
 
+void NodeInfo::reset_accounting(size_t resources) {
+  idle = allocatable;
+  used = ResVec(resources);
+  releasing = ResVec(resources);
+  pipelined = ResVec(resources);
+  future_idle = allocatable;
+  pod_requests = ResVec(resources);
+  pod_requests_nonzero = ResVec(resources);
+  pods = 0;
+  tasks.clear();
+  view_pods.clear();
+}
+
 void NodeInfo::refresh_future_idle() {
   for (size_t i = 0; i < future_idle.size(); ++i)
     future_idle[i] = idle[i] + releasing[i] - pipelined[i];

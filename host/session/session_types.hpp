@@ -214,6 +214,9 @@ struct NodeInfo {
   void add_task(TaskInfo* t);
   void remove_task(TaskInfo* t);
   void refresh_future_idle();
+  // Empty of pods: idle and future idle its allocatable, every sum 0, no task, no view pod
+  // (vectors of `resources` entries). The snapshot's start for a node.
+  void reset_accounting(size_t resources);
 };
 
 struct QueueInfo {

@@ -363,13 +363,7 @@ void Session::build(const Cache& cache) {
     n->name = name;
     n->allocatable = to_vec(spec->allocatable);
     n->allocatable[kPodsId] = spec->max_pods;
-    n->idle = n->allocatable;
-    n->used = ResVec(R);
-    n->releasing = ResVec(R);
-    n->pipelined = ResVec(R);
-    n->future_idle = n->allocatable;
-    n->pod_requests = ResVec(R);
-    n->pod_requests_nonzero = ResVec(R);
+    n->reset_accounting(R);
     n->max_pods = spec->max_pods;
     n->unschedulable = spec->unschedulable;
     n->ready = spec->ready;
