@@ -441,6 +441,7 @@ void SessionWorker::start(const Cache& cache, std::shared_ptr<const Policy> poli
   status_ = 0;
   bytes_.clear();
   streamed_error_.clear();
+  bind_frames_ = 0;
   done_ = std::move(done);
 
   h_->poll = new uv_poll_t;
@@ -477,21 +478,29 @@ void SessionWorker::drain() {
   take_streamed();
 }
 
-// The whole binds frames at the head of what the worker wrote, handed over in order.
+// The whole binds frames at the head of what the worker wrote, handed over in order, as
+// one part: what arrived together is checked and sent together (the check reads the
+// nodes' pods in the cache, once per part rather than once per statement).
 void SessionWorker::take_streamed() {
   size_t at = 0;
+  SessionResult all;
   while (streamed_error_.empty()) {
     const size_t n = binds_frame_length(std::string_view(bytes_).substr(at));
     if (n == 0) break;
     try {
       SessionResult part = decode_binds(std::string_view(bytes_).substr(at, n));
-      if (on_binds_) on_binds_(std::move(part));
+      all.binds.insert(all.binds.end(), std::make_move_iterator(part.binds.begin()),
+                       std::make_move_iterator(part.binds.end()));
+      all.bind_annotations.merge(part.bind_annotations);
+      all.volume_bindings.merge(part.volume_bindings);
+      ++bind_frames_;
     } catch (const ResultError& e) {
       streamed_error_ = e.what();
     }
     at += n;
   }
   bytes_.erase(0, at);
+  if (!all.binds.empty() && streamed_error_.empty() && on_binds_) on_binds_(std::move(all));
 }
 
 void SessionWorker::on_readable() {
@@ -588,6 +597,7 @@ void SessionWorker::finish() {
 
   o.seconds = monotonic_seconds() - started_;  // the result decoded: what the commit waits for
   o.refresh = refresh_;
+  o.bind_frames = bind_frames_;
   auto done = std::move(done_);
   // Release the worker's things before telling: `done` may start the next session.
   if (h_) {

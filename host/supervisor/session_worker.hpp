@@ -83,6 +83,7 @@ struct WorkerOutcome {
   // The kept snapshot's refresh before the fork (SessionWorker::use_image); seconds 0 and
   // built false without one.
   SessionImage::Refresh refresh;
+  size_t bind_frames = 0;  // frames of binds handed over during the session (stream_binds)
 };
 
 class SessionWorker {
@@ -138,6 +139,7 @@ class SessionWorker {
   SessionImage::Refresh refresh_;
   std::function<void(SessionResult)> on_binds_;
   std::string streamed_error_;  // a spoiled binds frame: the session's result is refused
+  size_t bind_frames_ = 0;
   void take_streamed();
   WorkerLimits limits_;
   double started_ = 0;

@@ -59,13 +59,15 @@ TEST(SessionWorker, BindsAreHandedOverAsEachStatementCommits) {
                                             });
   result_seen = true;
   ASSERT_TRUE(out.ok) << out.fault.text();
-  // One statement per gang that fits (the fourth never does), each handed over alone.
-  ASSERT_EQ(parts.size(), 3u);
+  // One statement per gang that fits (the fourth never does), a gang's two binds together;
+  // what arrives together is handed over in one part.
+  ASSERT_GE(parts.size(), 1u);
   std::vector<std::pair<std::string, std::string>> streamed;
   for (const auto& p : parts) {
-    EXPECT_EQ(p.size(), 2u);
+    EXPECT_EQ(p.size() % 2, 0u);
     streamed.insert(streamed.end(), p.begin(), p.end());
   }
+  EXPECT_EQ(out.bind_frames, 3u);  // the worker wrote each gang's binds as it committed them
   EXPECT_EQ(streamed, out.result.result.binds);  // the result still lists them, in order
   EXPECT_EQ(out.result.result.pending.count("ns/g3-0"), 1u);
 }
