@@ -158,6 +158,23 @@ std::vector<Bundle> create_job_bundles(JobInfo* job, std::vector<TaskInfo*> loca
   return out;
 }
 
+std::vector<Bundle> victim_bundles(const std::vector<NodeInfo*>& nodes, size_t resources,
+                                   const std::function<bool(const TaskInfo*)>& candidate) {
+  std::vector<JobInfo*> order;
+  std::map<JobInfo*, std::vector<TaskInfo*>> by_job;
+  for (NodeInfo* node : nodes)
+    for (TaskInfo* task : node->tasks) {
+      if (task->job == nullptr || !candidate(task)) continue;
+      auto [it, first] = by_job.try_emplace(task->job);
+      if (first) order.push_back(task->job);
+      it->second.push_back(task);
+    }
+  std::vector<Bundle> bundles;
+  for (JobInfo* j : order)
+    for (Bundle& b : create_job_bundles(j, by_job[j], resources)) bundles.push_back(std::move(b));
+  return bundles;
+}
+
 std::vector<TaskInfo*> flatten_bundles(const std::vector<Bundle>& bundles) {
   std::vector<TaskInfo*> out;
   for (const Bundle& b : bundles) out.insert(out.end(), b.tasks.begin(), b.tasks.end());

@@ -44,6 +44,12 @@ ResVec sum_idle_and_releasing(const std::vector<NodeInfo*>& nodes, size_t resour
 std::vector<Bundle> create_job_bundles(JobInfo* job, std::vector<TaskInfo*> local_tasks,
                                        size_t resources);
 
+// The bundles of the tasks on `nodes` that `candidate` takes, job by job in the order the
+// jobs are first met (each job's by create_job_bundles; the bundle sort orders the jobs):
+// the candidate walk both gang actions start from.
+std::vector<Bundle> victim_bundles(const std::vector<NodeInfo*>& nodes, size_t resources,
+                                   const std::function<bool(const TaskInfo*)>& candidate);
+
 // Volcano's FlattenBundles: every bundle's tasks, in bundle order.
 std::vector<TaskInfo*> flatten_bundles(const std::vector<Bundle>& bundles);
 

@@ -96,29 +96,16 @@ std::vector<Bundle> GangPreemptAction::select_domain_bundles(Session& ssn,
                                                              JobInfo* preemptor_job,
                                                              const ResVec& job_need,
                                                              const Domain& domain) {
-  // The candidates, per victim job in the order first met (create_job_bundles sorts each
-  // job's tasks; the bundle sort orders the jobs).
-  std::vector<JobInfo*> order;
-  std::map<JobInfo*, std::vector<TaskInfo*>> by_job;
-  for (NodeInfo* node : *domain.nodes) {
-    for (TaskInfo* task : node->tasks) {
-      if (!preemptable_status(task->status) || !task->preemptable) continue;
-      // Volcano's preempt leaves a task that requests resources alone when the preemptor
-      // is best-effort; gangpreempt leaves that to the unified_evictable plugins.
-      JobInfo* victim_job = task->job;
-      if (victim_job == nullptr || victim_job->queue != preemptor_job->queue) continue;
-      if (!is_job_preemptable_for_gang_eviction(victim_job)) continue;
-      if (preemptor_job->priority <= victim_job->priority || victim_job == preemptor_job)
-        continue;
-      auto [it, first] = by_job.try_emplace(victim_job);
-      if (first) order.push_back(victim_job);
-      it->second.push_back(task);
-    }
-  }
-  std::vector<Bundle> bundles;
-  for (JobInfo* j : order)
-    for (Bundle& b : create_job_bundles(j, by_job[j], ssn.resource_count()))
-      bundles.push_back(std::move(b));
+  std::vector<Bundle> bundles =
+      victim_bundles(*domain.nodes, ssn.resource_count(), [&](const TaskInfo* task) {
+        if (!preemptable_status(task->status) || !task->preemptable) return false;
+        // Volcano's preempt leaves a task that requests resources alone when the preemptor
+        // is best-effort; gangpreempt leaves that to the unified_evictable plugins.
+        const JobInfo* victim_job = task->job;
+        return victim_job->queue == preemptor_job->queue &&
+               is_job_preemptable_for_gang_eviction(victim_job) &&
+               preemptor_job->priority > victim_job->priority && victim_job != preemptor_job;
+      });
 
   // Victim jobs in reverse job order (Volcano: !JobOrderFn(l, r)).
   auto sort = [&](std::vector<Bundle>& bs) {

@@ -101,24 +101,14 @@ bool GangReclaimAction::reclaim_job_in_domains(Session& ssn, Statement& stmt,
 std::vector<Bundle> GangReclaimAction::select_domain_bundles(Session& ssn, JobInfo* reclaimer_job,
                                                              const ResVec& job_need,
                                                              const Domain& domain) {
-  std::vector<JobInfo*> order;
-  std::map<JobInfo*, std::vector<TaskInfo*>> by_job;
-  for (NodeInfo* node : *domain.nodes) {
-    for (TaskInfo* task : node->tasks) {
-      if (task->status != CAL_TASK_RUNNING || !task->preemptable) continue;
-      JobInfo* victim_job = task->job;
-      if (victim_job == nullptr || victim_job->queue == reclaimer_job->queue) continue;
-      if (!is_job_preemptable_for_gang_eviction(victim_job)) continue;
-      if (victim_job->queue == nullptr || !victim_job->queue->reclaimable) continue;
-      auto [it, first] = by_job.try_emplace(victim_job);
-      if (first) order.push_back(victim_job);
-      it->second.push_back(task);
-    }
-  }
-  std::vector<Bundle> bundles;
-  for (JobInfo* j : order)
-    for (Bundle& b : create_job_bundles(j, by_job[j], ssn.resource_count()))
-      bundles.push_back(std::move(b));
+  std::vector<Bundle> bundles =
+      victim_bundles(*domain.nodes, ssn.resource_count(), [&](const TaskInfo* task) {
+        if (task->status != CAL_TASK_RUNNING || !task->preemptable) return false;
+        const JobInfo* victim_job = task->job;
+        return victim_job->queue != reclaimer_job->queue &&
+               is_job_preemptable_for_gang_eviction(victim_job) && victim_job->queue != nullptr &&
+               victim_job->queue->reclaimable;
+      });
 
   // Volcano's queueLessFn: VictimQueueOrderFn against the reclaimer's queue, which without
   // a victim-queue-order plugin is !QueueOrderFn(l, r).
