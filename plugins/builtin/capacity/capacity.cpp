@@ -141,14 +141,8 @@ class Capacity {
     const QueueAttr* rq = find(reclaimer.job().queue());
     if (!rq) return CAL_PERMIT;
 
-    std::vector<cm::Reclaimee> cands;
     std::vector<size_t> index;  // position in `candidates` of each entry of `cands`
-    for (size_t k = 0; k < candidates.size(); ++k) {
-      const QueueAttr* q = find(candidates[k].job().queue());
-      if (!q) continue;
-      cands.push_back({q, candidates[k].request().data()});
-      index.push_back(k);
-    }
+    const std::vector<cm::Reclaimee> cands = reclaimees(candidates, index);
     cm::ReclaimContext ctx;
     ctx.reclaimer_queue = rq;
     ctx.reclaimer_request = reclaimer.request().data();
@@ -193,14 +187,8 @@ class Capacity {
       return CAL_PERMIT;
     }
     if (!ready_) return CAL_PERMIT;  // Volcano's Reject: takes part, allows none
-    std::vector<cm::Reclaimee> cands;
     std::vector<size_t> index;  // position in `candidates` of each entry of `cands`
-    for (size_t k = 0; k < candidates.size(); ++k) {
-      const QueueAttr* q = find(candidates[k].job().queue());
-      if (!q) continue;
-      cands.push_back({q, candidates[k].request().data()});
-      index.push_back(k);
-    }
+    const std::vector<cm::Reclaimee> cands = reclaimees(candidates, index);
     const std::vector<uint8_t> v = cm::gang_reclaim_victims(cands, n_);
     for (size_t k = 0; k < v.size(); ++k) victims[index[k]] = v[k];
     return CAL_PERMIT;
@@ -269,6 +257,20 @@ class Capacity {
   void on_deallocate(sdk::Task t) { account(t, -1); }
 
  private:
+  // The candidates whose queue the plugin knows, with their requests; `index`: each one's
+  // position in `candidates`.
+  std::vector<cm::Reclaimee> reclaimees(const std::vector<sdk::Task>& candidates,
+                                        std::vector<size_t>& index) const {
+    std::vector<cm::Reclaimee> cands;
+    for (size_t k = 0; k < candidates.size(); ++k) {
+      const QueueAttr* q = find(candidates[k].job().queue());
+      if (!q) continue;
+      cands.push_back({q, candidates[k].request().data()});
+      index.push_back(k);
+    }
+    return cands;
+  }
+
   void account(sdk::Task t, int sign) {
     QueueAttr* a = find(t.job().queue());
     if (!a) return;
