@@ -19,6 +19,8 @@ namespace caldera {
 // or running there, not terminated). snapshot.cpp.
 TaskStatus snapshot_status(const PodSpec& p);
 bool snapshot_holds_node(const PodSpec& p);
+// Whether the pod has volume claims (its CSI counts depend on storage). snapshot.cpp.
+bool snapshot_has_claims(const PodSpec& p);
 
 struct ImageBook {
   struct PodEntry {

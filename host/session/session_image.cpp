@@ -7,27 +7,19 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <tuple>
 #include <unordered_set>
 
 #include "host/cache/cache.hpp"
 #include "host/session/image_book.hpp"
+#include "host/util/clock.hpp"
 
 namespace caldera {
 
 namespace {
 
-bool has_claims(const PodSpec& p) {
-  return p.constraints && p.constraints->view()->claims.count > 0;
-}
-
 bool scalar(const std::string& name) { return name != kCpu && name != kMemory && name != kPods; }
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 template <class T>
 void erase_one(std::vector<T>& v, const T& x) {
@@ -141,7 +133,7 @@ class ImageUpdate {
     if (it == book_.pods.end()) return true;
     ImageBook::PodEntry& e = it->second;
     const PodSpec& p = *e.record;
-    if (has_claims(p)) return fail(fmt::format("pod {} with volume claims changed", key));
+    if (snapshot_has_claims(p)) return fail(fmt::format("pod {} with volume claims changed", key));
     if (!uncount(p.requests) || !uncount(p.init_requests)) return false;
     if (TaskInfo* t = e.task) {
       if (NodeInfo* n = t->node) {
@@ -175,7 +167,7 @@ class ImageUpdate {
   bool put_in(const std::shared_ptr<const PodSpec>& record) {
     const PodSpec& p = *record;
     const std::string& key = p.digest.key;
-    if (has_claims(p)) return fail(fmt::format("pod {} with volume claims changed", key));
+    if (snapshot_has_claims(p)) return fail(fmt::format("pod {} with volume claims changed", key));
     if (!count(p.requests) || !count(p.init_requests)) return false;
     ImageBook::PodEntry& e = book_.pods[key];
     e = ImageBook::PodEntry{record};
@@ -274,7 +266,7 @@ bool SessionImage::in_fork() const { return owner_pid_ != 0 && owner_pid_ != ::g
 
 SessionImage::Refresh SessionImage::refresh(const Cache& cache,
                                             const std::shared_ptr<const Policy>& policy) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const double t0 = monotonic_seconds();
   owner_pid_ = ::getpid();
   Refresh r;
   Cache::Changes changes = cache.take_changes(this);
@@ -314,7 +306,7 @@ SessionImage::Refresh SessionImage::refresh(const Cache& cache,
     built_ = build();
     r.built = true;
   }
-  r.seconds = seconds_since(t0);
+  r.seconds = monotonic_seconds() - t0;
   static const bool check = [] {
     const char* v = std::getenv("CALDERA_CHECK_IMAGE");
     return v && *v && std::string(v) != "0";

@@ -41,16 +41,16 @@ bool snapshot_holds_node(const PodSpec& p) {
   return !p.node.empty() && s != CAL_TASK_SUCCEEDED && s != CAL_TASK_FAILED;
 }
 
-namespace {
-
-bool has_claims(const PodSpec& p) {
+bool snapshot_has_claims(const PodSpec& p) {
   return p.constraints && p.constraints->view()->claims.count > 0;
 }
+
+namespace {
 
 // The CSI volumes a pod asks for, as resources (only pods with claims have any).
 ResourceList csi_of(const PodSpec& p, const Cache& cache, const SchedulerConfig& config) {
   ResourceList rl;
-  if (!has_claims(p)) return rl;
+  if (!snapshot_has_claims(p)) return rl;
   for (auto& [name, n] : SessionVolumes::csi_requests(p, cache, config)) rl[name] = n;
   return rl;
 }
@@ -217,7 +217,7 @@ ResVec Session::pod_request(const PodSpec& pod, const Cache& cache) const {
   ResVec req = to_vec(pod.requests);
   req[kPodsId] = 1;  // Volcano's GetPodResourceRequest: every pod asks for one
   // Volcano counts a pod's CSI volumes as a resource it requests.
-  if (has_claims(pod)) req.add(to_vec(csi_of(pod, cache, policy_->config)));
+  if (snapshot_has_claims(pod)) req.add(to_vec(csi_of(pod, cache, policy_->config)));
   return req;
 }
 
@@ -235,7 +235,7 @@ TaskInfo* Session::new_task(const PodSpec& pod, JobInfo* j, const Cache& cache) 
   t->init_resreq = pod.init_requests.empty() ? t->resreq : to_vec(pod.init_requests);
   t->init_resreq[kPodsId] = 1;
   // Volcano adds the CSI volumes to Resreq, which is InitResreq too (one object).
-  if (has_claims(pod)) {
+  if (snapshot_has_claims(pod)) {
     const ResVec v = to_vec(csi_of(pod, cache, policy_->config));
     t->resreq.add(v);
     t->init_resreq.add(v);
