@@ -27,15 +27,10 @@
 // Inside a domain, a hard (or soft) job's pending tasks are tried in the same way from the
 // domain down, with the pending tasks' summed request in place of minResources.
 //
-// Where Caldera differs, each a choice where Volcano is random or a consequence of
-// Caldera's model (README, "Choices"):
-//   - Children are visited by name (Volcano walks a set: HyperNodes of one tier come in
-//     random order).
-//   - The search is the host's, as allocate's HyperNode path is (actions/hypernode_allocate.hpp):
-//     it applies whether or not the network-topology-aware plugin is configured (Volcano
-//     searches only through that plugin, and without it gives every job the whole cluster).
-//   - A job's allocated HyperNode is derived from where its tasks run (host/session/
-//     hypernodes.hpp); Volcano reads it from the PodGroup's annotation.
+// The search itself is actions/hypernode_gradients.hpp (shared with allocate): without the
+// network-topology-aware plugin every job has the whole cluster as its one domain, as in
+// Volcano. A job with a subGroupPolicy is searched as one sub-job here (Volcano searches
+// per sub-job); README, "Choices".
 #pragma once
 
 #include <optional>
@@ -43,19 +38,10 @@
 #include <string_view>
 #include <vector>
 
+#include "actions/hypernode_gradients.hpp"
 #include "host/session/session.hpp"
 
 namespace caldera::gang {
-
-// Volcano's framework.ClusterTopHyperNode.
-inline constexpr std::string_view kClusterTopHyperNode = "<cluster-top-hypernode>";
-
-struct Domain {
-  std::string_view name;                       // a HyperNode's name, or kClusterTopHyperNode
-  HyperNodeInfo* hypernode = nullptr;          // null: the whole cluster
-  const std::vector<NodeInfo*>* nodes = nullptr;  // Volcano's RealNodesList[name], by name
-  int32_t tier = 0;
-};
 
 class EvictionDomains {
  public:
@@ -63,8 +49,8 @@ class EvictionDomains {
   // hypernodes (read by evict_max_hypernodes below).
   EvictionDomains(const Session& ssn, int64_t max_hypernodes);
 
-  Domain top() const;
-  Domain of(HyperNodeInfo* h) const;
+  Domain top() const { return search_.top(); }
+  Domain of(HyperNodeInfo* h) const { return search_.of(h); }
 
   // Volcano's job.ContainsHardTopology() once the session made soft jobs hard.
   bool hard(const JobInfo* job) const;
@@ -83,16 +69,13 @@ class EvictionDomains {
   // The job's highest tier allowed (the cluster's tier for a soft job); nullopt when the
   // job has no network topology.
   std::optional<int32_t> highest_tier(const JobInfo* job) const;
-  // hyperNodeGradientFn + reverseAndCapEvictionGradients.
+  // hyperNodeGradientFn (PurposeEvict) + reverseAndCapEvictionGradients.
   std::vector<std::vector<Domain>> gradients(const Domain& available, int32_t highest_tier,
                                              HyperNodeInfo* allocated,
                                              const ResVec& min_resource) const;
-  std::vector<Domain> children(const Domain& d) const;
   const Session& ssn_;
-  const HyperNodes& hns_;
+  HyperNodeGradients search_;
   int64_t max_hypernodes_;
-  int32_t top_tier_ = 1;
-  std::vector<HyperNodeInfo*> roots_;  // HyperNodes without a parent, by name
 };
 
 // The network-topology-aware plugin's hypernode.gradient.evict.max-hypernodes as the policy

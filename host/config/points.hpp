@@ -50,6 +50,8 @@ enum class Combine : uint8_t {
 // node_order_many) and batch_node_order; job_enqueueable votes, and job_enqueued tells the
 // same plugins when a job was enqueued; preemptive asks preemptive_many (its many-task form,
 // ABI 1.7) where a plugin sets it, else preemptive task by task.
+// hyper_node_order asks sub_job_hyper_node_order (ABI 1.8, for the sub-job being placed)
+// where a plugin sets it, else hyper_node_order with the sub-job's job.
 // unified_evictable (ABI 1.7, the gang-aware evicting actions' victims) is an ALWAYS slot:
 // Volcano has no enable switch for UnifiedEvictableFn, every plugin registering one takes
 // part.
@@ -94,6 +96,13 @@ enum class Combine : uint8_t {
   SLOT(VictimTasks, victim_tasks, VictimUnion)                            \
   POINT(HyperNodeOrder, "hyper_node_order")                               \
   SLOT(HyperNodeOrder, hyper_node_order, Sum)                             \
+  SLOT(HyperNodeOrder, sub_job_hyper_node_order, Sum)                     \
+  POINT(SubJobOrder, "sub_job_order")                                     \
+  SLOT(SubJobOrder, sub_job_order, FirstNonZero)                          \
+  POINT(SubJobReady, "sub_job_ready")                                     \
+  SLOT(SubJobReady, sub_job_ready, AllTrue)                               \
+  POINT(SubJobPipelined, "sub_job_pipelined")                             \
+  SLOT(SubJobPipelined, sub_job_pipelined, Vote)                          \
   ALWAYS(job_valid, AllPass)                                              \
   ALWAYS(on_allocate, Notify)                                             \
   ALWAYS(on_deallocate, Notify)                                           \

@@ -54,9 +54,9 @@ const std::vector<std::pair<std::string, std::string>>& switches() {
       {"enabledOverused", "overused"},
       {"enabledAllocatable", "allocatable"},
       {"enabledHyperNodeOrder", "hyper_node_order"},
-      {"enabledSubJobReady", ""},
-      {"enabledSubJobPipelined", ""},
-      {"enabledSubJobOrder", ""},
+      {"enabledSubJobReady", "sub_job_ready"},
+      {"enabledSubJobPipelined", "sub_job_pipelined"},
+      {"enabledSubJobOrder", "sub_job_order"},
       {"enabledHyperNodeGradient", ""},
   };
   return s;

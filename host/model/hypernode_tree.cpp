@@ -18,24 +18,7 @@ bool labels_match(const HyperNodeMember& m, const StringMap& labels) {
     auto it = labels.find(k);
     if (it == labels.end() || it->second != v) return false;
   }
-  for (const LabelRequirement& r : m.match_expressions) {
-    auto it = labels.find(r.key);
-    const bool has = it != labels.end();
-    const bool in =
-        has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
-    if (r.op == "In") {
-      if (!in) return false;
-    } else if (r.op == "NotIn") {
-      if (in) return false;  // a missing label satisfies NotIn, as in Kubernetes
-    } else if (r.op == "Exists") {
-      if (!has) return false;
-    } else if (r.op == "DoesNotExist") {
-      if (has) return false;
-    } else {
-      return false;
-    }
-  }
-  return true;
+  return requirements_match(m.match_expressions, labels);
 }
 
 HyperNodeTree build_hypernode_tree(

@@ -1,5 +1,7 @@
 #include "host/model/objects.hpp"
 
+#include <algorithm>
+
 namespace caldera {
 
 const char* to_string(PodPhase p) {
@@ -92,6 +94,40 @@ const char* to_string(QueueState s) {
     case QueueState::Closing: return "Closing";
   }
   return "Open";
+}
+
+bool requirements_match(const std::vector<LabelRequirement>& reqs, const StringMap& labels) {
+  for (const LabelRequirement& r : reqs) {
+    auto it = labels.find(r.key);
+    const bool has = it != labels.end();
+    const bool in =
+        has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
+    if (r.op == "In") {
+      if (!in) return false;
+    } else if (r.op == "NotIn") {
+      if (in) return false;  // a missing label satisfies NotIn, as in Kubernetes
+    } else if (r.op == "Exists") {
+      if (!has) return false;
+    } else if (r.op == "DoesNotExist") {
+      if (has) return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<LabelRequirement> label_requirements(const api::Selector& s) {
+  std::vector<LabelRequirement> out;
+  for (const api::Requirement& r : s.requirements) {
+    const char* op = r.op == CAL_SELECT_IN              ? "In"
+                     : r.op == CAL_SELECT_NOT_IN        ? "NotIn"
+                     : r.op == CAL_SELECT_EXISTS        ? "Exists"
+                     : r.op == CAL_SELECT_DOES_NOT_EXIST ? "DoesNotExist"
+                                                        : "";  // Gt / Lt: never in a label selector
+    out.push_back({r.key, op, r.values});
+  }
+  return out;
 }
 
 }  // namespace caldera

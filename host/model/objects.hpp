@@ -133,6 +133,36 @@ struct NetworkTopology {
   int32_t highest_tier_allowed = 0;        // hard only (a hard mode without one is dropped)
 };
 
+// A requirement of a label selector (metav1.LabelSelectorRequirement).
+struct LabelRequirement {
+  std::string key;
+  std::string op;  // In | NotIn | Exists | DoesNotExist
+  std::vector<std::string> values;
+};
+// Whether labels satisfy every requirement (Kubernetes' labels.Selector.Matches; a missing
+// label satisfies NotIn).
+bool requirements_match(const std::vector<LabelRequirement>& reqs, const StringMap& labels);
+// A metav1.LabelSelector read by the API reader, in this form.
+std::vector<LabelRequirement> label_requirements(const api::Selector& s);
+
+// One entry of a PodGroup's spec.subGroupPolicy (Volcano's scheduling v1beta1
+// SubGroupPolicySpec): the job's pods that match `label_selector` are split into sub-groups
+// by the values of their `match_label_keys` labels; each sub-group is a gang of
+// `sub_group_size` pods, may have its own network topology, and at least `min_sub_groups` of
+// the policy's sub-groups must be placed for the job to be ready. The session's view:
+// host/session/sub_jobs.hpp.
+struct SubGroupPolicy {
+  std::string name;
+  std::optional<int32_t> sub_group_size;  // absent: 1
+  std::optional<int32_t> min_sub_groups;  // absent: 0 (no minimum)
+  std::vector<std::string> match_label_keys;
+  // labelSelector: absent selects every pod; matchLabels as In requirements, then
+  // matchExpressions (op: In, NotIn, Exists, DoesNotExist).
+  bool has_label_selector = false;
+  std::vector<LabelRequirement> label_selector;
+  std::optional<NetworkTopology> network_topology;
+};
+
 struct PodGroupSpec {
   std::string ns = "default";
   std::string name;
@@ -150,6 +180,7 @@ struct PodGroupSpec {
   double phase_since = 0;  // when phase last changed, for waiting-time policies
   StringMap annotations;
   std::optional<NetworkTopology> network_topology;
+  std::vector<SubGroupPolicy> sub_group_policy;  // spec.subGroupPolicy, in order
   SourceRef src;
 
   std::string key() const { return ns + "/" + name; }
@@ -181,13 +212,6 @@ struct QueueSpec {
   StringMap annotations;
   std::optional<QueueAffinity> affinity;  // spec.affinity; absent: none set
   SourceRef src;
-};
-
-// A requirement of a label selector (metav1.LabelSelectorRequirement).
-struct LabelRequirement {
-  std::string key;
-  std::string op;  // In | NotIn | Exists | DoesNotExist
-  std::vector<std::string> values;
 };
 
 // One member of a HyperNode (Volcano's topology.volcano.sh/v1alpha1 MemberSpec): a node or a

@@ -451,11 +451,67 @@ void ensure_default_queue(const std::string& file, Cache& cache) {
   cache.upsert_queue(std::move(q));
 }
 
+// Volcano's NetworkTopologySpec: mode (default hard) and highestTierAllowed. A hard mode
+// without a tier is a constraint Volcano silently drops (IsHardTopologyMode), so a file must
+// give one.
+NetworkTopology read_network_topology(const Value& v) {
+  const Table nt = v.table("a table ({ mode = \"hard\", highest_tier_allowed = 1 })");
+  nt.check_keys({"mode", "highest_tier_allowed"});
+  NetworkTopology topo;
+  topo.mode = nt.opt_choice<TopologyMode>("mode",
+                                          {{"hard", TopologyMode::Hard},
+                                           {"soft", TopologyMode::Soft}},
+                                          "mode")
+                  .value_or(TopologyMode::Hard);
+  auto tier = nt.opt_int("highest_tier_allowed", 0, kInt32Max);
+  if (topo.mode == TopologyMode::Hard && !tier)
+    nt.missing("highest_tier_allowed",
+               "the highest HyperNode tier the job may span (mode \"hard\" needs one)");
+  topo.highest_tier_allowed = static_cast<int32_t>(tier.value_or(0));
+  return topo;
+}
+
+// One [[podgroups.sub_group_policy]] table: Volcano's SubGroupPolicySpec
+// (docs/SCENARIOS-EXTENSIONS.md, "Sub-groups").
+SubGroupPolicy read_sub_group_policy(const Table& t, const std::vector<SubGroupPolicy>& before) {
+  t.check_keys({"name", "sub_group_size", "min_sub_groups", "match_label_keys", "label_selector",
+                "network_topology"});
+  SubGroupPolicy p;
+  Value nv = t.require("name", "the policy's name, unique in the PodGroup");
+  p.name = nv.string();
+  if (p.name.empty()) nv.fail("an empty name", "the policy's name, unique in the PodGroup");
+  for (const SubGroupPolicy& b : before)
+    if (b.name == p.name)
+      nv.fail(fmt::format("a second sub-group policy named '{}'", p.name),
+              "a name no other policy of the PodGroup has");
+  if (auto v = t.opt_int("sub_group_size", 0, kInt32Max)) p.sub_group_size = static_cast<int32_t>(*v);
+  if (auto v = t.opt_int("min_sub_groups", 0, kInt32Max)) p.min_sub_groups = static_cast<int32_t>(*v);
+  if (auto kv = t.get("match_label_keys")) {
+    Array keys = kv->array("an array of label keys");
+    for (size_t i = 0; i < keys.size(); ++i) {
+      std::string key = keys[i].string("a label key");
+      if (key.empty()) keys[i].fail("an empty label key", "a label key");
+      p.match_label_keys.push_back(std::move(key));
+    }
+  }
+  if (auto sv = t.get("label_selector")) {
+    // A metav1.LabelSelector as the API writes it (matchLabels, matchExpressions).
+    api::Selector sel = read_api_object(*sv, [](const nlohmann::json& j, const std::string& prefix) {
+      return api::label_selector(&j, prefix);
+    });
+    p.has_label_selector = true;
+    p.label_selector = label_requirements(sel);
+  }
+  if (auto ntv = t.get("network_topology")) p.network_topology = read_network_topology(*ntv);
+  return p;
+}
+
 void load_podgroups(const Table& root, Cache& cache) {
   for (const Table& t0 : root.tables("podgroups")) {
     const Table t = named_namespaced(t0);
     t.check_keys({"name", "namespace", "queue", "min_member", "min_task_member", "min_resources",
-                  "phase", "priority_class", "created", "annotations", "network_topology"});
+                  "phase", "priority_class", "created", "annotations", "network_topology",
+                  "sub_group_policy"});
     PodGroupSpec pg;
     pg.name = name_of(t, "name");
     if (t.has("namespace")) pg.ns = name_of(t, "namespace");
@@ -487,25 +543,9 @@ void load_podgroups(const Table& root, Cache& cache) {
     pg.created = t.opt_number("created").value_or(0);
     pg.phase_since = pg.created;
     pg.annotations = t.string_map("annotations");
-    if (auto ntv = t.get("network_topology")) {
-      // Volcano's spec.networkTopology: mode (default hard) and highestTierAllowed. A hard
-      // mode without a tier is a constraint Volcano silently drops (IsHardTopologyMode),
-      // so a file must give one.
-      const Table nt = ntv->table("a table ({ mode = \"hard\", highest_tier_allowed = 1 })");
-      nt.check_keys({"mode", "highest_tier_allowed"});
-      NetworkTopology topo;
-      topo.mode = nt.opt_choice<TopologyMode>("mode",
-                                              {{"hard", TopologyMode::Hard},
-                                               {"soft", TopologyMode::Soft}},
-                                              "mode")
-                      .value_or(TopologyMode::Hard);
-      auto tier = nt.opt_int("highest_tier_allowed", 0, kInt32Max);
-      if (topo.mode == TopologyMode::Hard && !tier)
-        nt.missing("highest_tier_allowed",
-                   "the highest HyperNode tier the job may span (mode \"hard\" needs one)");
-      topo.highest_tier_allowed = static_cast<int32_t>(tier.value_or(0));
-      pg.network_topology = topo;
-    }
+    if (auto ntv = t.get("network_topology")) pg.network_topology = read_network_topology(*ntv);
+    for (const Table& sg : t.tables("sub_group_policy"))
+      pg.sub_group_policy.push_back(read_sub_group_policy(sg, pg.sub_group_policy));
     pg.src = t.src();
     check_unique(t, cache.podgroups(), pg.key(), "podgroup");
     cache.upsert_podgroup(std::move(pg));

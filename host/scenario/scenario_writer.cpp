@@ -30,6 +30,13 @@ std::string amount(const std::string& resource, double v) {
   return w::string(std::fmod(v, 1000.0) == 0 ? integral(v / 1000) : integral(v) + "m");
 }
 
+std::string topology(const NetworkTopology& nt) {
+  Entries e{{"mode", w::string(nt.mode == TopologyMode::Hard ? "hard" : "soft")}};
+  if (nt.mode == TopologyMode::Hard)
+    e.emplace_back("highest_tier_allowed", w::number(nt.highest_tier_allowed));
+  return w::inline_table(e);
+}
+
 std::string resources(const ResourceList& rl) {
   Entries e;
   for (const auto& [name, v] : rl) e.emplace_back(name, amount(name, v));
@@ -172,11 +179,35 @@ std::string scenario_text(const Cache& cache, const ScenarioDump& d) {
     if (!pg->priority_class.empty()) b.add("priority_class", w::string(pg->priority_class));
     b.add("created", w::number(pg->created));
     if (!pg->annotations.empty()) b.add("annotations", strings(pg->annotations));
-    if (const auto& nt = pg->network_topology) {
-      Entries e{{"mode", w::string(nt->mode == TopologyMode::Hard ? "hard" : "soft")}};
-      if (nt->mode == TopologyMode::Hard)
-        e.emplace_back("highest_tier_allowed", w::number(nt->highest_tier_allowed));
-      b.add("network_topology", w::inline_table(e));
+    if (const auto& nt = pg->network_topology) b.add("network_topology", topology(*nt));
+    if (!pg->sub_group_policy.empty()) {
+      // An inline array of inline tables: the same as [[podgroups.sub_group_policy]].
+      std::vector<std::string> policies;
+      for (const SubGroupPolicy& sp : pg->sub_group_policy) {
+        Entries e{{"name", w::string(sp.name)}};
+        if (sp.sub_group_size) e.emplace_back("sub_group_size", w::number(*sp.sub_group_size));
+        if (sp.min_sub_groups) e.emplace_back("min_sub_groups", w::number(*sp.min_sub_groups));
+        if (!sp.match_label_keys.empty()) {
+          std::vector<std::string> keys;
+          for (const std::string& k : sp.match_label_keys) keys.push_back(w::string(k));
+          e.emplace_back("match_label_keys", w::array(keys));
+        }
+        if (sp.has_label_selector) {
+          std::vector<std::string> exprs;
+          for (const LabelRequirement& r : sp.label_selector) {
+            std::vector<std::string> values;
+            for (const std::string& v : r.values) values.push_back(w::string(v));
+            Entries re{{"key", w::string(r.key)}, {"operator", w::string(r.op)}};
+            if (!values.empty()) re.emplace_back("values", w::array(values));
+            exprs.push_back(w::inline_table(re));
+          }
+          e.emplace_back("label_selector",
+                         w::inline_table({{"matchExpressions", w::array(exprs)}}));
+        }
+        if (sp.network_topology) e.emplace_back("network_topology", topology(*sp.network_topology));
+        policies.push_back(w::inline_table(e));
+      }
+      b.add("sub_group_policy", w::array(policies));
     }
     table("podgroups", b);
   }

@@ -240,4 +240,53 @@ PointStatus Session::job_valid(const JobInfo* j) const {
   return combine<Slot::job_valid>(chains_, to_handle(j));
 }
 
+// ---------------------------------------------------------------------------------------
+// sub-jobs
+// ---------------------------------------------------------------------------------------
+
+const JobSubJobs& Session::sub_jobs(const JobInfo* j) const {
+  std::lock_guard<std::mutex> lock(sub_jobs_mutex_);
+  auto& slot = sub_jobs_[j];
+  if (!slot) slot = build_sub_jobs(const_cast<JobInfo*>(j), hypernodes_, cluster_top_tier());
+  return *slot;
+}
+
+SubJobInfo* Session::sub_job_of(const TaskInfo* t) const {
+  const JobSubJobs& s = sub_jobs(t->job);
+  auto it = s.of_task.find(t);
+  return it == s.of_task.end() ? nullptr : it->second;
+}
+
+bool Session::sub_job_ready(const SubJobInfo* s) const {
+  if (!sub_jobs(s->job).has_policy) return job_ready(s->job);
+  return combine<Slot::sub_job_ready>(chains_, to_handle(s));
+}
+
+bool Session::sub_job_pipelined(const SubJobInfo* s) const {
+  if (!sub_jobs(s->job).has_policy) return job_pipelined(s->job);
+  return combine<Slot::sub_job_pipelined>(chains_, to_handle(s));
+}
+
+bool Session::sub_job_order_less(const SubJobInfo* l, const SubJobInfo* r) const {
+  if (int c = combine<Slot::sub_job_order>(chains_, to_handle(l), to_handle(r))) return c < 0;
+  if (l->match_index != r->match_index) return l->match_index < r->match_index;
+  return l->uid < r->uid;
+}
+
+int32_t Session::cluster_top_tier() const {
+  int32_t top = 1;
+  for (int32_t t : hypernodes_.tiers())
+    if (t >= top) top = t + 1;
+  return top;
+}
+
+HyperNodeInfo* Session::task_allocated_hypernode(const TaskInfo* t) const {
+  auto it = task_allocated_hypernode_.find(t);
+  return it == task_allocated_hypernode_.end() ? nullptr : it->second;
+}
+
+void Session::set_task_allocated_hypernode(const TaskInfo* t, HyperNodeInfo* h) {
+  task_allocated_hypernode_[t] = h;
+}
+
 }  // namespace caldera

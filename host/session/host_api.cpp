@@ -459,6 +459,56 @@ int h_job_min_resource(const cal_job* j, const char* name, double* amount) {
   *amount = it->second;
   return 1;
 }
+// --- 1.8: sub-jobs
+const SubJobInfo* SJ(const cal_sub_job* s) { return from_handle(s); }
+const JobSubJobs& sub_jobs_of(const cal_job* j) { return J(j)->session->sub_jobs(J(j)); }
+size_t h_job_sub_job_count(const cal_job* j) { return sub_jobs_of(j).list.size(); }
+cal_sub_job* h_job_sub_job_at(const cal_job* j, size_t i) {
+  const auto& l = sub_jobs_of(j).list;
+  return i < l.size() ? to_handle(l[i].get()) : nullptr;
+}
+cal_sub_job* h_task_sub_job(const cal_task* t) {
+  const TaskInfo* task = T(t);
+  SubJobInfo* s = task->job && task->job->session ? task->job->session->sub_job_of(task) : nullptr;
+  return s ? to_handle(s) : nullptr;
+}
+cal_job* h_sub_job_job(const cal_sub_job* s) { return to_handle(SJ(s)->job); }
+const char* h_sub_job_uid(const cal_sub_job* s) { return SJ(s)->uid.c_str(); }
+const char* h_sub_job_group(const cal_sub_job* s) { return SJ(s)->gid.c_str(); }
+int32_t h_sub_job_min_available(const cal_sub_job* s) { return SJ(s)->min_available; }
+int32_t h_sub_job_priority(const cal_sub_job* s) { return SJ(s)->priority; }
+int32_t h_sub_job_match_index(const cal_sub_job* s) { return SJ(s)->match_index; }
+size_t h_sub_job_task_count(const cal_sub_job* s) { return SJ(s)->tasks.size(); }
+cal_task* h_sub_job_task_at(const cal_sub_job* s, size_t i) {
+  const auto& t = SJ(s)->tasks;
+  return i < t.size() ? to_handle(t[i]) : nullptr;
+}
+int32_t h_sub_job_status_count(const cal_sub_job* s, cal_task_status st) {
+  if (static_cast<int>(st) < 0 || static_cast<int>(st) >= CAL_TASK_STATUS_COUNT) return 0;
+  return SJ(s)->count(st);
+}
+cal_topology_mode h_sub_job_network_topology(const cal_sub_job* s, int32_t* highest_tier) {
+  const auto& t = SJ(s)->topology;
+  if (highest_tier) *highest_tier = t ? t->highest_tier_allowed : 0;
+  return t ? CAL_TOPOLOGY_HARD : CAL_TOPOLOGY_NONE;
+}
+cal_hypernode* h_sub_job_allocated_hypernode(const cal_sub_job* s) {
+  HyperNodeInfo* h = SJ(s)->allocated;
+  return h ? to_handle(h) : nullptr;
+}
+size_t h_job_sub_group_count(const cal_job* j) { return sub_jobs_of(j).min_sub_jobs.size(); }
+const char* h_job_sub_group_at(const cal_job* j, size_t i, int32_t* min_sub_groups) {
+  const auto& g = sub_jobs_of(j).min_sub_jobs;
+  if (i >= g.size()) return nullptr;
+  if (min_sub_groups) *min_sub_groups = g[i].second;
+  return g[i].first.c_str();
+}
+cal_hypernode* h_task_allocated_hypernode(const cal_task* t) {
+  const TaskInfo* task = T(t);
+  HyperNodeInfo* h =
+      task->job && task->job->session ? task->job->session->task_allocated_hypernode(task) : nullptr;
+  return h ? to_handle(h) : nullptr;
+}
 size_t h_node_image_count(const cal_node* n) {
   const auto& im = N(n)->spec->images;
   return im ? im->size() : 0;
@@ -657,6 +707,24 @@ cal_host_api make_table() {
   h.job_min_resource = h_job_min_resource;
   // --- 1.6
   h.queue_set_fair_share = h_queue_set_fair_share;
+  // --- 1.8
+  h.job_sub_job_count = h_job_sub_job_count;
+  h.job_sub_job_at = h_job_sub_job_at;
+  h.task_sub_job = h_task_sub_job;
+  h.sub_job_job = h_sub_job_job;
+  h.sub_job_uid = h_sub_job_uid;
+  h.sub_job_group = h_sub_job_group;
+  h.sub_job_min_available = h_sub_job_min_available;
+  h.sub_job_priority = h_sub_job_priority;
+  h.sub_job_match_index = h_sub_job_match_index;
+  h.sub_job_task_count = h_sub_job_task_count;
+  h.sub_job_task_at = h_sub_job_task_at;
+  h.sub_job_status_count = h_sub_job_status_count;
+  h.sub_job_network_topology = h_sub_job_network_topology;
+  h.sub_job_allocated_hypernode = h_sub_job_allocated_hypernode;
+  h.job_sub_group_count = h_job_sub_group_count;
+  h.job_sub_group_at = h_job_sub_group_at;
+  h.task_allocated_hypernode = h_task_allocated_hypernode;
   return h;
 }
 

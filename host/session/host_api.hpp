@@ -5,6 +5,7 @@
 #include "caldera/plugin.h"
 #include "host/session/hypernodes.hpp"
 #include "host/session/session_types.hpp"
+#include "host/session/sub_jobs.hpp"
 
 namespace caldera {
 
@@ -28,10 +29,17 @@ inline cal_task* to_handle(TaskInfo* t) { return reinterpret_cast<cal_task*>(t);
 inline cal_node* to_handle(NodeInfo* n) { return reinterpret_cast<cal_node*>(n); }
 inline cal_queue* to_handle(QueueInfo* q) { return reinterpret_cast<cal_queue*>(q); }
 inline cal_hypernode* to_handle(HyperNodeInfo* h) { return reinterpret_cast<cal_hypernode*>(h); }
+inline cal_sub_job* to_handle(SubJobInfo* s) { return reinterpret_cast<cal_sub_job*>(s); }
+inline const cal_sub_job* to_handle(const SubJobInfo* s) {
+  return reinterpret_cast<const cal_sub_job*>(s);
+}
 inline cal_pod* to_handle(const PodRef* p) {
   return reinterpret_cast<cal_pod*>(const_cast<PodRef*>(p));
 }
 inline const PodRef* from_handle(const cal_pod* p) { return reinterpret_cast<const PodRef*>(p); }
+inline SubJobInfo* from_handle(const cal_sub_job* s) {
+  return reinterpret_cast<SubJobInfo*>(const_cast<cal_sub_job*>(s));
+}
 inline const cal_hypernode* to_handle(const HyperNodeInfo* h) {
   return reinterpret_cast<const cal_hypernode*>(h);
 }

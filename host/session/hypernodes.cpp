@@ -181,4 +181,26 @@ void hyper_node_scores(const Session& ssn, const JobInfo* job,
                                   handles.data(), handles.size());
 }
 
+void hyper_node_scores(const Session& ssn, const SubJobInfo* sub_job,
+                       const std::vector<HyperNodeInfo*>& candidates, std::vector<double>& scores) {
+  scores.assign(candidates.size(), 0.0);
+  if (candidates.empty()) return;
+  std::vector<const cal_hypernode*> handles(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) handles[i] = to_handle(candidates[i]);
+  const PluginChains& chains = ssn.chains();
+  combine<Slot::sub_job_hyper_node_order>(chains, candidates.size(), scores.data(),
+                                          to_handle(sub_job), handles.data(), handles.size());
+  // A plugin without the sub-job form scores the sub-job's job (plugin.h,
+  // sub_job_hyper_node_order); one with both answered above.
+  const auto& sub = chains[Slot::sub_job_hyper_node_order];
+  for (const PluginCall& c : chains[Slot::hyper_node_order]) {
+    const bool answered = std::any_of(sub.begin(), sub.end(),
+                                      [&](const PluginCall& m) { return m.name == c.name; });
+    if (answered) continue;
+    dispatch::sum<Slot::hyper_node_order>(dispatch::Chain{c}, candidates.size(), scores.data(),
+                                          to_handle(sub_job->job), handles.data(),
+                                          handles.size());
+  }
+}
+
 }  // namespace caldera

@@ -107,5 +107,10 @@ const NetworkTopology* network_topology_of(const JobInfo* j);
 // (scores.size() == candidates.size()); the rule is written in caldera/plugin.h.
 void hyper_node_scores(const Session& ssn, const JobInfo* job,
                        const std::vector<HyperNodeInfo*>& candidates, std::vector<double>& scores);
+// The same for a sub-job being placed: sub_job_hyper_node_order, or hyper_node_order with
+// its job for a plugin without the sub-job form.
+struct SubJobInfo;
+void hyper_node_scores(const Session& ssn, const SubJobInfo* sub_job,
+                       const std::vector<HyperNodeInfo*>& candidates, std::vector<double>& scores);
 
 }  // namespace caldera

@@ -19,6 +19,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,6 +30,7 @@
 #include "host/session/runtime.hpp"
 #include "host/session/hypernodes.hpp"
 #include "host/session/session_types.hpp"
+#include "host/session/sub_jobs.hpp"
 #include "host/session/volumes.hpp"
 
 namespace caldera {
@@ -239,6 +241,25 @@ class Session {
   bool job_enqueueable(const JobInfo* j) const;
   void job_enqueued(JobInfo* j);
   PointStatus job_valid(const JobInfo* j) const;
+
+  // ---- sub-jobs (host/session/sub_jobs.hpp) ----------------------------------------------
+  // The job's sub-jobs, built on first use in this session.
+  const JobSubJobs& sub_jobs(const JobInfo* j) const;
+  SubJobInfo* sub_job_of(const TaskInfo* t) const;
+  // Volcano's SubJobReady / SubJobPipelined: for a job without a subGroupPolicy, job_ready
+  // / job_pipelined of the job.
+  bool sub_job_ready(const SubJobInfo* s) const;
+  bool sub_job_pipelined(const SubJobInfo* s) const;
+  // Volcano's SubJobOrderFn: the plugins', else match index, then uid.
+  bool sub_job_order_less(const SubJobInfo* l, const SubJobInfo* r) const;
+  // The whole cluster's tier (Volcano's ClusterTopHyperNode): one above the highest real
+  // HyperNode tier, at least 1.
+  int32_t cluster_top_tier() const;
+  // Where the allocate action had placed a task's sub-job when it chose the task's node
+  // (Volcano's TaskInfo.JobAllocatedHyperNode); null when nowhere.
+  HyperNodeInfo* task_allocated_hypernode(const TaskInfo* t) const;
+  void set_task_allocated_hypernode(const TaskInfo* t, HyperNodeInfo* h);
+
   // True when some plugin in some tier takes part in the point (Volcano's
   // "fn found" checks, e.g. preempt's use of job_starving).
   bool has_point(Point p) const;
@@ -414,6 +435,11 @@ class Session {
   // session's objects point into records, and these have no cache to live in.
   std::vector<std::shared_ptr<const void>> own_records_;
   HyperNodes hypernodes_;
+  // Built on first use, possibly from node-parallel plugin threads (a score asking a
+  // task's sub-job): the mutex guards the map; a built entry never moves.
+  mutable std::mutex sub_jobs_mutex_;
+  mutable std::unordered_map<const JobInfo*, std::unique_ptr<JobSubJobs>> sub_jobs_;
+  std::unordered_map<const TaskInfo*, HyperNodeInfo*> task_allocated_hypernode_;
   SessionVolumes volumes_;
   std::vector<std::shared_ptr<const DisruptionBudget>> budgets_;
   std::vector<std::shared_ptr<const ResourceQuota>> quotas_;

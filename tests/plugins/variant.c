@@ -13,7 +13,7 @@
  *   VARIANT_RESERVED_PAST reserved[0] non-zero but outside struct_size
  *                         (CAL_PLUGIN_V1_1_SIZE): accepted, the word is not the plugin's
  *   VARIANT_NO_OPEN       open and close NULL: refused
- *   VARIANT_NEWER_MINOR   ABI 1.8: refused (newer than the host)
+ *   VARIANT_NEWER_MINOR   ABI 1.9: refused (newer than the host)
  *   VARIANT_OTHER_MAJOR   ABI 2.0: refused
  *   VARIANT_NULL          the entry returns NULL: refused
  *   VARIANT_NO_NAME       empty name: refused
@@ -141,7 +141,7 @@ CALDERA_PLUGIN_ENTRY(h, abi) {
   desc.open = NULL;
   desc.close = NULL;
 #elif defined(VARIANT_NEWER_MINOR)
-  desc.abi_version = (1u << 16) | 8u;
+  desc.abi_version = (1u << 16) | 9u;
 #elif defined(VARIANT_OTHER_MAJOR)
   desc.abi_version = 2u << 16;
 #elif defined(VARIANT_NULL)

@@ -27,12 +27,16 @@ C_STATIC_ASSERT(CAL_HOST_API_V1_5_SIZE == 1232, host_api_v1_5_size);
 C_STATIC_ASSERT(offsetof(cal_host_api, queue_annotation) == 1144, host_api_1_5_group_start);
 C_STATIC_ASSERT(CAL_HOST_API_V1_6_SIZE == 1240, host_api_v1_6_size);
 C_STATIC_ASSERT(offsetof(cal_host_api, queue_set_fair_share) == 1232, host_api_1_6_group_start);
-C_STATIC_ASSERT(sizeof(cal_host_api) == 1240, host_api_size);
+C_STATIC_ASSERT(CAL_HOST_API_V1_8_SIZE == 1376, host_api_v1_8_size);
+C_STATIC_ASSERT(offsetof(cal_host_api, job_sub_job_count) == 1240, host_api_1_8_group_start);
+C_STATIC_ASSERT(sizeof(cal_host_api) == 1376, host_api_size);
 C_STATIC_ASSERT(CAL_PLUGIN_V1_0_SIZE == 256, plugin_v1_0_size);
 C_STATIC_ASSERT(CAL_PLUGIN_V1_1_SIZE == 280, plugin_v1_1_size);
 C_STATIC_ASSERT(CAL_PLUGIN_V1_7_SIZE == 296, plugin_v1_7_size);
 C_STATIC_ASSERT(offsetof(cal_plugin, unified_evictable) == 280, plugin_1_7_group_start);
-C_STATIC_ASSERT(offsetof(cal_plugin, reserved) == 296, plugin_reserved_offset);
+C_STATIC_ASSERT(CAL_PLUGIN_V1_8_SIZE == 328, plugin_v1_8_size);
+C_STATIC_ASSERT(offsetof(cal_plugin, sub_job_order) == 296, plugin_1_8_group_start);
+C_STATIC_ASSERT(offsetof(cal_plugin, reserved) == 328, plugin_reserved_offset);
 C_STATIC_ASSERT(sizeof(cal_eviction_context) == 40, eviction_context_size);
 C_STATIC_ASSERT(sizeof(cal_plugin) == 384, plugin_size);
 #endif
@@ -40,6 +44,7 @@ C_STATIC_ASSERT(CAL_PLUGIN_SIZE_OF_MINOR(0) == CAL_PLUGIN_V1_0_SIZE, size_of_min
 C_STATIC_ASSERT(CAL_PLUGIN_SIZE_OF_MINOR(1) == CAL_PLUGIN_V1_1_SIZE, size_of_minor_1);
 C_STATIC_ASSERT(CAL_PLUGIN_SIZE_OF_MINOR(6) == CAL_PLUGIN_V1_1_SIZE, size_of_minor_6);
 C_STATIC_ASSERT(CAL_PLUGIN_SIZE_OF_MINOR(7) == CAL_PLUGIN_V1_7_SIZE, size_of_minor_7);
+C_STATIC_ASSERT(CAL_PLUGIN_SIZE_OF_MINOR(8) == CAL_PLUGIN_V1_8_SIZE, size_of_minor_8);
 C_STATIC_ASSERT(CAL_ABI_VERSION == ((CAL_ABI_MAJOR << 16) | CAL_ABI_MINOR), version_packing);
 
 #define M(s, m) {#s, #m, offsetof(s, m), sizeof(((s *)0)->m)}
@@ -213,6 +218,23 @@ static const abi_c_member members[] = {
     M(cal_host_api, job_set_unschedulable_condition),
     M(cal_host_api, job_min_resource),
     M(cal_host_api, queue_set_fair_share),
+    M(cal_host_api, job_sub_job_count),
+    M(cal_host_api, job_sub_job_at),
+    M(cal_host_api, task_sub_job),
+    M(cal_host_api, sub_job_job),
+    M(cal_host_api, sub_job_uid),
+    M(cal_host_api, sub_job_group),
+    M(cal_host_api, sub_job_min_available),
+    M(cal_host_api, sub_job_priority),
+    M(cal_host_api, sub_job_match_index),
+    M(cal_host_api, sub_job_task_count),
+    M(cal_host_api, sub_job_task_at),
+    M(cal_host_api, sub_job_status_count),
+    M(cal_host_api, sub_job_network_topology),
+    M(cal_host_api, sub_job_allocated_hypernode),
+    M(cal_host_api, job_sub_group_count),
+    M(cal_host_api, job_sub_group_at),
+    M(cal_host_api, task_allocated_hypernode),
     M(cal_plugin, struct_size),
     M(cal_plugin, abi_version),
     M(cal_plugin, name),
@@ -251,6 +273,10 @@ static const abi_c_member members[] = {
     M(cal_plugin, node_order_many),
     M(cal_plugin, unified_evictable),
     M(cal_plugin, preemptive_many),
+    M(cal_plugin, sub_job_order),
+    M(cal_plugin, sub_job_ready),
+    M(cal_plugin, sub_job_pipelined),
+    M(cal_plugin, sub_job_hyper_node_order),
     M(cal_plugin, reserved),
     M(cal_string_list, items),
     M(cal_string_list, count),

@@ -222,6 +222,24 @@ const Member kMembers[] = {
     {"cal_host_api", "job_min_resource", 1224, 8},
     // added in 1.6
     {"cal_host_api", "queue_set_fair_share", 1232, 8},
+    // added in 1.8: sub-jobs
+    {"cal_host_api", "job_sub_job_count", 1240, 8},
+    {"cal_host_api", "job_sub_job_at", 1248, 8},
+    {"cal_host_api", "task_sub_job", 1256, 8},
+    {"cal_host_api", "sub_job_job", 1264, 8},
+    {"cal_host_api", "sub_job_uid", 1272, 8},
+    {"cal_host_api", "sub_job_group", 1280, 8},
+    {"cal_host_api", "sub_job_min_available", 1288, 8},
+    {"cal_host_api", "sub_job_priority", 1296, 8},
+    {"cal_host_api", "sub_job_match_index", 1304, 8},
+    {"cal_host_api", "sub_job_task_count", 1312, 8},
+    {"cal_host_api", "sub_job_task_at", 1320, 8},
+    {"cal_host_api", "sub_job_status_count", 1328, 8},
+    {"cal_host_api", "sub_job_network_topology", 1336, 8},
+    {"cal_host_api", "sub_job_allocated_hypernode", 1344, 8},
+    {"cal_host_api", "job_sub_group_count", 1352, 8},
+    {"cal_host_api", "job_sub_group_at", 1360, 8},
+    {"cal_host_api", "task_allocated_hypernode", 1368, 8},
     // cal_plugin: 39 members
     {"cal_plugin", "struct_size", 0, 4},
     {"cal_plugin", "abi_version", 4, 4},
@@ -262,7 +280,12 @@ const Member kMembers[] = {
     // added in 1.7: two slots out of the reserved room (reserved was 280, 104 up to 1.6)
     {"cal_plugin", "unified_evictable", 280, 8},
     {"cal_plugin", "preemptive_many", 288, 8},
-    {"cal_plugin", "reserved", 296, 88},
+    // added in 1.8: four slots out of the reserved room (reserved was 296, 88 at 1.7)
+    {"cal_plugin", "sub_job_order", 296, 8},
+    {"cal_plugin", "sub_job_ready", 304, 8},
+    {"cal_plugin", "sub_job_pipelined", 312, 8},
+    {"cal_plugin", "sub_job_hyper_node_order", 320, 8},
+    {"cal_plugin", "reserved", 328, 56},
     // added in 1.3: the Kubernetes constraint structs
     {"cal_string_list", "items", 0, 8},
     {"cal_string_list", "count", 8, 8},
@@ -398,10 +421,10 @@ struct StructLayout {
 };
 // KEPT FOREVER. sizeof(cal_plugin) was 384 at 1.0 too (the slots of 1.1 came out of the
 // reserved room); cal_host_api was 824 bytes at 1.0 (CAL_HOST_API_V1_0_SIZE), 952 at 1.1, 968
-// at 1.2, 1080 at 1.3, 1144 at 1.4, 1232 at 1.5 and is 1240 at 1.6.
+// at 1.2, 1080 at 1.3, 1144 at 1.4, 1232 at 1.5, 1240 at 1.6 and 1.7, and is 1376 at 1.8.
 const StructLayout kStructs[] = {
     {"cal_status", 260, 4},   {"cal_taint", 40, 8},   {"cal_option", 40, 8},
-    {"cal_host_api", 1240, 8}, {"cal_plugin", 384, 8},
+    {"cal_host_api", 1376, 8}, {"cal_plugin", 384, 8},
     // added in 1.3
     {"cal_string_list", 16, 8},
     {"cal_requirement", 32, 8},
@@ -596,6 +619,23 @@ const Member kActual[] = {
     CAL_MEMBER(cal_host_api, job_set_unschedulable_condition),
     CAL_MEMBER(cal_host_api, job_min_resource),
     CAL_MEMBER(cal_host_api, queue_set_fair_share),
+    CAL_MEMBER(cal_host_api, job_sub_job_count),
+    CAL_MEMBER(cal_host_api, job_sub_job_at),
+    CAL_MEMBER(cal_host_api, task_sub_job),
+    CAL_MEMBER(cal_host_api, sub_job_job),
+    CAL_MEMBER(cal_host_api, sub_job_uid),
+    CAL_MEMBER(cal_host_api, sub_job_group),
+    CAL_MEMBER(cal_host_api, sub_job_min_available),
+    CAL_MEMBER(cal_host_api, sub_job_priority),
+    CAL_MEMBER(cal_host_api, sub_job_match_index),
+    CAL_MEMBER(cal_host_api, sub_job_task_count),
+    CAL_MEMBER(cal_host_api, sub_job_task_at),
+    CAL_MEMBER(cal_host_api, sub_job_status_count),
+    CAL_MEMBER(cal_host_api, sub_job_network_topology),
+    CAL_MEMBER(cal_host_api, sub_job_allocated_hypernode),
+    CAL_MEMBER(cal_host_api, job_sub_group_count),
+    CAL_MEMBER(cal_host_api, job_sub_group_at),
+    CAL_MEMBER(cal_host_api, task_allocated_hypernode),
     CAL_MEMBER(cal_plugin, struct_size),
     CAL_MEMBER(cal_plugin, abi_version),
     CAL_MEMBER(cal_plugin, name),
@@ -634,6 +674,10 @@ const Member kActual[] = {
     CAL_MEMBER(cal_plugin, node_order_many),
     CAL_MEMBER(cal_plugin, unified_evictable),
     CAL_MEMBER(cal_plugin, preemptive_many),
+    CAL_MEMBER(cal_plugin, sub_job_order),
+    CAL_MEMBER(cal_plugin, sub_job_ready),
+    CAL_MEMBER(cal_plugin, sub_job_pipelined),
+    CAL_MEMBER(cal_plugin, sub_job_hyper_node_order),
     CAL_MEMBER(cal_plugin, reserved),
     CAL_MEMBER(cal_string_list, items),
     CAL_MEMBER(cal_string_list, count),
@@ -930,8 +974,10 @@ TEST(AbiFreeze, HostApiGroups) {
   // 1.6: a queue's fair share.
   EXPECT_EQ(offsetof(cal_host_api, queue_set_fair_share), 1232u);
   EXPECT_EQ(CAL_HOST_API_V1_6_SIZE, 1240u);
-  // 1.7 added no host function: the table is still exactly 1.6's size.
-  EXPECT_EQ(sizeof(cal_host_api), CAL_HOST_API_V1_6_SIZE);
+  // 1.7 added no host function. 1.8: sub-jobs, after 1.6's group.
+  EXPECT_EQ(offsetof(cal_host_api, job_sub_job_count), 1240u);
+  EXPECT_EQ(CAL_HOST_API_V1_8_SIZE, 1376u);
+  EXPECT_EQ(sizeof(cal_host_api), CAL_HOST_API_V1_8_SIZE);
 }
 
 TEST(AbiFreeze, PluginDescriptorGroups) {
@@ -942,10 +988,13 @@ TEST(AbiFreeze, PluginDescriptorGroups) {
   // 1.7: unified_evictable and preemptive_many, out of the front of reserved[].
   EXPECT_EQ(offsetof(cal_plugin, unified_evictable), 280u);  // the 1.7 group starts here
   EXPECT_EQ(CAL_PLUGIN_V1_7_SIZE, 296u);
-  EXPECT_EQ(offsetof(cal_plugin, reserved), 296u);
-  EXPECT_EQ(sizeof(((cal_plugin*)nullptr)->reserved), 11 * sizeof(void*));
-  // The same size at 1.0 (reserved[16]), 1.1 (three slots + reserved[13]) and 1.7 (five
-  // slots + reserved[11]).
+  // 1.8: the four sub-job slots.
+  EXPECT_EQ(offsetof(cal_plugin, sub_job_order), 296u);  // the 1.8 group starts here
+  EXPECT_EQ(CAL_PLUGIN_V1_8_SIZE, 328u);
+  EXPECT_EQ(offsetof(cal_plugin, reserved), 328u);
+  EXPECT_EQ(sizeof(((cal_plugin*)nullptr)->reserved), 7 * sizeof(void*));
+  // The same size at 1.0 (reserved[16]), 1.1 (three slots + reserved[13]), 1.7 (five
+  // slots + reserved[11]) and 1.8 (nine slots + reserved[7]).
   EXPECT_EQ(sizeof(cal_plugin), 384u);
   EXPECT_EQ(CAL_PLUGIN_V1_0_SIZE + 16 * sizeof(void*), sizeof(cal_plugin));
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(0), CAL_PLUGIN_V1_0_SIZE);
@@ -956,7 +1005,8 @@ TEST(AbiFreeze, PluginDescriptorGroups) {
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(5), CAL_PLUGIN_V1_1_SIZE);  // nor 1.5
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(6), CAL_PLUGIN_V1_1_SIZE);  // nor 1.6
   EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(7), CAL_PLUGIN_V1_7_SIZE);
-  EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(CAL_ABI_MINOR), CAL_PLUGIN_V1_7_SIZE);
+  EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(8), CAL_PLUGIN_V1_8_SIZE);
+  EXPECT_EQ(CAL_PLUGIN_SIZE_OF_MINOR(CAL_ABI_MINOR), CAL_PLUGIN_V1_8_SIZE);
 
   // CAL_PLUGIN_HAS reads a 1.1 slot only when the minor and the struct size both cover it.
   cal_plugin d;
@@ -981,6 +1031,14 @@ TEST(AbiFreeze, PluginDescriptorGroups) {
   d.abi_version = (1u << 16) | 6u;
   EXPECT_FALSE(CAL_PLUGIN_HAS(&d, unified_evictable));
   EXPECT_EQ(CAL_PLUGIN_COVERED(&d), CAL_PLUGIN_V1_1_SIZE);
+
+  // A 1.8 slot likewise from a descriptor stamped 1.8 only.
+  d.sub_job_ready = reinterpret_cast<cal_sub_job_check_fn>(&d);
+  d.abi_version = (1u << 16) | 8u;
+  EXPECT_TRUE(CAL_PLUGIN_HAS(&d, sub_job_ready));
+  d.abi_version = (1u << 16) | 7u;
+  EXPECT_FALSE(CAL_PLUGIN_HAS(&d, sub_job_ready));
+  EXPECT_EQ(CAL_PLUGIN_COVERED(&d), CAL_PLUGIN_V1_7_SIZE);
 }
 
 TEST(AbiFreeze, ConstantsAndEnums) {

@@ -306,7 +306,8 @@ TEST_F(ConfigTest, UnknownPointNamesListTheKnownOnes) {
   EXPECT_EQ(all_point_names(),
             "job_order, queue_order, task_order, predicate, node_order, best_node, preemptable, "
             "reclaimable, preemptive, overused, allocatable, job_ready, job_pipelined, "
-            "job_enqueueable, job_starving, victim_tasks, hyper_node_order");
+            "job_enqueueable, job_starving, victim_tasks, hyper_node_order, sub_job_order, "
+            "sub_job_ready, sub_job_pipelined");
 }
 
 TEST_F(ConfigTest, EnableAndDisableTogetherIsAnError) {

@@ -42,9 +42,14 @@ static_assert(SlotInfo<Slot::unified_evictable>::always);
 static_assert(SlotInfo<Slot::unified_evictable>::rule == Combine::VictimIntersect);
 static_assert(SlotInfo<Slot::preemptive_many>::point == Point::Preemptive);
 static_assert(SlotInfo<Slot::preemptive_many>::rule == Combine::AllTrue);
+// ABI 1.8: the sub-job points, and the sub-job form of hyper_node_order.
+static_assert(SlotInfo<Slot::sub_job_order>::rule == Combine::FirstNonZero);
+static_assert(SlotInfo<Slot::sub_job_ready>::rule == Combine::AllTrue);
+static_assert(SlotInfo<Slot::sub_job_pipelined>::rule == Combine::Vote);
+static_assert(SlotInfo<Slot::sub_job_hyper_node_order>::point == Point::HyperNodeOrder);
 
 TEST(PointTableTest, NamesRoundTripInEnumOrder) {
-  EXPECT_EQ(kPointCount, 17);
+  EXPECT_EQ(kPointCount, 20);
   std::string joined;
   for (int i = 0; i < kPointCount; ++i) {
     const auto p = static_cast<Point>(i);

@@ -259,7 +259,7 @@ TEST_F(PluginLoading, NonZeroReservedWordIsRefused) {
   std::string f = plugin("reserved").string();
   EXPECT_EQ(load_error(plugin("reserved")),
             f + ": plugin 'reserved' (ABI 1.1) has reserved word 2 of its descriptor set "
-                "(cal_plugin.reserved[2], byte 312 of 384); reserved words must be zero: "
+                "(cal_plugin.reserved[2], byte 344 of 384); reserved words must be zero: "
                 "rebuild it against caldera-sdk " + std::to_string(CAL_ABI_MAJOR) + "." +
                 std::to_string(CAL_ABI_MINOR) + " from an unmodified caldera/plugin.h, with "
                 "the descriptor zeroed (memset or = {0}) and no slot newer than ABI 1.1");
@@ -280,9 +280,9 @@ const std::string kHostAbi = std::to_string(CAL_ABI_MAJOR) + "." + std::to_strin
 TEST_F(PluginLoading, NewerMinorIsRefused) {
   std::string f = plugin("newer_minor").string();
   EXPECT_EQ(load_error(plugin("newer_minor")),
-            f + ": plugin 'newer_minor' was built for ABI 1.8 but this host speaks " + kHostAbi +
+            f + ": plugin 'newer_minor' was built for ABI 1.9 but this host speaks " + kHostAbi +
                 ": rebuild it against caldera-sdk " + kHostAbi +
-                " (or upgrade caldera to a release that speaks ABI 1.8)");
+                " (or upgrade caldera to a release that speaks ABI 1.9)");
 }
 
 TEST_F(PluginLoading, OtherMajorIsRefused) {

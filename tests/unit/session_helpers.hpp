@@ -6,9 +6,23 @@
 #include <memory>
 #include <string>
 
+#include <string_view>
+
+#include <toml++/toml.h>
+
+#include "host/config/config.hpp"
+#include "host/plugins/plugin_library.hpp"
+#include "host/plugins/policy.hpp"
 #include "host/scheduler/run_session.hpp"
 
 namespace caldera::testing {
+
+// The policy of a scheduler config written as TOML, with the built-in plugins.
+inline std::shared_ptr<const Policy> policy_from_config(const std::string& config_toml) {
+  const toml::table t = toml::parse(std::string_view(config_toml));
+  SchedulerConfig c = parse_config(t, "test-config.toml", {CALDERA_BUILTIN_PLUGIN_DIR});
+  return build_policy(c, PluginCatalog::scan(c.plugin_dirs), "");
+}
 
 inline SessionResult run_one_session(const Cache& cache, std::shared_ptr<const Policy> policy,
                                      double now) {

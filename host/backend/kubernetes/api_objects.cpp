@@ -584,6 +584,75 @@ std::optional<PodSpec> pod_from_json(const json& obj, const std::vector<std::str
   return p;
 }
 
+// Volcano's NetworkTopologySpec: mode (default hard), highestTierAllowed. A hard mode
+// without a tier is no constraint to Volcano (JobInfo.IsHardTopologyMode): dropped.
+std::optional<NetworkTopology> network_topology_from_json(const json& nt, const std::string& nwhere,
+                                                          Warnings& w) {
+  if (!nt.is_object()) {
+    w.push_back(fmt::format("{} is not an object; ignored", nwhere));
+    return std::nullopt;
+  }
+  std::string mode = str_field(nt, "mode", nwhere, w);
+  auto tier = int32_field(nt, "highestTierAllowed", nwhere, w);
+  NetworkTopology topo;
+  if (mode == "soft") {
+    topo.mode = TopologyMode::Soft;
+    return topo;
+  }
+  if (!mode.empty() && mode != "hard") {
+    w.push_back(fmt::format("{}: mode '{}' is not hard or soft; no constraint", nwhere, mode));
+    return std::nullopt;
+  }
+  if (!tier) {
+    if (!str_field(nt, "highestTierName", nwhere, w).empty())
+      w.push_back(fmt::format("{}: highestTierName is not supported (give highestTierAllowed); "
+                              "no constraint",
+                              nwhere));
+    return std::nullopt;
+  }
+  if (*tier < 0) {
+    w.push_back(fmt::format("{}: highestTierAllowed {} is negative; no constraint", nwhere, *tier));
+    return std::nullopt;
+  }
+  topo.highest_tier_allowed = *tier;
+  return topo;
+}
+
+// One entry of spec.subGroupPolicy (Volcano's SubGroupPolicySpec). An entry without a name
+// or with a label selector that does not parse is left out with a warning (the API server's
+// validation would have refused it).
+std::optional<SubGroupPolicy> sub_group_policy_from_json(const json& o, const std::string& where,
+                                                         Warnings& w) {
+  if (!o.is_object()) {
+    w.push_back(fmt::format("{} is not an object; ignored", where));
+    return std::nullopt;
+  }
+  SubGroupPolicy p;
+  p.name = str_field(o, "name", where, w);
+  if (p.name.empty()) {
+    w.push_back(fmt::format("{} has no name; ignored", where));
+    return std::nullopt;
+  }
+  p.sub_group_size = int32_field(o, "subGroupSize", where, w);
+  p.min_sub_groups = int32_field(o, "minSubGroups", where, w);
+  if (const json* keys = field(o, "matchLabelKeys"); keys && keys->is_array()) {
+    for (const json& k : *keys)
+      if (k.is_string()) p.match_label_keys.push_back(k.get<std::string>());
+  }
+  if (const json* sel = field(o, "labelSelector")) {
+    try {
+      p.has_label_selector = true;
+      p.label_selector = label_requirements(api::label_selector(sel, "labelSelector"));
+    } catch (const ApiFieldError& e) {
+      w.push_back(fmt::format("{}: {}: {}; ignored", where, e.path, e.problem));
+      return std::nullopt;
+    }
+  }
+  if (const json* nt = field(o, "networkTopology"))
+    p.network_topology = network_topology_from_json(*nt, where + ": networkTopology", w);
+  return p;
+}
+
 std::optional<PodGroupSpec> podgroup_from_json(const json& obj, Warnings& w) {
   ObjectMeta m = read_meta(obj);
   if (m.name.empty() || m.ns.empty()) {
@@ -654,35 +723,16 @@ std::optional<PodGroupSpec> podgroup_from_json(const json& obj, Warnings& w) {
         pg.phase_since = *t;
   }
   if (const json* md = field(obj, "metadata")) pg.annotations = string_map(*md, "annotations", where, w);
-  if (const json* nt = field(*spec, "networkTopology")) {
-    // Volcano's NetworkTopologySpec: mode (default hard), highestTierAllowed. A hard mode
-    // without a tier is no constraint to Volcano (JobInfo.IsHardTopologyMode): dropped.
-    const std::string nwhere = where + ": networkTopology";
-    if (!nt->is_object()) {
-      w.push_back(fmt::format("{} is not an object; ignored", nwhere));
+  if (const json* nt = field(*spec, "networkTopology"))
+    pg.network_topology = network_topology_from_json(*nt, where + ": networkTopology", w);
+  if (const json* sgp = field(*spec, "subGroupPolicy")) {
+    const std::string swhere = where + ": subGroupPolicy";
+    if (!sgp->is_array()) {
+      w.push_back(fmt::format("{} is not an array; ignored", swhere));
     } else {
-      std::string mode = str_field(*nt, "mode", nwhere, w);
-      auto tier = int32_field(*nt, "highestTierAllowed", nwhere, w);
-      NetworkTopology topo;
-      if (mode == "soft") {
-        topo.mode = TopologyMode::Soft;
-        pg.network_topology = topo;
-      } else if (mode.empty() || mode == "hard") {
-        if (!tier) {
-          if (!str_field(*nt, "highestTierName", nwhere, w).empty())
-            w.push_back(fmt::format("{}: highestTierName is not supported (give "
-                                    "highestTierAllowed); no constraint",
-                                    nwhere));
-        } else if (*tier < 0) {
-          w.push_back(fmt::format("{}: highestTierAllowed {} is negative; no constraint", nwhere,
-                                  *tier));
-        } else {
-          topo.highest_tier_allowed = *tier;
-          pg.network_topology = topo;
-        }
-      } else {
-        w.push_back(fmt::format("{}: mode '{}' is not hard or soft; no constraint", nwhere, mode));
-      }
+      for (size_t i = 0; i < sgp->size(); ++i)
+        if (auto p = sub_group_policy_from_json((*sgp)[i], fmt::format("{}[{}]", swhere, i), w))
+          pg.sub_group_policy.push_back(std::move(*p));
     }
   }
   return pg;

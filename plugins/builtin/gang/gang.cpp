@@ -10,6 +10,12 @@
 //   AddJobPipelinedFn                 -> job_pipelined (CheckTaskPipelined && IsPipelined;
 //                                                       permit or reject)
 //   AddJobStarvingFns                 -> job_starving  (IsStarving)
+//   AddSubJobOrderFn                  -> sub_job_order (ABI 1.8: ready sub-jobs after
+//                                        unready ones)
+//   AddSubJobReadyFn / PipelinedFn    -> sub_job_ready, sub_job_pipelined (IsReady /
+//                                        IsPipelined of the sub-job); job_valid, job_ready
+//                                        and job_pipelined add CheckSubJobValid / Ready /
+//                                        Pipelined (each subGroupPolicy's minSubGroups)
 //   AddUnifiedEvictableFn             -> unified_evictable (ABI 1.7: allows every candidate;
 //                                        the gang-aware actions keep victims' gangs through
 //                                        their safe / whole bundles instead)
@@ -18,8 +24,7 @@
 //                                        condition, "U/N tasks in gang unschedulable:
 //                                        FitError()" (U = minMember less the schedulable
 //                                        tasks), unless its terminating pods fill the gang.
-// The pure rules live in gang_math.hpp. Volcano's sub-job (SubGroupPolicy) checks are not
-// part of Caldera's PodGroup model and are left out.
+// The pure rules live in gang_math.hpp.
 //
 // The close message's counts and text come from the host (job_schedulable_num: ready tasks
 // and pending ones whose last transaction was an allocation; job_fit_error: the job's
@@ -42,6 +47,7 @@ using caldera::sdk::Args;
 using caldera::sdk::Job;
 using caldera::sdk::Session;
 using caldera::sdk::Status;
+using caldera::sdk::SubJob;
 using caldera::sdk::Task;
 
 // The job's counts from the host. Roles are read only when a rule needs them; pending
@@ -131,7 +137,8 @@ struct Gang {
       "minTaskMember) can run together";
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::job_order, sdk::Hook::preemptable,
       sdk::Hook::reclaimable, sdk::Hook::job_ready, sdk::Hook::job_starving,
-      sdk::Hook::job_pipelined, sdk::Hook::job_valid, sdk::Hook::unified_evictable);
+      sdk::Hook::job_pipelined, sdk::Hook::job_valid, sdk::Hook::unified_evictable,
+      sdk::Hook::sub_job_order, sdk::Hook::sub_job_ready, sdk::Hook::sub_job_pipelined);
   // Volcano's gang plugin reads no arguments.
 
   Gang(Session s, const Args&) : ssn_(s) {}
@@ -163,7 +170,10 @@ struct Gang {
   }
 
   Status job_valid(Job j) {
-    const std::string msg = caldera::gang::job_valid_message(job_counts(j, true));
+    const std::string msg = caldera::gang::job_valid_message(
+        job_counts(j, true), sub_groups(j, [](const caldera::gang::SubJobCounts&) {
+          return true;
+        }, false));
     if (msg.empty()) return Status::ok();
     return Status::unschedulable(msg);
   }
@@ -196,19 +206,71 @@ struct Gang {
     return l_ready ? 1 : -1;
   }
 
+  // CheckTaskReady && CheckSubJobReady && IsReady.
   bool job_ready(Job j) {
     JobCounts c = job_counts(j, true);
-    return with_best_effort(j, c, caldera::gang::job_ready);
+    return with_best_effort(j, c, caldera::gang::job_ready) &&
+           sub_groups(j, caldera::gang::sub_job_ready, true);
   }
 
   cal_vote job_pipelined(Job j) {
     JobCounts c = job_counts(j, true);
-    return with_best_effort(j, c, caldera::gang::job_pipelined) ? CAL_PERMIT : CAL_REJECT;
+    return with_best_effort(j, c, caldera::gang::job_pipelined) &&
+                   sub_groups(j, caldera::gang::sub_job_pipelined, true)
+               ? CAL_PERMIT
+               : CAL_REJECT;
+  }
+
+  // Ready sub-jobs go after those that still need tasks.
+  int sub_job_order(SubJob l, SubJob r) {
+    const bool l_ready = caldera::gang::sub_job_ready(sub_job_counts(l));
+    const bool r_ready = caldera::gang::sub_job_ready(sub_job_counts(r));
+    if (l_ready == r_ready) return 0;
+    return l_ready ? 1 : -1;
+  }
+  bool sub_job_ready(SubJob s) { return caldera::gang::sub_job_ready(sub_job_counts(s)); }
+  cal_vote sub_job_pipelined(SubJob s) {
+    return caldera::gang::sub_job_pipelined(sub_job_counts(s)) ? CAL_PERMIT : CAL_REJECT;
   }
 
   bool job_starving(Job j) { return caldera::gang::is_starving(job_counts(j, false)); }
 
  private:
+  static caldera::gang::SubJobCounts sub_job_counts(SubJob s) {
+    caldera::gang::SubJobCounts c;
+    c.min_available = s.min_available();
+    c.ready = s.status_count(CAL_TASK_BOUND) + s.status_count(CAL_TASK_BINDING) +
+              s.status_count(CAL_TASK_RUNNING) + s.status_count(CAL_TASK_ALLOCATED) +
+              s.status_count(CAL_TASK_SUCCEEDED);
+    c.waiting = s.status_count(CAL_TASK_PIPELINED);
+    for (size_t i = 0, n = s.task_count(); i < n; ++i) {
+      const Task t = s.task(i);
+      c.pending_best_effort += t.status() == CAL_TASK_PENDING && t.best_effort();
+    }
+    return c;
+  }
+
+  // Whether the job's sub-jobs satisfy its subGroupPolicy minimums under `cond` (Volcano's
+  // CheckSubJobValid with every sub-job counted, CheckSubJobReady / Pipelined with the
+  // policies of minSubGroups 0 skipped). True for a job without a policy.
+  template <class Cond>
+  static bool sub_groups(Job j, Cond cond, bool skip_zero) {
+    const size_t policies = j.sub_group_count();
+    if (policies == 0) return true;
+    std::vector<std::pair<std::string_view, int32_t>> groups;
+    for (size_t i = 0; i < policies; ++i) {
+      int32_t min = 0;
+      std::string_view g = j.sub_group(i, &min);
+      groups.emplace_back(g, min);
+    }
+    std::vector<std::string_view> met;
+    for (size_t i = 0, n = j.sub_job_count(); i < n; ++i) {
+      const SubJob s = j.sub_job(i);
+      if (cond(sub_job_counts(s))) met.push_back(s.group());
+    }
+    return caldera::gang::sub_groups_meet(groups, met, skip_zero);
+  }
+
   cal_vote occupied_victims(const std::vector<Task>& candidates, std::vector<uint8_t>& victims) {
     caldera::gang::OccupiedCounter<const cal_job*> occupied;
     for (size_t i = 0; i < candidates.size(); ++i) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace caldera::gang {
@@ -107,12 +108,44 @@ inline bool job_pipelined(const JobCounts& j) {
 }
 
 // gang's validJobFn. Returns "" when valid, else Volcano's message.
-inline std::string job_valid_message(const JobCounts& j) {
+// `sub_groups_valid`: Volcano's CheckSubJobValid (every subGroupPolicy has at least its
+// minSubGroups sub-jobs), checked between the two.
+inline std::string job_valid_message(const JobCounts& j, bool sub_groups_valid = true) {
   if (!check_task_valid(j)) return "Not enough valid pods of each task for gang-scheduling";
+  if (!sub_groups_valid) return "Not enough valid subGroups of each task for gang-scheduling";
   if (j.valid < j.min_available)
     return "Not enough valid tasks for gang-scheduling, valid: " + num(j.valid) +
            ", min: " + num(j.min_available);
   return {};
+}
+
+// A sub-job's counts (Volcano's SubJobInfo): its size and its tasks by status.
+struct SubJobCounts {
+  int32_t min_available = 1;
+  int32_t ready = 0;                // Bound, Binding, Running, Allocated, Succeeded
+  int32_t waiting = 0;              // Pipelined
+  int32_t pending_best_effort = 0;  // Pending and best-effort
+};
+// SubJobInfo.IsReady / IsPipelined.
+inline bool sub_job_ready(const SubJobCounts& s) {
+  return s.ready + s.pending_best_effort >= s.min_available;
+}
+inline bool sub_job_pipelined(const SubJobCounts& s) {
+  return s.waiting + s.ready + s.pending_best_effort >= s.min_available;
+}
+
+// Volcano's checkSubJobCondition: for every policy with a minSubGroups above 0, that many of
+// its sub-jobs meet the condition. `groups`: (group, minSubGroups) per policy; `met`: the
+// group of each sub-job that meets it.
+inline bool sub_groups_meet(const std::vector<std::pair<std::string_view, int32_t>>& groups,
+                            const std::vector<std::string_view>& met, bool skip_zero) {
+  for (const auto& [group, min] : groups) {
+    if (skip_zero && min == 0) continue;
+    int32_t n = 0;
+    for (std::string_view g : met) n += g == group;
+    if (n < min) return false;
+  }
+  return true;
 }
 
 // gang's preemptableFn / reclaimableFn ("occupied" counting). Within one call, each job

@@ -1,21 +1,24 @@
 // network-topology-aware: scores HyperNodes and nodes so that jobs pack into the network
-// domains already in use, as Volcano's
+// domains already in use, as Volcano ed72c7c's
 // pkg/scheduler/plugins/network-topology-aware/network_topology_aware.go does (its
 // HyperNode-level bin packing form; formulas in network_topology_aware_math.hpp).
 //
-// Where a job goes as a whole (one HyperNode of a tier, or not at all) is the allocate
-// action's decision (actions/hypernode_allocate.hpp); this plugin only ranks:
-//   hyper_node_order  for a job that several HyperNodes of a tier can hold: the bin
-//                     packing score of the job's pending requests in each (its nodes'
-//                     allocatable and used, kept current by the allocate events); when
-//                     several share the best score, each of those adds the share of the
-//                     job's tasks already inside it. Times 100 * weight.
-//   batch_node_order  a task of a job with a network topology that already runs in a
-//                     HyperNode: each node scores by the tier of the lowest HyperNode
-//                     holding both its own switch and the job's ((max tier - tier) /
-//                     (max tier - min tier); 1 in the job's own HyperNode), ties broken
-//                     by the share of the job's tasks in the node's switch. A task of a
-//                     job without one (hypernode.binpack.normal-pod.enable): the
+// Where a job and its sub-jobs may go (the HyperNode gradients, Volcano's
+// HyperNodeGradientForJobFn / ForSubJobFn) is searched by the host for every action
+// (actions/hypernode_gradients.hpp) when this plugin is in the policy; the plugin ranks:
+//   sub_job_hyper_node_order  for a sub-job several HyperNodes of a gradient can hold: the
+//                     bin packing score of all the sub-job's tasks' requests in each (its
+//                     nodes' allocatable and used, kept current by the allocate events;
+//                     Volcano counts running tasks twice, once in `used`, and so does this);
+//                     when several share the best score, each of those adds the share of
+//                     the sub-job's tasks already inside it. Times 100 * weight.
+//   batch_node_order  a task whose sub-job has a network topology: each node scores by the
+//                     tier of the lowest HyperNode holding both its own switch and where
+//                     the allocate action had placed the sub-job when it chose the task's
+//                     node ((max tier - tier) / (max tier - min tier); 1 in that HyperNode
+//                     itself; nothing when the sub-job is placed nowhere yet), ties broken
+//                     by the share of the sub-job's tasks in the node's switch. A task
+//                     whose sub-job has none (hypernode.binpack.normal-pod.enable): the
 //                     tier-weighted mean (weight fading^(tier-1)) of the task's bin packing
 //                     score in the node's HyperNode of each tier. Times 100 * weight.
 //   on_allocate / on_deallocate  the task's request joins / leaves the used resources of
@@ -27,15 +30,11 @@
 // default, as in Volcano; hypernode.binpack.normal-pod.enable true,
 // hypernode.binpack.normal-pod.fading 0.8 (negative reads as 0.8);
 // hypernode.gradient.evict.max-hypernodes 8 (not positive reads as 8): how many HyperNodes
-// the gang-aware evicting actions try for a job. Volcano's plugin builds that list
-// (HyperNodeGradientForJobFn with PurposeEvict); in Caldera the HyperNode searches are
-// the host's (actions/gang_domains.hpp), which reads the argument from this plugin's
-// configuration, so that Volcano's configs keep their meaning.
+// the gang-aware evicting actions try for a job (read by the host's search, so that
+// Volcano's configs keep their meaning).
 //
-// Differences, on purpose: the job's request for hyper_node_order sums its pending tasks
-// (Volcano sums every task of the job, counting running ones twice, once in `used`); with
-// no HyperNode in the session the plugin scores nothing (Volcano gives every node the same
-// score, which changes no choice).
+// Difference, on purpose: with no HyperNode in the session the plugin scores nothing
+// (Volcano gives every node the same score, which changes no choice).
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -61,7 +60,7 @@ class NetworkTopologyAware {
       "packs jobs into the HyperNodes (network domains) already in use and keeps a job's "
       "tasks close to each other (Volcano's network-topology-aware)";
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::batch_node_order,
-      sdk::Hook::hyper_node_order, sdk::Hook::on_allocate, sdk::Hook::on_deallocate);
+      sdk::Hook::sub_job_hyper_node_order, sdk::Hook::on_allocate, sdk::Hook::on_deallocate);
   static constexpr uint64_t kCapabilities = CAL_CAP_NODE_PARALLEL;
 
   static constexpr sdk::Int kWeight{"weight", 1, "Weight of every score of the plugin."};
@@ -132,16 +131,12 @@ class NetworkTopologyAware {
     }
   }
 
-  void hyper_node_order(sdk::Job j, const std::vector<sdk::HyperNode>& candidates,
-                        std::vector<double>& scores) const {
+  void sub_job_hyper_node_order(sdk::SubJob j, const std::vector<sdk::HyperNode>& candidates,
+                                std::vector<double>& scores) const {
     if (weight_ == 0) return;
-    // The job's pending requests, in the resources the plugin packs.
+    // The requests of every task of the sub-job, in the resources the plugin packs.
     ResVec request(ssn_.resource_count());
-    for (size_t i = 0; i < j.task_count(); ++i) {
-      sdk::Task t = j.task(i);
-      if (t.status() != CAL_TASK_PENDING) continue;
-      request.add(t.request().data());
-    }
+    for (size_t i = 0; i < j.task_count(); ++i) request.add(j.task(i).request().data());
     std::vector<double> raw(candidates.size(), 0.0);
     double best = -1;
     for (size_t i = 0; i < candidates.size(); ++i) {
@@ -154,7 +149,7 @@ class NetworkTopologyAware {
     size_t at_best = 0;
     for (double r : raw) at_best += r == best;
     if (at_best > 1) {
-      // Ties: the HyperNode that already holds more of the job.
+      // Ties: the HyperNode that already holds more of the sub-job.
       for (size_t i = 0; i < candidates.size(); ++i)
         if (raw[i] == best) raw[i] += task_share(j, candidates[i]);
     }
@@ -164,9 +159,9 @@ class NetworkTopologyAware {
   void batch_node_order(sdk::Task t, const cal_node* const* nodes, size_t n,
                         double* scores) const {
     if (weight_ == 0 || status_.empty()) return;
-    sdk::Job job = t.job();
-    if (job.network_topology() != CAL_TOPOLOGY_NONE) {
-      score_near_job(job, nodes, n, scores);
+    sdk::SubJob sub = t.sub_job();
+    if (sub && sub.network_topology() != CAL_TOPOLOGY_NONE) {
+      score_near_sub_job(t, sub, nodes, n, scores);
     } else if (normal_enable_) {
       score_normal_pod(t, nodes, n, scores);
     }
@@ -221,8 +216,8 @@ class NetworkTopologyAware {
     }
   }
 
-  // scoreWithTaskNum: the share of the job's tasks whose node is inside the HyperNode.
-  double task_share(const sdk::Job& j, const sdk::HyperNode& h) const {
+  // scoreWithTaskNum: the share of the sub-job's tasks whose node is inside the HyperNode.
+  double task_share(const sdk::SubJob& j, const sdk::HyperNode& h) const {
     const auto hit = index_.find(h.handle());
     size_t inside = 0;
     for (size_t i = 0; i < j.task_count(); ++i) {
@@ -235,10 +230,11 @@ class NetworkTopologyAware {
     return nt::task_num_score(inside, j.task_count());
   }
 
-  // networkTopologyAwareScore of each node against the job's allocated HyperNode.
-  void score_near_job(const sdk::Job& job, const cal_node* const* nodes, size_t n,
-                      double* scores) const {
-    sdk::HyperNode allocated = job.allocated_hypernode();
+  // networkTopologyAwareScore of each node against where the task's sub-job was placed
+  // when its node was chosen (Volcano's TaskInfo.JobAllocatedHyperNode).
+  void score_near_sub_job(const sdk::Task& t, const sdk::SubJob& job, const cal_node* const* nodes,
+                          size_t n, double* scores) const {
+    sdk::HyperNode allocated = t.allocated_hypernode();
     if (!allocated) return;
     std::vector<double> raw(n, 0.0);
     double best = -1;

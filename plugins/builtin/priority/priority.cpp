@@ -7,6 +7,8 @@
 //   AddPreemptableFn   -> preemptable   (lower job priority, or lower task priority in
 //                                        the same job)
 //   AddJobStarvingFns  -> job_starving  (ready + pipelined < number of tasks)
+//   AddSubJobOrderFn   -> sub_job_order (ABI 1.8: the sub-job's priority, its tasks'
+//                                        highest, higher first)
 //   AddUnifiedEvictableFn -> unified_evictable (ABI 1.7, the gang-aware actions: for
 //                                        gang-reclaim every candidate, as reclaim is about
 //                                        fairness between queues; otherwise a candidate
@@ -43,7 +45,8 @@ struct Priority {
   static constexpr const char* kDescription =
       "orders jobs and tasks by priority; lower-priority tasks may be preempted";
   static constexpr sdk::Hooks kHooks = sdk::hooks(sdk::Hook::job_order, sdk::Hook::task_order,
-      sdk::Hook::preemptable, sdk::Hook::job_starving, sdk::Hook::unified_evictable);
+      sdk::Hook::preemptable, sdk::Hook::job_starving, sdk::Hook::unified_evictable,
+      sdk::Hook::sub_job_order);
   // Volcano's priority plugin reads no arguments.
 
   Priority(Session, const Args&) {}
@@ -53,6 +56,10 @@ struct Priority {
   }
 
   int job_order(Job l, Job r) {
+    return caldera::priority::order_higher_first(l.priority(), r.priority());
+  }
+
+  int sub_job_order(sdk::SubJob l, sdk::SubJob r) {
     return caldera::priority::order_higher_first(l.priority(), r.priority());
   }
 

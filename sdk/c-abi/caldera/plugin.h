@@ -1,5 +1,5 @@
 /*
- * caldera/plugin.h -- the Caldera plugin ABI, version 1.7.
+ * caldera/plugin.h -- the Caldera plugin ABI, version 1.8.
  *
  * This header is the whole contract between the Caldera host and a policy plugin. A plugin
  * is a shared object that includes this header, links against nothing of the host, and
@@ -71,6 +71,11 @@
  *            the victims of the gang-aware evicting actions gangpreempt and gangreclaim)
  *            and the preemptive_many slot (preemptive for several tasks at once). The
  *            host table is unchanged.
+ *       1.8  sub-jobs (Volcano's SubJobInfo, from a PodGroup's subGroupPolicy): host
+ *            cal_sub_job and its readers (job_sub_job_count, job_sub_job_at,
+ *            task_sub_job, sub_job_*), job_sub_group_count, job_sub_group_at,
+ *            task_allocated_hypernode; plugin: the sub_job_ready, sub_job_pipelined,
+ *            sub_job_order and sub_job_hyper_node_order slots.
  *
  * (1) Types and booleans.
  *     Fixed-width integers, size_t for counts and indexes, double for amounts and times.
@@ -217,7 +222,7 @@ extern "C" {
  * Keep each a plain `#define NAME <digits>`.
  * ------------------------------------------------------------------------------------- */
 #define CAL_ABI_MAJOR 1
-#define CAL_ABI_MINOR 7
+#define CAL_ABI_MINOR 8
 #define CAL_ABI_VERSION ((uint32_t)((CAL_ABI_MAJOR << 16) | CAL_ABI_MINOR))
 #define CAL_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
 #define CAL_ABI_MINOR_OF(v) ((uint32_t)(v)&0xffffu)
@@ -234,6 +239,7 @@ typedef struct cal_task cal_task;       /* a task: one pod */
 typedef struct cal_node cal_node;       /* a node */
 typedef struct cal_queue cal_queue;     /* a queue */
 typedef struct cal_hypernode cal_hypernode; /* a HyperNode: a switch and the nodes behind it */
+typedef struct cal_sub_job cal_sub_job;     /* a sub-job: a gang inside a job (added in 1.8) */
 typedef struct cal_pod cal_pod;         /* 1.3: a pod as Kubernetes sees it (a task's, or one
                                            no job owns: placed by another scheduler) */
 typedef struct cal_args cal_args;       /* the validated arguments of one plugin instance */
@@ -1039,6 +1045,53 @@ typedef struct cal_host_api {
   void (*queue_set_fair_share)(cal_queue *q, const char *plugin, const double *deserved,
                                double share);
 
+  /* ===== added in 1.8 (starts at CAL_HOST_API_V1_6_SIZE; 1.7 added none) ============== */
+
+  /* --- added in 1.8: sub-jobs (Volcano's SubJobInfo) ----------------------------------
+   * A PodGroup's spec.subGroupPolicy splits its pods into sub-jobs: each policy takes the
+   * pods its labelSelector selects that carry every one of its matchLabelKeys labels, one
+   * sub-job per distinct tuple of those labels' values; a pod no policy takes is in the
+   * job's default sub-job. Each sub-job is a gang of its own (min_available pods, Volcano's
+   * subGroupSize, default 1), may have its own network topology, and at least
+   * minSubGroups sub-jobs of each policy must be ready for the job to be. A job without a
+   * policy has one sub-job, the default, holding every task, with the job's minMember and
+   * network topology. Handles live for the session. */
+  size_t (*job_sub_job_count)(const cal_job *j);  /* 0 only for a job without tasks */
+  /* By uid (the default sub-job's uid is the job's name). */
+  cal_sub_job *(*job_sub_job_at)(const cal_job *j, size_t i);
+  cal_sub_job *(*task_sub_job)(const cal_task *t); /* never NULL */
+  cal_job *(*sub_job_job)(const cal_sub_job *s);
+  /* Volcano's SubJobID: "<job>/<policy>-<label values joined by '-'>", the job's name for
+   * the default sub-job. */
+  const char *(*sub_job_uid)(const cal_sub_job *s);
+  /* Volcano's SubJobGID, shared by the sub-jobs of one policy: "<job>/<policy>", the
+   * job's name for the default sub-job. */
+  const char *(*sub_job_group)(const cal_sub_job *s);
+  int32_t (*sub_job_min_available)(const cal_sub_job *s);
+  /* The highest priority of its tasks (0 when every one is lower). */
+  int32_t (*sub_job_priority)(const cal_sub_job *s);
+  /* The first of its label values as an integer (0 when it is not one): Volcano's
+   * MatchIndex, the fallback order of sub-jobs with it and the uid. */
+  int32_t (*sub_job_match_index)(const cal_sub_job *s);
+  size_t (*sub_job_task_count)(const cal_sub_job *s);
+  cal_task *(*sub_job_task_at)(const cal_sub_job *s, size_t i); /* in the job's task order */
+  int32_t (*sub_job_status_count)(const cal_sub_job *s, cal_task_status st);
+  /* The sub-job's network topology as the session uses it: soft ones are read as hard
+   * ones whose highest tier is the job's (or the whole cluster's), as Volcano's session
+   * does; CAL_TOPOLOGY_NONE when it has none. */
+  cal_topology_mode (*sub_job_network_topology)(const cal_sub_job *s, int32_t *highest_tier_allowed);
+  /* The HyperNode its placed tasks are in (Volcano's SubJob.AllocatedHyperNode); NULL
+   * when none. */
+  cal_hypernode *(*sub_job_allocated_hypernode)(const cal_sub_job *s);
+  /* The job's subGroupPolicy entries (0: none): entry i's group (as sub_job_group) and
+   * its minSubGroups (0 when not set). */
+  size_t (*job_sub_group_count)(const cal_job *j);
+  const char *(*job_sub_group_at)(const cal_job *j, size_t i, int32_t *min_sub_groups);
+  /* Where the allocate action had placed the task's sub-job when it chose the task's node
+   * (Volcano's TaskInfo.JobAllocatedHyperNode), for node scoring; NULL when it was placed
+   * nowhere yet or has no network topology. */
+  cal_hypernode *(*task_allocated_hypernode)(const cal_task *t);
+
   /* A new function goes here, in a group headed "added in 1.N", never anywhere else. */
 } cal_host_api;
 
@@ -1060,6 +1113,9 @@ typedef struct cal_host_api {
 #define CAL_HOST_API_V1_6_SIZE                                                              \
   (offsetof(cal_host_api, queue_set_fair_share) +                                           \
    sizeof(((cal_host_api *)0)->queue_set_fair_share))
+#define CAL_HOST_API_V1_8_SIZE                                                              \
+  (offsetof(cal_host_api, task_allocated_hypernode) +                                       \
+   sizeof(((cal_host_api *)0)->task_allocated_hypernode))
 
 /* The largest state a plugin may save (state_put), in bytes. */
 #define CAL_STATE_MAX ((size_t)16 * 1024 * 1024)
@@ -1242,6 +1298,24 @@ typedef cal_code (*cal_hyper_node_order_fn)(void *self, const cal_job *j,
                                             const cal_hypernode *const *hypernodes, size_t n,
                                             double *scores, cal_status *st);
 
+/* ---- added in 1.8: sub-jobs ------------------------------------------------------------
+ * The allocate action places a job with a subGroupPolicy, or a network topology, sub-job by
+ * sub-job (Volcano's allocateForJob / allocateForSubJob).
+ * COMBINE (sub_job_order): as job_order; when every plugin answers 0, by match index, then
+ *   uid (Volcano's SubJobOrderFn).
+ * COMBINE (sub_job_ready, sub_job_pipelined): as job_ready and job_pipelined. For a job
+ *   without a subGroupPolicy the host asks job_ready / job_pipelined instead, as Volcano
+ *   does.
+ * COMBINE (sub_job_hyper_node_order): as hyper_node_order, for the sub-job being placed
+ *   (Volcano's HyperNodeOrderFn takes the sub-job); a plugin with only hyper_node_order is
+ *   asked that with the sub-job's job. */
+typedef int (*cal_sub_job_order_fn)(void *self, const cal_sub_job *l, const cal_sub_job *r);
+typedef int (*cal_sub_job_check_fn)(void *self, const cal_sub_job *s);
+typedef cal_vote (*cal_sub_job_vote_fn)(void *self, const cal_sub_job *s);
+typedef cal_code (*cal_sub_job_hyper_node_order_fn)(void *self, const cal_sub_job *s,
+                                                    const cal_hypernode *const *hypernodes,
+                                                    size_t n, double *scores, cal_status *st);
+
 /* Notifications (no combination: every plugin that has the slot is told).
  * job_enqueued: the enqueue action moved j to Inqueue.
  * on_allocate: t was just allocated or pipelined to a node in this session.
@@ -1323,10 +1397,16 @@ typedef struct cal_plugin {
   cal_unified_evictable_fn unified_evictable;
   cal_queue_tasks_check_fn preemptive_many;
 
+  /* ===== added in 1.8 (starts at CAL_PLUGIN_V1_7_SIZE) ================================== */
+  cal_sub_job_order_fn sub_job_order;
+  cal_sub_job_check_fn sub_job_ready;
+  cal_sub_job_vote_fn sub_job_pipelined;
+  cal_sub_job_hyper_node_order_fn sub_job_hyper_node_order;
+
   /* Reserved for slots of later minor versions: a new slot takes reserved[0] (and the
    * array shrinks by one) in a group headed "added in 1.N". Zero them: the host refuses a
    * descriptor with a non-zero reserved word inside its struct_size. */
-  void *reserved[11];
+  void *reserved[7];
 } cal_plugin;
 
 /* The bytes of cal_plugin each minor defines (fixed forever). CAL_PLUGIN_V1_0_SIZE is also
@@ -1337,12 +1417,16 @@ typedef struct cal_plugin {
   (offsetof(cal_plugin, node_order_many) + sizeof(((cal_plugin *)0)->node_order_many))
 #define CAL_PLUGIN_V1_7_SIZE                                                                \
   (offsetof(cal_plugin, preemptive_many) + sizeof(((cal_plugin *)0)->preemptive_many))
+#define CAL_PLUGIN_V1_8_SIZE                                                                \
+  (offsetof(cal_plugin, sub_job_hyper_node_order) +                                         \
+   sizeof(((cal_plugin *)0)->sub_job_hyper_node_order))
 
 /* The bytes of cal_plugin that minor m (of major 1) defines; a minor newer than this
  * header reads as the newest it knows. */
 #define CAL_PLUGIN_SIZE_OF_MINOR(m)                                                         \
   ((m) == 0 ? (size_t)CAL_PLUGIN_V1_0_SIZE                                                  \
-            : (m) < 7 ? (size_t)CAL_PLUGIN_V1_1_SIZE : (size_t)CAL_PLUGIN_V1_7_SIZE)
+            : (m) < 7 ? (size_t)CAL_PLUGIN_V1_1_SIZE                                        \
+            : (m) < 8 ? (size_t)CAL_PLUGIN_V1_7_SIZE : (size_t)CAL_PLUGIN_V1_8_SIZE)
 
 /* The bytes of a descriptor its reader may use: what both its struct_size and the minor it
  * is stamped with cover. */

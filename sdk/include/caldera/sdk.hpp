@@ -94,6 +94,7 @@ class Job;
 class Node;
 class Queue;
 class HyperNode;
+class SubJob;
 
 inline std::string_view sv(const char* s) { return s ? std::string_view(s) : std::string_view(); }
 
@@ -162,6 +163,10 @@ class Task {
   explicit operator bool() const { return h_ != nullptr; }
   bool operator==(const Task& o) const { return h_ == o.h_; }
   std::string_view name() const { return sv(host->task_name(h_)); }
+  // ABI 1.8: the task's sub-job (caldera/plugin.h), and where the allocate action had
+  // placed that sub-job when it chose the task's node (empty when nowhere).
+  inline SubJob sub_job() const;
+  inline HyperNode allocated_hypernode() const;
   inline Job job() const;
   inline Node node() const;
   cal_task_status status() const { return host->task_status(h_); }
@@ -356,6 +361,18 @@ class Job {
     if (!CAL_HOST_HAS(host, job_allocated_hypernode)) return HyperNode();
     return HyperNode(host->job_allocated_hypernode(h_), n_);
   }
+  // ABI 1.8: sub-jobs (caldera/plugin.h). On an older host a job has none.
+  size_t sub_job_count() const {
+    return CAL_HOST_HAS(host, job_sub_job_count) ? host->job_sub_job_count(h_) : 0;
+  }
+  inline SubJob sub_job(size_t i) const;
+  // The subGroupPolicy entries: their group names and minSubGroups.
+  size_t sub_group_count() const {
+    return CAL_HOST_HAS(host, job_sub_group_count) ? host->job_sub_group_count(h_) : 0;
+  }
+  std::string_view sub_group(size_t i, int32_t* min_sub_groups = nullptr) const {
+    return sv(host->job_sub_group_at(h_, i, min_sub_groups));
+  }
 
  private:
   const cal_job* h_ = nullptr;
@@ -364,6 +381,45 @@ class Job {
 
 inline Job Task::job() const { return Job(host->task_job(h_), n_); }
 inline Node Task::node() const { return Node(host->task_node(h_), n_); }
+
+// A sub-job (ABI 1.8): a gang inside a job (caldera/plugin.h, "sub-jobs").
+class SubJob {
+ public:
+  SubJob() = default;
+  SubJob(const cal_sub_job* h, size_t nres) : h_(h), n_(nres) {}
+  const cal_sub_job* handle() const { return h_; }
+  explicit operator bool() const { return h_ != nullptr; }
+  bool operator==(const SubJob& o) const { return h_ == o.h_; }
+  Job job() const { return Job(host->sub_job_job(h_), n_); }
+  std::string_view uid() const { return sv(host->sub_job_uid(h_)); }
+  std::string_view group() const { return sv(host->sub_job_group(h_)); }
+  int32_t min_available() const { return host->sub_job_min_available(h_); }
+  int32_t priority() const { return host->sub_job_priority(h_); }
+  int32_t match_index() const { return host->sub_job_match_index(h_); }
+  size_t task_count() const { return host->sub_job_task_count(h_); }
+  Task task(size_t i) const { return Task(host->sub_job_task_at(h_, i), n_); }
+  int32_t status_count(cal_task_status s) const { return host->sub_job_status_count(h_, s); }
+  cal_topology_mode network_topology(int32_t* highest_tier = nullptr) const {
+    return host->sub_job_network_topology(h_, highest_tier);
+  }
+  HyperNode allocated_hypernode() const {
+    return HyperNode(host->sub_job_allocated_hypernode(h_), n_);
+  }
+
+ private:
+  const cal_sub_job* h_ = nullptr;
+  size_t n_ = 0;
+};
+
+inline SubJob Task::sub_job() const {
+  if (!CAL_HOST_HAS(host, task_sub_job)) return SubJob();
+  return SubJob(host->task_sub_job(h_), n_);
+}
+inline HyperNode Task::allocated_hypernode() const {
+  if (!CAL_HOST_HAS(host, task_allocated_hypernode)) return HyperNode();
+  return HyperNode(host->task_allocated_hypernode(h_), n_);
+}
+inline SubJob Job::sub_job(size_t i) const { return SubJob(host->job_sub_job_at(h_, i), n_); }
 
 class Session {
  public:
@@ -448,6 +504,7 @@ class Session {
   // Wrap raw handles coming into callbacks.
   Job wrap(const cal_job* j) const { return Job(j, n_); }
   HyperNode wrap(const cal_hypernode* h) const { return HyperNode(h, n_); }
+  SubJob wrap(const cal_sub_job* j) const { return SubJob(j, n_); }
   Task wrap(const cal_task* t) const { return Task(t, n_); }
   Node wrap(const cal_node* n) const { return Node(n, n_); }
   Queue wrap(const cal_queue* q) const { return Queue(q, n_); }
@@ -886,6 +943,10 @@ class EvictionContext {
 //   cal_vote job_enqueueable(Job)           Status job_valid(Job)
 //   void     job_enqueued(Job)              void  on_allocate(Task)
 //   void     on_deallocate(Task)            void  on_close()
+//   int      sub_job_order(SubJob, SubJob)  bool  sub_job_ready(SubJob)          (ABI 1.8)
+//   cal_vote sub_job_pipelined(SubJob)                                          (ABI 1.8)
+//   void     sub_job_hyper_node_order(SubJob, const std::vector<HyperNode>&,
+//                                     std::vector<double>&)                      (ABI 1.8)
 //   static Status check_args(const Args&)
 // ---------------------------------------------------------------------------------------
 
@@ -895,6 +956,7 @@ enum class Hook : uint8_t {
   allocatable, preemptive, job_ready, job_starving, job_pipelined, job_enqueueable, job_valid,
   job_enqueued, on_allocate, on_deallocate, on_close, check_args,
   unified_evictable, preemptive_many,  // ABI 1.7
+  sub_job_order, sub_job_ready, sub_job_pipelined, sub_job_hyper_node_order,  // ABI 1.8
 };
 
 // A set of hooks.
@@ -1057,6 +1119,19 @@ CALDERA_SDK_HOOK_TRAITS(hyper_node_order,
                         (P& x, Job j, const std::vector<HyperNode>& c, std::vector<double>& v) {
                           x.hyper_node_order(j, c, v);
                         })
+CALDERA_SDK_HOOK_TRAITS(sub_job_order, (P& x, SubJob l, SubJob r) {
+  { x.sub_job_order(l, r) } -> std::convertible_to<int>;
+})
+CALDERA_SDK_HOOK_TRAITS(sub_job_ready, (P& x, SubJob j) {
+  { x.sub_job_ready(j) } -> std::convertible_to<bool>;
+})
+CALDERA_SDK_HOOK_TRAITS(sub_job_pipelined, (P& x, SubJob j) {
+  { x.sub_job_pipelined(j) } -> std::convertible_to<cal_vote>;
+})
+CALDERA_SDK_HOOK_TRAITS(sub_job_hyper_node_order,
+                        (P& x, SubJob j, const std::vector<HyperNode>& c, std::vector<double>& v) {
+                          x.sub_job_hyper_node_order(j, c, v);
+                        })
 CALDERA_SDK_HOOK_TRAITS(victim_tasks, (P& x, const std::vector<Task>& c, std::vector<uint8_t>& v) {
   x.victim_tasks(c, v);
 })
@@ -1140,6 +1215,11 @@ constexpr bool check_plugin() {
   CALDERA_SDK_CHECK_HOOK(preemptive_many, "bool preemptive_many(Queue, const std::vector<Task>&)")
   CALDERA_SDK_CHECK_HOOK(hyper_node_order, "void hyper_node_order(Job, const "
                                            "std::vector<HyperNode>&, std::vector<double>&)")
+  CALDERA_SDK_CHECK_HOOK(sub_job_order, "int sub_job_order(SubJob, SubJob)")
+  CALDERA_SDK_CHECK_HOOK(sub_job_ready, "bool sub_job_ready(SubJob)")
+  CALDERA_SDK_CHECK_HOOK(sub_job_pipelined, "cal_vote sub_job_pipelined(SubJob)")
+  CALDERA_SDK_CHECK_HOOK(sub_job_hyper_node_order, "void sub_job_hyper_node_order(SubJob, const "
+                                                   "std::vector<HyperNode>&, std::vector<double>&)")
   CALDERA_SDK_CHECK_HOOK(victim_tasks,
                          "void victim_tasks(const std::vector<Task>&, std::vector<uint8_t>&)")
   CALDERA_SDK_CHECK_HOOK(overused, "bool overused(Queue)")
@@ -1450,6 +1530,45 @@ const cal_plugin* descriptor() {
           set_reason(st, e.what());
         } catch (...) {
           set_reason(st, "unknown exception in hyper_node_order");
+        }
+        return CAL_ERROR;
+      };
+    if constexpr (listed<P>(Hook::sub_job_order))
+      p.sub_job_order = [](void* self, const cal_sub_job* l, const cal_sub_job* r) -> int {
+        return guard<P, int>(0, [&] {
+          S s = ssn_of<P>(self);
+          return self_of<P>(self).sub_job_order(s.wrap(l), s.wrap(r));
+        });
+      };
+    if constexpr (listed<P>(Hook::sub_job_ready))
+      p.sub_job_ready = [](void* self, const cal_sub_job* j) -> int {
+        return guard<P, int>(0, [&] {
+          return self_of<P>(self).sub_job_ready(ssn_of<P>(self).wrap(j)) ? 1 : 0;
+        });
+      };
+    if constexpr (listed<P>(Hook::sub_job_pipelined))
+      p.sub_job_pipelined = [](void* self, const cal_sub_job* j) -> cal_vote {
+        return guard<P, cal_vote>(CAL_ABSTAIN, [&] {
+          return self_of<P>(self).sub_job_pipelined(ssn_of<P>(self).wrap(j));
+        });
+      };
+    if constexpr (listed<P>(Hook::sub_job_hyper_node_order))
+      p.sub_job_hyper_node_order = [](void* self, const cal_sub_job* j,
+                                      const cal_hypernode* const* hs, size_t n, double* scores,
+                                      cal_status* st) -> cal_code {
+        try {
+          S s = ssn_of<P>(self);
+          std::vector<HyperNode> cand;
+          cand.reserve(n);
+          for (size_t i = 0; i < n; ++i) cand.push_back(s.wrap(hs[i]));
+          std::vector<double> v(n, 0.0);
+          self_of<P>(self).sub_job_hyper_node_order(s.wrap(j), cand, v);
+          for (size_t i = 0; i < n; ++i) scores[i] += v[i];
+          return CAL_SUCCESS;
+        } catch (const std::exception& e) {
+          set_reason(st, e.what());
+        } catch (...) {
+          set_reason(st, "unknown exception in sub_job_hyper_node_order");
         }
         return CAL_ERROR;
       };
