@@ -32,7 +32,8 @@ func regexMember(pattern string) map[string]any {
 // A job with a hard network topology (PodGroup spec.networkTopology, mode hard, highest
 // tier 1) is bound as a whole inside one tier-1 HyperNode, although the nodes first by
 // name are behind another switch; a second such job that no tier-1 HyperNode can hold
-// stays unbound, with the reason on its pods. Topology: topo-s0 (tier 1) = topo-n0,
+// stays unbound, its pods saying the job's FitError (no HyperNode had the idle room for
+// its pending pods, so none was tried: Volcano ed72c7c's isEligibleHyperNode). Topology: topo-s0 (tier 1) = topo-n0,
 // topo-n1 (exactMatch); topo-s1 (tier 1) = topo-n2, topo-n3 (regexMatch); topo-s2 (tier 2)
 // = topo-s0, topo-s1. A pod of another scheduler fills topo-n1.
 func testTopology(e *Env) error {
@@ -106,7 +107,7 @@ func testTopology(e *Env) error {
 	}
 
 	// Two more pods of 4 cpu with the same constraint: only topo-n0 is free, so no tier-1
-	// HyperNode can hold them: unbound, and the pods say why. (The preempt action may leave
+	// HyperNode can hold them: unbound, and the pods say the job is not ready. (The preempt action may leave
 	// one of them pipelined on topo-n0 within a session, as Volcano's does: a pipelined pod
 	// is not pending and gets no new condition; it is never bound from there.)
 	if err := hard("late", 2); err != nil {
@@ -117,7 +118,7 @@ func testTopology(e *Env) error {
 			return err
 		}
 	}
-	err = WaitFor(20*time.Second, "late's pods PodScheduled=False with the HyperNode reason", func() (bool, string) {
+	err = WaitFor(20*time.Second, "late's pods PodScheduled=False with the job's FitError", func() (bool, string) {
 		pods, err := e.Pods(ns)
 		if err != nil {
 			return false, err.Error()
@@ -133,7 +134,7 @@ func testTopology(e *Env) error {
 					continue
 				}
 				seen = append(seen, fmt.Sprintf("%s: %s %q", p.Metadata.Name, cond.Status, cond.Message))
-				if cond.Status == "False" && strings.Contains(cond.Message, "HyperNodes of tier <= 1 can hold the job") {
+				if cond.Status == "False" && strings.Contains(cond.Message, "pod group is not ready, 2 Pending, 2 minAvailable") {
 					n++
 				}
 			}
