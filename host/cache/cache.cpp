@@ -20,7 +20,10 @@ std::shared_ptr<const PodSpec> Cache::make_pod_record(PodSpec p) {
   return std::make_shared<const PodSpec>(std::move(p));
 }
 void Cache::remove_pod(const std::string& key) {
-  if (pods_.erase(key) == 0) return;
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  index_pod(it->second.get(), it->first, nullptr);
+  pods_.erase(it);
   changed(&Changes::pods, key);
   ++generation_;
 }
@@ -119,8 +122,41 @@ void Cache::upsert_pod_record(std::shared_ptr<const PodSpec> p) {
   if (!p->digest.ready) p = make_pod_record(*p);  // built without make_pod_record: digest it
   std::string k = p->digest.key;
   changed(&Changes::pods, k);
-  pods_[k] = std::move(p);
+  auto [it, fresh] = pods_.try_emplace(std::move(k));
+  const PodSpec* old_record = fresh ? nullptr : it->second.get();
+  std::shared_ptr<const PodSpec> keep_old = std::move(it->second);  // alive until indexed
+  it->second = std::move(p);
+  index_pod(old_record, it->first, it->second.get());
   ++generation_;
+}
+
+void Cache::index_pod(const PodSpec* old_record, const std::string& key, const PodSpec* record) {
+  if (!pod_index_.valid) return;  // made whole on first use
+  const std::string_view was = old_record ? std::string_view(old_record->node) : std::string_view();
+  const std::string_view now = record ? std::string_view(record->node) : std::string_view();
+  if (was == now) return;  // the same node, or none: indexed as it is
+  auto& by_node = pod_index_.by_node;
+  if (!was.empty()) {
+    auto n = by_node.find(was);
+    if (n != by_node.end()) {
+      n->second.erase(key);
+      if (n->second.empty()) by_node.erase(n);
+    }
+  }
+  if (!now.empty()) by_node[std::string(now)].insert(key);
+}
+
+void Cache::make_pod_index() const {
+  pod_index_.by_node.clear();
+  for (const auto& [key, pod] : pods_)
+    if (!pod->node.empty()) pod_index_.by_node[pod->node].insert(key);
+  pod_index_.valid = true;
+}
+
+const std::set<std::string_view>* Cache::pods_on(std::string_view node) const {
+  if (!pod_index_.valid) make_pod_index();
+  auto it = pod_index_.by_node.find(node);
+  return it == pod_index_.by_node.end() ? nullptr : &it->second;
 }
 
 void Cache::changed(std::set<std::string> Changes::*kind, const std::string& key) {

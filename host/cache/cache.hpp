@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "host/model/objects.hpp"
 #include "host/model/policy_objects.hpp"
@@ -82,6 +83,10 @@ class Cache {
     return find(volumes_, name);
   }
   const PersistentVolumeClaim* claim(const std::string& key) const { return find(claims_, key); }
+  // The keys of the pods whose record names `node` (status.nodeName), by key; nullptr when
+  // none does. Kept with the pods, so that what one node holds is read without walking
+  // every pod (the check of streamed binds, host/supervisor/decision_check.hpp).
+  const std::set<std::string_view>* pods_on(std::string_view node) const;
 
   // Bumped by every change, so a caller can tell whether anything happened.
   uint64_t generation() const { return generation_; }
@@ -124,6 +129,26 @@ class Cache {
   RecordMap<DisruptionBudget> budgets_;
   RecordMap<ResourceQuota> quotas_;
   uint64_t generation_ = 0;
+  // Node name -> views of the keys in pods_ of the pods on it (a key lives as long as its
+  // entry, which leaves the index first). A copied cache's views would point into the
+  // source's keys: a copy starts without an index and makes its own on first use (moves
+  // keep the map nodes, and so the views).
+  struct PodIndex {
+    std::map<std::string, std::set<std::string_view>, std::less<>> by_node;
+    bool valid = true;
+    PodIndex() = default;
+    PodIndex(const PodIndex&) : valid(false) {}
+    PodIndex& operator=(const PodIndex&) {
+      by_node.clear();
+      valid = false;
+      return *this;
+    }
+    PodIndex(PodIndex&&) = default;
+    PodIndex& operator=(PodIndex&&) = default;
+  };
+  mutable PodIndex pod_index_;
+  void index_pod(const PodSpec* old_record, const std::string& key, const PodSpec* record);
+  void make_pod_index() const;
 
   // take_changes: the consumer the changes are kept for, and what changed since its take.
   void changed(std::set<std::string> Changes::*kind, const std::string& key);

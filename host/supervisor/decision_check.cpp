@@ -31,14 +31,19 @@ std::optional<std::string> check_decisions(const SessionResult& r, const Cache& 
     if (!decided.insert(key).second) return fmt::format("pod {} is bound or evicted twice", key);
   }
   if (added.empty()) return std::nullopt;
-  // What the nodes that take binds already hold.
+  // What the nodes that take binds already hold (the cache's per-node index: a part of a
+  // streamed session looks at its nodes' pods only).
   std::map<std::string, std::pair<ResourceList, int32_t>> held;
-  for (const auto& [key, pod] : cache.pods()) {
-    if (pod->node.empty() || !added.count(pod->node)) continue;
-    if (pod->phase == PodPhase::Succeeded || pod->phase == PodPhase::Failed) continue;
-    auto& [res, pods] = held[pod->node];
-    for (const auto& [name, q] : pod->requests) res[name] += q;
-    ++pods;
+  for (const auto& [node, _] : added) {
+    const std::set<std::string_view>* on = cache.pods_on(node);
+    if (!on) continue;
+    auto& [res, pods] = held[node];
+    for (std::string_view key : *on) {
+      const PodSpec* pod = cache.pod(std::string(key));
+      if (!pod || pod->phase == PodPhase::Succeeded || pod->phase == PodPhase::Failed) continue;
+      for (const auto& [name, q] : pod->requests) res[name] += q;
+      ++pods;
+    }
   }
   for (const auto& [name, add] : added) {
     const NodeSpec& node = *cache.node(name);

@@ -207,6 +207,39 @@ TEST(DecisionCheck, RefusesABindOverAllocatable) {
             "node n1 would have 4500 of cpu requested, over its allocatable 4000");
 }
 
+// The cache's per-node pod index, which the check reads: kept through binds, moves,
+// removals and replacements, and made anew by a copy (whose keys are its own).
+TEST(DecisionCheck, PerNodePodIndex) {
+  Cache c = small_cluster();
+  auto keys = [](const Cache& cache, const char* node) {
+    std::vector<std::string> out;
+    if (const auto* on = cache.pods_on(node))
+      for (std::string_view k : *on) out.emplace_back(k);
+    return out;
+  };
+  // Every pod naming the node is listed, a finished one too (the check skips those).
+  const std::vector<std::string> before = {"default/done", "default/running"};
+  EXPECT_EQ(keys(c, "n1"), before);
+  PodSpec p = *c.pod("default/a");
+  p.node = "n1";
+  c.upsert_pod(p);  // bound
+  const std::vector<std::string> with_a = {"default/a", "default/done", "default/running"};
+  EXPECT_EQ(keys(c, "n1"), with_a);
+  p.requests = {{"cpu", 10}};
+  c.upsert_pod(p);  // replaced, same node
+  EXPECT_EQ(keys(c, "n1"), with_a);
+  Cache copy = c;
+  c.remove_pod("default/a");
+  EXPECT_EQ(keys(c, "n1"), before);
+  EXPECT_EQ(keys(copy, "n1"), with_a);
+  p.node.clear();
+  copy.upsert_pod(p);  // unbound again in the copy
+  EXPECT_EQ(keys(copy, "n1"), before);
+  c.remove_pod("default/running");
+  c.remove_pod("default/done");
+  EXPECT_EQ(c.pods_on("n1"), nullptr);
+}
+
 std::shared_ptr<const Policy> policy_of(std::initializer_list<std::pair<std::string, std::string>> plugins) {
   auto p = std::make_shared<Policy>();
   p->tiers.emplace_back();
