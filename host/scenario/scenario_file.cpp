@@ -290,7 +290,7 @@ void load_numa(const Table& t, NodeSpec& n) {
              "NUMA nodes whose memory adds up to the node's allocatable memory");
 }
 
-void load_nodes(const Table& root, Cache& cache) {
+void load_nodes(const Table& root, Cache& cache, input::Document* doc) {
   for (const Table& t0 : root.tables("nodes")) {
     const Table t = named(t0);
     t.check_keys({"name", "allocatable", "labels", "annotations", "numa", "topology_policy",
@@ -337,6 +337,7 @@ void load_nodes(const Table& root, Cache& cache) {
     n.src = t.src();
     check_unique(t, cache.nodes(), n.name, "node");
     cache.upsert_node(std::move(n));
+    if (doc) doc->release(t0);
   }
 }
 
@@ -460,7 +461,7 @@ void ensure_default_queue(const std::string& file, Cache& cache) {
   cache.upsert_queue(std::move(q));
 }
 
-void load_podgroups(const Table& root, Cache& cache) {
+void load_podgroups(const Table& root, Cache& cache, input::Document* doc) {
   for (const Table& t0 : root.tables("podgroups")) {
     const Table t = named_namespaced(t0);
     t.check_keys({"name", "namespace", "queue", "min_member", "min_task_member", "min_resources",
@@ -514,6 +515,7 @@ void load_podgroups(const Table& root, Cache& cache) {
     pg.src = t.src();
     check_unique(t, cache.podgroups(), pg.key(), "podgroup");
     cache.upsert_podgroup(std::move(pg));
+    if (doc) doc->release(t0);
   }
 }
 
@@ -546,7 +548,7 @@ std::shared_ptr<const PodConstraints> read_constraints(const Table& t) {
   return r.finish();
 }
 
-void load_pods(const Table& root, Cache& cache) {
+void load_pods(const Table& root, Cache& cache, input::Document* doc) {
   for (const Table& t0 : root.tables("pods")) {
     const Table t = named_namespaced(t0);
     t.check_keys({"name", "namespace", "podgroup", "requests", "phase", "node", "priority",
@@ -624,6 +626,7 @@ void load_pods(const Table& root, Cache& cache) {
     p.src = t.src();
     check_unique(t, cache.pods(), p.key(), "pod");
     cache.upsert_pod(std::move(p));
+    if (doc) doc->release(t0);
   }
 }
 
@@ -794,15 +797,19 @@ void load_policies(const Table& root, Cache& cache) {
   }
 }
 
-void load_cluster(const Table& root, Cache& cache) {
+// `doc`, when the file is the loader's own, has the long lists' objects (nodes, podgroups,
+// pods) released as they are read (input::Document::release): nothing refers to an object's
+// table once its record is made. Not the others: a queue's 'parent' is checked after the
+// list.
+void load_cluster(const Table& root, Cache& cache, input::Document* doc = nullptr) {
   // In dependency order: each list may name objects of the lists before it.
   load_priority_classes(root, cache);
   load_queues(root, cache);
-  load_nodes(root, cache);
+  load_nodes(root, cache, doc);
   load_hypernodes(root, cache);
   load_storage(root, cache);
-  load_podgroups(root, cache);
-  load_pods(root, cache);
+  load_podgroups(root, cache, doc);
+  load_pods(root, cache, doc);
   load_policies(root, cache);
 }
 
@@ -836,7 +843,7 @@ void load_cluster_objects(const toml::table& tbl, const fs::path& file, Cache& c
 }
 
 Scenario load_scenario(const fs::path& file, const std::vector<fs::path>& default_plugin_dirs) {
-  const input::Document doc = input::parse_file(file, "scenario");
+  input::Document doc = input::parse_file(file, "scenario");
   const Table root = doc.table();
 
   Scenario sc;
@@ -868,7 +875,7 @@ Scenario load_scenario(const fs::path& file, const std::vector<fs::path>& defaul
     root.fail("no scheduler config", "a [config] table or config_file = \"path.toml\"");
   }
 
-  load_cluster(root, sc.cache);
+  load_cluster(root, sc.cache, &doc);
   load_expect(root, sc);
   return sc;
 }

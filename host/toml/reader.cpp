@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cassert>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -317,6 +318,12 @@ Document parse_text(std::string_view text, const fs::path& file) {
                 fmt::format("TOML syntax error: {}", e.description()));
   }
   return doc;
+}
+
+void Document::release(const Table& t) {
+  assert(&t.file() == file.get());  // a view of this document
+  // The document's tables are not const objects: only its views see them as const.
+  const_cast<toml::table&>(t.raw()).clear();
 }
 
 Document parse_file(const fs::path& file, std::string_view what, uint64_t max_bytes) {
