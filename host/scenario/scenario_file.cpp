@@ -57,22 +57,22 @@ std::string name_of(const Table& t, const char* key) {
 }
 
 // The peek at a table's name that labels its errors, before the name is checked.
-std::string peek(const Table& t, const char* key) {
+std::string_view peek(const Table& t, const char* key) {
   const toml::node* n = t.raw().get(key);
-  return n && n->is_string() ? n->as_string()->get() : std::string();
+  return n && n->is_string() ? std::string_view(n->as_string()->get()) : std::string_view();
 }
 
 // The element named by its name, or by "namespace/name" (namespace "default" when not
 // given), once there is a name.
 Table named(const Table& t) {
-  std::string name = peek(t, "name");
+  std::string_view name = peek(t, "name");
   return name.empty() ? t : t.named(name);
 }
 Table named_namespaced(const Table& t) {
-  std::string name = peek(t, "name");
+  std::string_view name = peek(t, "name");
   if (name.empty()) return t;
-  std::string ns = peek(t, "namespace");
-  return t.named((ns.empty() ? "default" : ns) + "/" + name);
+  std::string_view ns = peek(t, "namespace");
+  return t.named(fmt::format("{}/{}", ns.empty() ? "default" : ns, name));
 }
 
 template <typename Map>
@@ -126,6 +126,30 @@ const Choices<std::string> kTaintEffects = {{"NoSchedule", "NoSchedule"},
                                             {"PreferNoSchedule", "PreferNoSchedule"},
                                             {"NoExecute", "NoExecute"}};
 
+// The other choices, made once rather than for each object that is read.
+const Choices<QueueState> kQueueStates = {{"Open", QueueState::Open},
+                                          {"Closed", QueueState::Closed},
+                                          {"Closing", QueueState::Closing}};
+const Choices<std::string> kTopologyPolicies = {{"none", "none"},
+                                                {"best-effort", "best-effort"},
+                                                {"restricted", "restricted"},
+                                                {"single-numa-node", "single-numa-node"}};
+const Choices<MemberType> kMemberTypes = {{"Node", MemberType::Node},
+                                          {"HyperNode", MemberType::HyperNode}};
+const Choices<std::string> kSelectorOperators = {{"In", "In"},
+                                                 {"NotIn", "NotIn"},
+                                                 {"Exists", "Exists"},
+                                                 {"DoesNotExist", "DoesNotExist"}};
+const Choices<TopologyMode> kTopologyModes = {{"hard", TopologyMode::Hard},
+                                              {"soft", TopologyMode::Soft}};
+const Choices<PodPhase> kPodPhases = {{"Pending", PodPhase::Pending},
+                                      {"Running", PodPhase::Running},
+                                      {"Succeeded", PodPhase::Succeeded},
+                                      {"Failed", PodPhase::Failed}};
+// A pod that never preempts (preempt_never) by its preemptionPolicy.
+const Choices<bool> kPreemptionPolicies = {{"PreemptLowerPriority", false}, {"Never", true}};
+const Choices<std::string> kTolerationOperators = {{"Equal", "Equal"}, {"Exists", "Exists"}};
+
 void load_priority_classes(const Table& root, Cache& cache) {
   for (const Table& t0 : root.tables("priority_classes")) {
     const Table t = named(t0);
@@ -173,12 +197,7 @@ void load_queues(const Table& root, Cache& cache) {
     q.guarantee = opt_resources(t, "guarantee");
     q.reclaimable = t.opt_bool("reclaimable").value_or(true);
     q.priority = static_cast<int32_t>(t.opt_int("priority", kInt32Min, kInt32Max).value_or(0));
-    q.state = t.opt_choice<QueueState>("state",
-                                       {{"Open", QueueState::Open},
-                                        {"Closed", QueueState::Closed},
-                                        {"Closing", QueueState::Closing}},
-                                       "state")
-                  .value_or(QueueState::Open);
+    q.state = t.opt_choice("state", kQueueStates, "state").value_or(QueueState::Open);
     if (auto p = t.get("parent")) {
       q.parent = checked_name(*p);
       if (q.parent == q.name)
@@ -228,13 +247,8 @@ void load_queues(const Table& root, Cache& cache) {
 // add up to the node's). A layout that does not add up is an error naming the node and
 // both sums; memory on some NUMA nodes but not on others likewise.
 void load_numa(const Table& t, NodeSpec& n) {
-  n.topology_policy = t.opt_choice<std::string>("topology_policy",
-                                                {{"none", "none"},
-                                                 {"best-effort", "best-effort"},
-                                                 {"restricted", "restricted"},
-                                                 {"single-numa-node", "single-numa-node"}},
-                                                "topology policy")
-                          .value_or("none");
+  n.topology_policy =
+      t.opt_choice("topology_policy", kTopologyPolicies, "topology policy").value_or("none");
   std::optional<Value> nv = t.get("numa");
   if (!nv) return;
   Array arr = nv->array("an array of tables ({ cpu = \"16\", memory = \"64Gi\" })");
@@ -276,7 +290,7 @@ void load_numa(const Table& t, NodeSpec& n) {
              "NUMA nodes whose memory adds up to the node's allocatable memory");
 }
 
-void load_nodes(const Table& root, Cache& cache) {
+void load_nodes(const Table& root, Cache& cache, input::Document* doc) {
   for (const Table& t0 : root.tables("nodes")) {
     const Table t = named(t0);
     t.check_keys({"name", "allocatable", "labels", "annotations", "numa", "topology_policy",
@@ -323,6 +337,7 @@ void load_nodes(const Table& root, Cache& cache) {
     n.src = t.src();
     check_unique(t, cache.nodes(), n.name, "node");
     cache.upsert_node(std::move(n));
+    if (doc) doc->release(t0);
   }
 }
 
@@ -338,8 +353,7 @@ HyperNodeMember load_member(const Table& t) {
   HyperNodeMember m;
   m.src = t.src();
   m.type = t.require("type", "\"Node\" or \"HyperNode\"")
-               .choice<MemberType>({{"Node", MemberType::Node}, {"HyperNode", MemberType::HyperNode}},
-                                   "member type");
+               .choice(kMemberTypes, "member type");
   int selectors = 0;
   if (auto e = t.get("exact_match")) {
     m.exact = e->string("the name of a node or HyperNode");
@@ -365,11 +379,7 @@ HyperNodeMember load_member(const Table& t) {
         req.key = et.require("key", "a label key").string();
         if (req.key.empty()) et.get("key")->fail("empty key", "a label key");
         req.op = et.require("operator", "one of In, NotIn, Exists, DoesNotExist")
-                     .choice<std::string>({{"In", "In"},
-                                           {"NotIn", "NotIn"},
-                                           {"Exists", "Exists"},
-                                           {"DoesNotExist", "DoesNotExist"}},
-                                          "operator");
+                     .choice(kSelectorOperators, "operator");
         std::optional<Value> values = et.get("values");
         if (values) req.values = values->strings();
         // metav1.LabelSelectorRequirement validation: In / NotIn need values, the others none.
@@ -458,11 +468,7 @@ NetworkTopology read_network_topology(const Value& v) {
   const Table nt = v.table("a table ({ mode = \"hard\", highest_tier_allowed = 1 })");
   nt.check_keys({"mode", "highest_tier_allowed"});
   NetworkTopology topo;
-  topo.mode = nt.opt_choice<TopologyMode>("mode",
-                                          {{"hard", TopologyMode::Hard},
-                                           {"soft", TopologyMode::Soft}},
-                                          "mode")
-                  .value_or(TopologyMode::Hard);
+  topo.mode = nt.opt_choice("mode", kTopologyModes, "mode").value_or(TopologyMode::Hard);
   auto tier = nt.opt_int("highest_tier_allowed", 0, kInt32Max);
   if (topo.mode == TopologyMode::Hard && !tier)
     nt.missing("highest_tier_allowed",
@@ -506,7 +512,7 @@ SubGroupPolicy read_sub_group_policy(const Table& t, const std::vector<SubGroupP
   return p;
 }
 
-void load_podgroups(const Table& root, Cache& cache) {
+void load_podgroups(const Table& root, Cache& cache, input::Document* doc) {
   for (const Table& t0 : root.tables("podgroups")) {
     const Table t = named_namespaced(t0);
     t.check_keys({"name", "namespace", "queue", "min_member", "min_task_member", "min_resources",
@@ -514,7 +520,7 @@ void load_podgroups(const Table& root, Cache& cache) {
                   "sub_group_policy"});
     PodGroupSpec pg;
     pg.name = name_of(t, "name");
-    if (t.has("namespace")) pg.ns = name_of(t, "namespace");
+    if (auto nv = t.get("namespace")) pg.ns = checked_name(*nv);
     std::optional<Value> qv = t.get("queue");
     if (qv) pg.queue = checked_name(*qv);
     if (!cache.queues().count(pg.queue)) {
@@ -549,6 +555,7 @@ void load_podgroups(const Table& root, Cache& cache) {
     pg.src = t.src();
     check_unique(t, cache.podgroups(), pg.key(), "podgroup");
     cache.upsert_podgroup(std::move(pg));
+    if (doc) doc->release(t0);
   }
 }
 
@@ -581,7 +588,7 @@ std::shared_ptr<const PodConstraints> read_constraints(const Table& t) {
   return r.finish();
 }
 
-void load_pods(const Table& root, Cache& cache) {
+void load_pods(const Table& root, Cache& cache, input::Document* doc) {
   for (const Table& t0 : root.tables("pods")) {
     const Table t = named_namespaced(t0);
     t.check_keys({"name", "namespace", "podgroup", "requests", "phase", "node", "priority",
@@ -590,7 +597,7 @@ void load_pods(const Table& root, Cache& cache) {
                   "topology_spread_constraints", "ports", "images", "volumes", "scheduled"});
     PodSpec p;
     p.name = name_of(t, "name");
-    if (t.has("namespace")) p.ns = name_of(t, "namespace");
+    if (auto nv = t.get("namespace")) p.ns = checked_name(*nv);
     if (auto pgv = t.get("podgroup")) {
       // An empty podgroup is allowed: the pod is a job of its own (the session builds it),
       // in the default queue, as Volcano's controller would put it.
@@ -616,13 +623,7 @@ void load_pods(const Table& root, Cache& cache) {
                                      "resources other than pods (a node's pod count)");
     }
     std::optional<Value> phase = t.get("phase");
-    p.phase = t.opt_choice<PodPhase>("phase",
-                                     {{"Pending", PodPhase::Pending},
-                                      {"Running", PodPhase::Running},
-                                      {"Succeeded", PodPhase::Succeeded},
-                                      {"Failed", PodPhase::Failed}},
-                                     "phase")
-                  .value_or(PodPhase::Pending);
+    p.phase = phase ? phase->choice(kPodPhases, "phase") : PodPhase::Pending;
     if (auto nv = t.get("node")) {
       p.node = nv->string("the name of a node");
       if (!p.node.empty() && !cache.nodes().count(p.node))
@@ -649,10 +650,8 @@ void load_pods(const Table& root, Cache& cache) {
     p.node_selector = t.string_map("node_selector");
     if (auto tv = t.get("tolerations")) p.tolerations = read_tolerations(*tv);
     p.constraints = read_constraints(t);
-    p.preempt_never = t.opt_choice<bool>("preemption_policy",
-                                         {{"PreemptLowerPriority", false}, {"Never", true}},
-                                         "preemption policy")
-                          .value_or(false);
+    p.preempt_never =
+        t.opt_choice("preemption_policy", kPreemptionPolicies, "preemption policy").value_or(false);
     p.created = t.opt_number("created").value_or(0);
     p.releasing = t.opt_bool("releasing").value_or(false);
     if (auto sv = t.get("scheduled")) {
@@ -667,6 +666,7 @@ void load_pods(const Table& root, Cache& cache) {
     p.src = t.src();
     check_unique(t, cache.pods(), p.key(), "pod");
     cache.upsert_pod(std::move(p));
+    if (doc) doc->release(t0);
   }
 }
 
@@ -837,15 +837,19 @@ void load_policies(const Table& root, Cache& cache) {
   }
 }
 
-void load_cluster(const Table& root, Cache& cache) {
+// `doc`, when the file is the loader's own, has the long lists' objects (nodes, podgroups,
+// pods) released as they are read (input::Document::release): nothing refers to an object's
+// table once its record is made. Not the others: a queue's 'parent' is checked after the
+// list.
+void load_cluster(const Table& root, Cache& cache, input::Document* doc = nullptr) {
   // In dependency order: each list may name objects of the lists before it.
   load_priority_classes(root, cache);
   load_queues(root, cache);
-  load_nodes(root, cache);
+  load_nodes(root, cache, doc);
   load_hypernodes(root, cache);
   load_storage(root, cache);
-  load_podgroups(root, cache);
-  load_pods(root, cache);
+  load_podgroups(root, cache, doc);
+  load_pods(root, cache, doc);
   load_policies(root, cache);
 }
 
@@ -859,9 +863,7 @@ std::vector<Toleration> read_tolerations(const input::Value& v) {
     tt.check_keys({"key", "operator", "value", "effect"});
     Toleration tol;
     tol.key = tt.opt_string("key").value_or("");
-    tol.op = tt.opt_choice<std::string>("operator", {{"Equal", "Equal"}, {"Exists", "Exists"}},
-                                        "operator")
-                 .value_or("Equal");
+    tol.op = tt.opt_choice("operator", kTolerationOperators, "operator").value_or("Equal");
     tol.value = tt.opt_string("value").value_or("");
     tol.effect = tt.opt_choice("effect", kTaintEffects, "effect").value_or("");
     // Kubernetes validation (ValidateTolerations): an empty key needs Exists, and Exists
@@ -881,7 +883,7 @@ void load_cluster_objects(const toml::table& tbl, const fs::path& file, Cache& c
 }
 
 Scenario load_scenario(const fs::path& file, const std::vector<fs::path>& default_plugin_dirs) {
-  const input::Document doc = input::parse_file(file, "scenario");
+  input::Document doc = input::parse_file(file, "scenario");
   const Table root = doc.table();
 
   Scenario sc;
@@ -913,7 +915,7 @@ Scenario load_scenario(const fs::path& file, const std::vector<fs::path>& defaul
     root.fail("no scheduler config", "a [config] table or config_file = \"path.toml\"");
   }
 
-  load_cluster(root, sc.cache);
+  load_cluster(root, sc.cache, &doc);
   load_expect(root, sc);
   return sc;
 }

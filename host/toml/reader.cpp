@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cassert>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -55,11 +56,11 @@ std::string type_phrase(const toml::node& n) {
 SourceRef Value::src() const { return ref(*file_, node_->source()); }
 
 Value Value::named(std::string_view name) const {
-  return Value(file_, node_, named_path(path_, name));
+  return Value(file_, node_, path_.named(name));
 }
 
 void Value::fail(std::string_view problem, std::string_view expected) const {
-  input::fail(src(), path_, problem, expected);
+  input::fail(src(), path_.str(), problem, expected);
 }
 
 void Value::wrong_type(std::string_view expected) const {
@@ -136,35 +137,42 @@ size_t Value::choice_index(const std::vector<std::string>& names, std::string_vi
 Table::Table(const toml::table& table, const fs::path& file, std::string path)
     : file_(std::make_shared<const std::string>(file.string())),
       table_(&table),
-      path_(std::move(path)) {}
+      path_(ObjectPath(std::move(path))) {}
 
 SourceRef Table::src() const { return ref(*file_, table_->source()); }
 
 Table Table::named(std::string_view name) const {
-  return Table(file_, table_, named_path(path_, name));
+  return Table(file_, table_, path_.named(name));
 }
 
 void Table::fail(std::string_view problem, std::string_view expected) const {
-  input::fail(src(), path_, problem, expected);
+  input::fail(src(), path_.str(), problem, expected);
 }
 
-void Table::check_keys(const std::vector<std::string>& allowed) const {
+void Table::check_keys(std::initializer_list<std::string_view> allowed) const {
   for (auto&& [k, v] : *table_) {
     (void)v;
     bool ok = false;
-    for (const std::string& a : allowed) ok = ok || a == k.str();
+    for (std::string_view a : allowed) ok = ok || a == k.str();
     if (ok) continue;
-    input::fail(ref(*file_, k.source()), path_,
+    const std::vector<std::string> names(allowed.begin(), allowed.end());
+    input::fail(ref(*file_, k.source()), path_.str(),
                 fmt::format("unknown {}key '{}'{}", path_.empty() ? "top-level " : "", k.str(),
-                            did_you_mean(k.str(), allowed)),
-                "one of the allowed keys: " + join(allowed));
+                            did_you_mean(k.str(), names)),
+                "one of the allowed keys: " + join(names));
   }
 }
 
 std::optional<Value> Table::get(std::string_view key) const {
-  const toml::node* n = table_->get(key);
-  if (!n) return std::nullopt;
-  return Value(file_, n, child(key));
+  // The key as the table holds it: the value's path keeps a view of it.
+  const auto it = table_->find(key);
+  if (it == table_->end()) return std::nullopt;
+  return Value(file_, &it->second, path_.key(it->first.str()));
+}
+
+SourceRef Table::key_src(std::string_view key) const {
+  const auto it = table_->find(key);
+  return it == table_->end() ? src() : ref(*file_, it->first.source());
 }
 
 Value Table::require(std::string_view key, std::string_view expected) const {
@@ -210,16 +218,19 @@ StringTable Table::string_map(std::string_view key) const {
   StringTable out;
   std::optional<Value> v = get(key);
   if (!v) return out;
-  for (const Entry& e : v->table("a table of strings").entries())
-    out[e.key] = e.value.string("a string (write it in quotes)");
+  // The table's keys come sorted as the map sorts them: each goes in at the end.
+  v->table("a table of strings").each([&](std::string_view k, const Value& e) {
+    out.emplace_hint(out.end(), k, e.string("a string (write it in quotes)"));
+  });
   return out;
 }
 
 std::vector<Table> Table::tables(std::string_view key) const {
   std::optional<Value> v = get(key);
   if (!v) return {};
-  const std::string expected = fmt::format("an array of tables ([[{}]])", child(key));
-  return v->array(expected).tables("a table");
+  if (!v->node().is_array())
+    v->wrong_type(fmt::format("an array of tables ([[{}]])", v->path()));
+  return v->array().tables("a table");
 }
 
 std::vector<Entry> Table::entries() const {
@@ -227,14 +238,14 @@ std::vector<Entry> Table::entries() const {
   out.reserve(table_->size());
   for (auto&& [k, v] : *table_)
     out.push_back(Entry{std::string(k.str()), ref(*file_, k.source()),
-                        Value(file_, &v, child(k.str()))});
+                        Value(file_, &v, path_.key(k.str()))});
   return out;
 }
 
 // --- Array ------------------------------------------------------------------------------
 
 Value Array::operator[](size_t i) const {
-  return Value(file_, array_->get(i), index_path(path_, i));
+  return Value(file_, array_->get(i), path_.index(i));
 }
 
 std::vector<Value> Array::values() const {
@@ -307,6 +318,12 @@ Document parse_text(std::string_view text, const fs::path& file) {
                 fmt::format("TOML syntax error: {}", e.description()));
   }
   return doc;
+}
+
+void Document::release(const Table& t) {
+  assert(&t.file() == file.get());  // a view of this document
+  // The document's tables are not const objects: only its views see them as const.
+  const_cast<toml::table&>(t.raw()).clear();
 }
 
 Document parse_file(const fs::path& file, std::string_view what, uint64_t max_bytes) {

@@ -58,12 +58,15 @@
 //
 // A Document holds a parsed file; Table, Array and Value are views into it that know
 // their file and object path, so each typed read can name what it reads when it fails.
-// Views are only valid while the Document (or the toml::table they were made from) is.
+// The path is kept as its steps (ObjectPath, host/toml/path.hpp) and written only for an
+// error. Views are only valid while the Document (or the toml::table they were made from)
+// is.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <memory>
@@ -96,11 +99,11 @@ std::string type_phrase(const toml::node& n);
 // One value of a file: its node, its object path and its file.
 class Value {
  public:
-  Value(std::shared_ptr<const std::string> file, const toml::node* node, std::string path)
+  Value(std::shared_ptr<const std::string> file, const toml::node* node, ObjectPath path)
       : file_(std::move(file)), node_(node), path_(std::move(path)) {}
 
   const toml::node& node() const { return *node_; }
-  const std::string& path() const { return path_; }
+  std::string path() const { return path_.str(); }
   const std::string& file() const { return *file_; }
   SourceRef src() const;
 
@@ -131,6 +134,10 @@ class Value {
   // one of a, b, c".
   template <typename T>
   T choice(const Choices<T>& choices, std::string_view noun = "value") const {
+    // The names are listed only for an error.
+    if (const auto* s = node_->as_string())
+      for (const auto& c : choices)
+        if (c.first == s->get()) return c.second;
     std::vector<std::string> names;
     names.reserve(choices.size());
     for (const auto& c : choices) names.push_back(c.first);
@@ -142,7 +149,7 @@ class Value {
 
   std::shared_ptr<const std::string> file_;
   const toml::node* node_;
-  std::string path_;
+  ObjectPath path_;
 };
 
 // One key of a table with its value.
@@ -155,14 +162,14 @@ struct Entry {
 // A table of a file.
 class Table {
  public:
-  Table(std::shared_ptr<const std::string> file, const toml::table* table, std::string path)
+  Table(std::shared_ptr<const std::string> file, const toml::table* table, ObjectPath path)
       : file_(std::move(file)), table_(table), path_(std::move(path)) {}
   // A table parsed elsewhere (a scenario's [config] handed to the config parser): `path`
   // is where it sits in `file`.
   Table(const toml::table& table, const std::filesystem::path& file, std::string path = {});
 
   const toml::table& raw() const { return *table_; }
-  const std::string& path() const { return path_; }
+  std::string path() const { return path_.str(); }
   const std::string& file() const { return *file_; }
   SourceRef src() const;
   Value value() const { return Value(file_, table_, path_); }
@@ -173,8 +180,9 @@ class Table {
   [[noreturn]] void fail(std::string_view problem, std::string_view expected = {}) const;
 
   // Every key must be one of `allowed`, else: "unknown key 'k' (did you mean 'x'?);
-  // expected one of the allowed keys: a, b, c", at the key.
-  void check_keys(const std::vector<std::string>& allowed) const;
+  // expected one of the allowed keys: a, b, c", at the key. A list of views, so that the
+  // check of every object of a large file makes no strings.
+  void check_keys(std::initializer_list<std::string_view> allowed) const;
 
   bool has(std::string_view key) const { return table_->get(key) != nullptr; }
   std::optional<Value> get(std::string_view key) const;
@@ -207,22 +215,28 @@ class Table {
   // The keys in file order.
   std::vector<Entry> entries() const;
 
- private:
-  std::string child(std::string_view key) const { return child_path(path_, key); }
+  // f(key, value) for each key, in the order of entries(), without making an Entry's
+  // strings; key_src(key) is where a key is written, for an error.
+  template <typename F>
+  void each(F&& f) const {
+    for (auto&& [k, v] : *table_) f(k.str(), Value(file_, &v, path_.key(k.str())));
+  }
+  SourceRef key_src(std::string_view key) const;
 
+ private:
   std::shared_ptr<const std::string> file_;
   const toml::table* table_;
-  std::string path_;
+  ObjectPath path_;
 };
 
 // An array of a file.
 class Array {
  public:
-  Array(std::shared_ptr<const std::string> file, const toml::array* array, std::string path)
+  Array(std::shared_ptr<const std::string> file, const toml::array* array, ObjectPath path)
       : file_(std::move(file)), array_(array), path_(std::move(path)) {}
 
   const toml::array& raw() const { return *array_; }
-  const std::string& path() const { return path_; }
+  std::string path() const { return path_.str(); }
   size_t size() const { return array_->size(); }
   bool empty() const { return array_->empty(); }
   Value value() const { return Value(file_, array_, path_); }
@@ -239,7 +253,7 @@ class Array {
  private:
   std::shared_ptr<const std::string> file_;
   const toml::array* array_;
-  std::string path_;
+  ObjectPath path_;
 };
 
 // The largest file the readers take: no scheduler input comes near it (a 10,000-node
@@ -254,7 +268,14 @@ struct Document {
   std::shared_ptr<const std::string> file;
   toml::table root;
 
-  Table table() const { return Table(file, &root, ""); }
+  Table table() const { return Table(file, &root, ObjectPath()); }
+
+  // Empties `t`, a table of this document, once it has been read: a reader that goes
+  // through a long list once gives each object's memory back as it goes, where it is
+  // taken again for the next object's record. Freed all at the end instead, the millions
+  // of small blocks of a large scenario cost a sixth of loading it (issue 17). Every view
+  // into `t` is invalid afterwards.
+  void release(const Table& t);
 };
 
 // Reads a whole file. `what` names it in errors ("config", "scenario", "workload",

@@ -67,6 +67,28 @@ TEST(TomlPaths, KeysIndexesAndNames) {
   EXPECT_EQ(named_path("pods[0]", "c1/p1"), "pods[0] (c1/p1)");
 }
 
+// The paths the readers keep as steps write the text the functions above give.
+TEST(TomlPaths, KeptAsSteps) {
+  const ObjectPath top;
+  EXPECT_TRUE(top.empty());
+  EXPECT_EQ(top.str(), "");
+  EXPECT_EQ(top.key("nodes").str(), "nodes");
+  const ObjectPath pod = top.key("pods").index(0).named("c1/p1");
+  EXPECT_FALSE(pod.empty());
+  EXPECT_EQ(pod.str(), "pods[0] (c1/p1)");
+  EXPECT_EQ(pod.key("requests").key("nvidia.com/gpu").str(),
+            "pods[0] (c1/p1).requests.\"nvidia.com/gpu\"");
+  EXPECT_EQ(pod.named("again").key("x").str(), "pods[0] (c1/p1) (again).x");
+  EXPECT_EQ(top.key("").str(), "\"\"");
+  const ObjectPath config("config");
+  EXPECT_FALSE(config.empty());
+  const ObjectPath plugin = config.key("tiers").index(1).key("plugins").index(0);
+  EXPECT_EQ(plugin.named("binpack").key("arguments").str(),
+            "config.tiers[1].plugins[0] (binpack).arguments");
+  EXPECT_TRUE(ObjectPath("").empty());
+  EXPECT_EQ(ObjectPath("").key("scheduler").str(), "scheduler");
+}
+
 TEST(TomlSpelling, CloseWordsOnly) {
   EXPECT_EQ(spelling_distance("nmae", "name"), 1u);  // a swap is one edit
   EXPECT_EQ(spelling_distance("wieght", "weight"), 1u);
