@@ -171,16 +171,6 @@ const NetworkTopology* network_topology_of(const JobInfo* j) {
   return &*j->podgroup->network_topology;
 }
 
-void hyper_node_scores(const Session& ssn, const JobInfo* job,
-                       const std::vector<HyperNodeInfo*>& candidates, std::vector<double>& scores) {
-  scores.assign(candidates.size(), 0.0);
-  if (candidates.empty()) return;
-  std::vector<const cal_hypernode*> handles(candidates.size());
-  for (size_t i = 0; i < candidates.size(); ++i) handles[i] = to_handle(candidates[i]);
-  combine<Slot::hyper_node_order>(ssn.chains(), candidates.size(), scores.data(), to_handle(job),
-                                  handles.data(), handles.size());
-}
-
 void hyper_node_scores(const Session& ssn, const SubJobInfo* sub_job,
                        const std::vector<HyperNodeInfo*>& candidates, std::vector<double>& scores) {
   scores.assign(candidates.size(), 0.0);

@@ -103,12 +103,10 @@ class HyperNodes {
 // The job's network topology (its PodGroup's spec.networkTopology); nullptr when none.
 const NetworkTopology* network_topology_of(const JobInfo* j);
 
-// Sum of the hyper_node_order scores of every plugin that takes part, for each candidate
-// (scores.size() == candidates.size()); the rule is written in caldera/plugin.h.
-void hyper_node_scores(const Session& ssn, const JobInfo* job,
-                       const std::vector<HyperNodeInfo*>& candidates, std::vector<double>& scores);
-// The same for a sub-job being placed: sub_job_hyper_node_order, or hyper_node_order with
-// its job for a plugin without the sub-job form.
+// Sum of the HyperNode scores of every plugin that takes part, for each candidate
+// (scores.size() == candidates.size()), for the sub-job being placed: its
+// sub_job_hyper_node_order, or hyper_node_order with the sub-job's job for a plugin without
+// the sub-job form (the rule is written in caldera/plugin.h).
 struct SubJobInfo;
 void hyper_node_scores(const Session& ssn, const SubJobInfo* sub_job,
                        const std::vector<HyperNodeInfo*>& candidates, std::vector<double>& scores);

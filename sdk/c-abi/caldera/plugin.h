@@ -1287,13 +1287,16 @@ typedef cal_vote (*cal_job_vote_fn)(void *self, const cal_job *j);
  * code other than CAL_SUCCESS makes the job invalid for the session, with its reason. */
 typedef cal_code (*cal_job_valid_fn)(void *self, const cal_job *j, cal_status *st);
 
-/* HyperNode scores (added in 1.1), for a job the allocate action could place in any of several HyperNodes
- * of one tier: higher is better. The plugin ADDS each candidate's score to scores[i] (the
- * array is the host's; do not keep it); hypernodes[i] are the candidates, by name.
- * COMBINE (hyper_node_order): the scores of every plugin are summed; the action adds, for
- * each candidate, the node_order scores of the nodes it chose for the job's tasks inside it,
- * and places the job in the HyperNode with the highest total (among equal totals, the one
- * first by name). Returning anything but CAL_SUCCESS is logged and counts as 0. */
+/* HyperNode scores (added in 1.1), for a sub-job the allocate action could place in any of
+ * several HyperNodes of one gradient: higher is better. The plugin ADDS each candidate's
+ * score to scores[i] (the array is the host's; do not keep it); hypernodes[i] are the
+ * candidates. Since 1.8 the host asks sub_job_hyper_node_order with the sub-job being
+ * placed, and this form, with the sub-job's job, only of a plugin without that one.
+ * COMBINE (hyper_node_order): the scores of every plugin are summed; the action places the
+ * sub-job in the HyperNode with the highest total (among equal totals, the first tried),
+ * and a job in the HyperNode whose sub-jobs' chosen totals add up highest (Volcano ed72c7c's
+ * allocateForSubJob / allocateForJob). Returning anything but CAL_SUCCESS is logged and
+ * counts as 0. */
 typedef cal_code (*cal_hyper_node_order_fn)(void *self, const cal_job *j,
                                             const cal_hypernode *const *hypernodes, size_t n,
                                             double *scores, cal_status *st);
