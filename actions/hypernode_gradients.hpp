@@ -56,7 +56,7 @@ class HyperNodeGradients {
 
   // Whether the session computes gradients: the network-topology-aware plugin is in the
   // policy (Volcano's HyperNodeGradientFor*Fn are that plugin's; its
-  // enabledHyperNodeGradient switch is read and not honored: docs/CONFIG.md).
+  // enabledHyperNodeGradient switch has no point: `false` is refused, docs/CONFIG.md).
   bool enabled() const { return enabled_; }
 
   Domain top() const;
