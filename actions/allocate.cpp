@@ -93,7 +93,7 @@ class AllocateRun {
   explicit AllocateRun(Session& ssn)
       : ssn_(ssn),
         error_cache_(ssn.action_args("allocate").get_bool(kErrorCacheKey, true)),
-        gradients_(ssn),
+        gradients_(ssn, SearchPurpose::Allocate),
         queues_([&ssn](QueueInfo* const& l, QueueInfo* const& r) {
           return ssn.queue_order_less(l, r);
         }) {}
@@ -160,9 +160,7 @@ class AllocateRun {
   // the session adjusted it).
   bool by_sub_job(const JobInfo* job) const {
     const PodGroupSpec* pg = job->podgroup;
-    if (!pg) return false;
-    if (pg->network_topology || !pg->sub_group_policy.empty()) return true;
-    return false;
+    return pg && (pg->network_topology || !pg->sub_group_policy.empty());
   }
 
   void pick_up_queues_and_jobs() {
@@ -281,9 +279,7 @@ class AllocateRun {
         }
       } else {
         TaskQueue& tasks = flat_tasks_.at(job);
-        TaskAttempt attempt = allocate_for_tasks(job, job, job->min_available,
-                                                 static_cast<int32_t>(job->tasks.size()), queue,
-                                                 tasks, gradients_.top());
+        TaskAttempt attempt = allocate_for_tasks(job, nullptr, queue, tasks, gradients_.top());
         if (attempt.stmt && ssn_.job_ready(job)) {
           attempt.stmt->commit();
           // Tasks left when min available < replicas: another turn.
@@ -304,16 +300,14 @@ class AllocateRun {
     ResVec min_resource(ssn_.resource_count());
     if (job->has_min_resources) min_resource = job->min_resources;
     return gradients_.search(gradients_.top(), subs.job_topology->highest_tier_allowed,
-                             ssn_.hypernodes().allocated(job), min_resource,
-                             SearchPurpose::Allocate);
+                             ssn_.hypernodes().allocated(job), min_resource);
   }
 
   // HyperNodeGradientForSubJobFn(subJob, the job's HyperNode, allocate).
   std::vector<std::vector<Domain>> sub_job_gradients(const SubJobInfo* sj, const Domain& within) {
     if (!gradients_.enabled() || !sj->topology) return {{within}};
     return gradients_.search(within, sj->topology->highest_tier_allowed, sj->allocated,
-                             sj->pending_init_request(ssn_.resource_count()),
-                             SearchPurpose::Allocate);
+                             sj->pending_init_request(ssn_.resource_count()));
   }
 
   // Volcano's allocateForJob. Returns the statement of the job's placements in the best
@@ -337,7 +331,6 @@ class AllocateRun {
       std::vector<Solution> solutions;
       for (const Domain& domain : row) {
         // Volcano's job.ResetFitErr(): what earlier tries found is forgotten.
-        failed_roles_.erase(job);
         for (const auto& sj : subs.list) {
           failed_roles_.erase(sj.get());
           forget_fit_errors(sj.get());
@@ -398,9 +391,7 @@ class AllocateRun {
         failed_roles_.erase(sj);  // Volcano's job.ResetSubJobFitErr(subJob)
         forget_fit_errors(sj);
         TaskQueue copy = tasks;
-        TaskAttempt a = allocate_for_tasks(job, sj, sj->min_available,
-                                           static_cast<int32_t>(sj->tasks.size()), queue, copy,
-                                           domain);
+        TaskAttempt a = allocate_for_tasks(job, sj, queue, copy, domain);
         if (a.stmt && !a.placed.empty()) {
           held.push_back({domain, a.placed, std::move(copy)});
           a.stmt->discard();  // a dry run in every HyperNode
@@ -429,8 +420,8 @@ class AllocateRun {
       Tried& t = held[best];
       out.stmt = replay(t.placements);
       out.placed = t.placements;
-      sj->allocated = lca_or_either(sj->allocated, t.domain.hypernode);
-      if (t.domain.hypernode == nullptr) sj->allocated = nullptr;  // the whole cluster
+      // Grown to hold the chosen HyperNode; the whole cluster reads as none.
+      sj->allocated = t.domain.hypernode ? lca_or_either(sj->allocated, t.domain.hypernode) : nullptr;
       tasks = std::move(t.left);
       score = scores[best];
       return out;
@@ -458,13 +449,15 @@ class AllocateRun {
     for (const auto& [sj, h] : d.sub_jobs) sj->allocated = lca_or_either(sj->allocated, h);
   }
 
-  // Volcano's allocateResourcesForTasks for the tasks of `owner` (a sub-job, or for the
-  // flat path the job), of size `min` among `total` tasks, on `domain`'s nodes. Returns the
-  // statement when the owner is ready or pipelined (its placements in effect), else an
-  // empty attempt (the statement discarded here).
-  TaskAttempt allocate_for_tasks(JobInfo* job, const void* owner, int32_t min, int32_t total,
-                                 QueueInfo* queue, TaskQueue& tasks, const Domain& domain) {
-    SubJobInfo* sj = owner == job ? nullptr : static_cast<SubJobInfo*>(const_cast<void*>(owner));
+  // Volcano's allocateResourcesForTasks for the tasks of sub-job `sj` (null for the flat
+  // path, whose one sub-job is the whole job) on `domain`'s nodes. Returns the statement
+  // when the sub-job is ready or pipelined (its placements in effect), else an empty
+  // attempt (the statement discarded here).
+  TaskAttempt allocate_for_tasks(JobInfo* job, SubJobInfo* sj, QueueInfo* queue,
+                                 TaskQueue& tasks, const Domain& domain) {
+    const void* owner = fit_errors_owner(job, sj);
+    const int32_t min = sj ? sj->min_available : job->min_available;
+    const int32_t total = static_cast<int32_t>(sj ? sj->tasks.size() : job->tasks.size());
     TaskAttempt attempt;
     const std::vector<NodeInfo*>& all_nodes = *domain.nodes;
     if (all_nodes.empty()) return attempt;
@@ -567,6 +560,12 @@ class AllocateRun {
     }
     if (NodeInfo* n = placement::select_node(ssn_, task, idle_fit_, &score)) return n;
     return placement::select_node(ssn_, task, future_fit_, &score);
+  }
+
+  // Whose fit errors a task's are (Volcano keys FitFailedRoles by sub-job): the sub-job's,
+  // or for the flat path the job's.
+  static const void* fit_errors_owner(const JobInfo* job, const SubJobInfo* sj) {
+    return sj ? static_cast<const void*>(sj) : static_cast<const void*>(job);
   }
 
   // `in`: the HyperNode the search was inside (Volcano's FitErrors.SetHyperNode), null for

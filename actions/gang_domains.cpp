@@ -30,14 +30,13 @@ int64_t evict_max_hypernodes(const Session& ssn) {
 }
 
 EvictionDomains::EvictionDomains(const Session& ssn, int64_t max_hypernodes)
-    : ssn_(ssn), search_(ssn), max_hypernodes_(max_hypernodes) {}
+    : ssn_(ssn), search_(ssn, SearchPurpose::Evict), max_hypernodes_(max_hypernodes) {}
 
 std::optional<int32_t> EvictionDomains::highest_tier(const JobInfo* job) const {
-  const NetworkTopology* topo = network_topology_of(job);
-  if (topo == nullptr) return std::nullopt;
-  // Volcano's adjustNetworkTopologySpec: a soft job becomes a hard one whose highest tier is
-  // the cluster top's, so that it takes the hard path with no HyperNode ruled out.
-  if (topo->mode == TopologyMode::Soft) return search_.top_tier();
+  // The job's topology as the session adjusted it (host/session/sub_jobs.hpp: a soft one is
+  // hard with the cluster top's tier, so that no HyperNode is ruled out).
+  const std::optional<NetworkTopology>& topo = ssn_.sub_jobs(job).job_topology;
+  if (!topo) return std::nullopt;
   return topo->highest_tier_allowed;
 }
 
@@ -49,7 +48,7 @@ std::vector<std::vector<Domain>> EvictionDomains::gradients(const Domain& availa
                                                             const ResVec& min_resource) const {
   if (!search_.enabled()) return {{available}};  // no network-topology-aware plugin
   const std::vector<std::vector<Domain>> by_tier =
-      search_.search(available, highest_tier, allocated, min_resource, SearchPurpose::Evict);
+      search_.search(available, highest_tier, allocated, min_resource);
   // reverseAndCapEvictionGradients: the highest tier first, at most max_hypernodes_ in all;
   // a row that does not fit whole keeps its last entries.
   std::vector<std::vector<Domain>> out;

@@ -41,8 +41,8 @@ HyperNodeInfo* lca_or_either(HyperNodeInfo* a, HyperNodeInfo* b) {
   return HyperNodes::lca(a, b);
 }
 
-HyperNodeGradients::HyperNodeGradients(const Session& ssn)
-    : ssn_(ssn), hns_(ssn.hypernodes()), top_tier_(ssn.cluster_top_tier()) {
+HyperNodeGradients::HyperNodeGradients(const Session& ssn, SearchPurpose purpose)
+    : ssn_(ssn), hns_(ssn.hypernodes()), purpose_(purpose), top_tier_(ssn.cluster_top_tier()) {
   for (const auto& tier : ssn.policy().tiers)
     for (const ConfiguredPlugin& p : tier)
       if (p.name == kNetworkTopologyAware) enabled_ = true;
@@ -50,6 +50,7 @@ HyperNodeGradients::HyperNodeGradients(const Session& ssn)
     if (h->parent == nullptr) roots_.push_back(h);
   std::sort(roots_.begin(), roots_.end(),
             [](const HyperNodeInfo* l, const HyperNodeInfo* r) { return l->name < r->name; });
+  if (purpose_ != SearchPurpose::Allocate || !enabled_) return;
   const size_t n = ssn.resource_count();
   auto sum = [n](const std::vector<NodeInfo*>& nodes) {
     Free f{ResVec(n), ResVec(n)};
@@ -79,11 +80,10 @@ std::vector<Domain> HyperNodeGradients::children(const Domain& d) const {
 }
 
 bool HyperNodeGradients::eligible(const Domain& d, int32_t highest_tier,
-                                  HyperNodeInfo* allocated, const ResVec& min_resource,
-                                  SearchPurpose purpose) const {
+                                  HyperNodeInfo* allocated, const ResVec& min_resource) const {
   if (d.tier > highest_tier) return false;
   if (allocated != nullptr) return true;  // already placed: no pre-filter
-  if (purpose == SearchPurpose::Evict) {
+  if (purpose_ == SearchPurpose::Evict) {
     ResVec allocatable(ssn_.resource_count());
     for (const NodeInfo* n : *d.nodes) allocatable.add(n->allocatable.data());
     return placement::fits(min_resource, allocatable);
@@ -95,8 +95,7 @@ bool HyperNodeGradients::eligible(const Domain& d, int32_t highest_tier,
 std::vector<std::vector<Domain>> HyperNodeGradients::search(const Domain& available,
                                                             int32_t highest_tier,
                                                             HyperNodeInfo* allocated,
-                                                            const ResVec& min_resource,
-                                                            SearchPurpose purpose) const {
+                                                            const ResVec& min_resource) const {
   // getSearchRoot: one placed in `allocated` may only grow within the highest HyperNode
   // above it whose tier is allowed; that subtree intersected with `available`.
   Domain root = available;
@@ -127,7 +126,7 @@ std::vector<std::vector<Domain>> HyperNodeGradients::search(const Domain& availa
   while (!todo.empty()) {
     const Domain cur = todo.front();
     todo.pop_front();
-    if (eligible(cur, highest_tier, allocated, min_resource, purpose))
+    if (eligible(cur, highest_tier, allocated, min_resource))
       by_tier[cur.tier].push_back(cur);
     for (const Domain& c : children(cur))
       if (enqueued.insert(c.name).second) todo.push_back(c);

@@ -52,7 +52,9 @@ enum class SearchPurpose { Allocate, Evict };
 
 class HyperNodeGradients {
  public:
-  explicit HyperNodeGradients(const Session& ssn);
+  // `purpose`: what the searches are for; an allocating one takes each domain's idle and
+  // future idle now, as the plugin does at open (an evicting one needs no sums).
+  HyperNodeGradients(const Session& ssn, SearchPurpose purpose);
 
   // Whether the session computes gradients: the network-topology-aware plugin is in the
   // policy (Volcano's HyperNodeGradientFor*Fn are that plugin's; its
@@ -66,21 +68,22 @@ class HyperNodeGradients {
   // hyperNodeGradientFn: the eligible domains under `available`, grouped by tier, the
   // lowest first; empty when there is no search root.
   std::vector<std::vector<Domain>> search(const Domain& available, int32_t highest_tier,
-                                          HyperNodeInfo* allocated, const ResVec& min_resource,
-                                          SearchPurpose purpose) const;
+                                          HyperNodeInfo* allocated,
+                                          const ResVec& min_resource) const;
 
  private:
   std::vector<Domain> children(const Domain& d) const;
   bool eligible(const Domain& d, int32_t highest_tier, HyperNodeInfo* allocated,
-                const ResVec& min_resource, SearchPurpose purpose) const;
+                const ResVec& min_resource) const;
 
   const Session& ssn_;
   const HyperNodes& hns_;
+  SearchPurpose purpose_;
   bool enabled_ = false;
   int32_t top_tier_ = 1;
   std::vector<HyperNodeInfo*> roots_;  // HyperNodes without a parent, by name
   // Idle and future idle of each domain's nodes at construction (null key: the whole
-  // cluster), for the allocation pre-filter.
+  // cluster), for the allocation pre-filter; made only for an allocating search.
   struct Free {
     ResVec idle;
     ResVec future_idle;

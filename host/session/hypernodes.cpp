@@ -107,7 +107,7 @@ void HyperNodes::build(const Cache& cache, const std::vector<NodeInfo*>& nodes,
   }
 
   for (JobInfo* j : jobs)
-    if (HyperNodeInfo* h = derive_allocated(j)) allocated_[j] = h;
+    if (HyperNodeInfo* h = lowest_holding(j->tasks)) allocated_[j] = h;
 }
 
 const std::vector<HyperNodeInfo*>& HyperNodes::at_tier(int32_t tier) const {
@@ -152,11 +152,11 @@ void HyperNodes::set_allocated(const JobInfo* j, HyperNodeInfo* h) {
     allocated_.erase(j);
 }
 
-HyperNodeInfo* HyperNodes::derive_allocated(const JobInfo* j) const {
+HyperNodeInfo* HyperNodes::lowest_holding(const std::vector<TaskInfo*>& tasks) const {
   HyperNodeInfo* acc = nullptr;
   bool any = false;
-  for (const TaskInfo* t : j->tasks) {
-    if (!t->node || t->status == CAL_TASK_RELEASING || !on_node_status(t->status)) continue;
+  for (const TaskInfo* t : tasks) {
+    if (!t->node || !allocated_status(t->cache_status)) continue;
     const auto& hs = of_node(t->node);
     if (hs.empty()) return nullptr;  // a task outside every HyperNode: no common one
     acc = any ? lca(acc, hs.front()) : hs.front();

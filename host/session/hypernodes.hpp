@@ -30,6 +30,7 @@ class Cache;
 class Session;
 struct JobInfo;
 struct NodeInfo;
+struct TaskInfo;
 
 struct HyperNodeInfo {
   std::string name;
@@ -84,10 +85,12 @@ class HyperNodes {
   // The job's allocated HyperNode (see above); nullptr when it has none.
   HyperNodeInfo* allocated(const JobInfo* j) const;
   void set_allocated(const JobInfo* j, HyperNodeInfo* h);
-  // The lowest common ancestor of the lowest HyperNode of every node holding one of the
-  // job's tasks (allocated, pipelined, binding, bound or running); nullptr when the job
-  // holds no node, or one of its nodes is in no HyperNode.
-  HyperNodeInfo* derive_allocated(const JobInfo* j) const;
+  // Volcano's recoverAllocatedHyperNode: the lowest HyperNode holding the node of each of
+  // `tasks` that was in an allocated status (Allocated, Binding, Bound, Running) when the
+  // session opened; nullptr when none was, or one of those nodes is in no HyperNode. Read
+  // from the status at open, so that it is the same whenever it is asked (a job's at
+  // build, a sub-job's when its sub-jobs are first built).
+  HyperNodeInfo* lowest_holding(const std::vector<TaskInfo*>& tasks) const;
 
  private:
   std::vector<std::unique_ptr<HyperNodeInfo>> owned_;

@@ -77,22 +77,6 @@ void make_hard(std::optional<NetworkTopology>& t, int32_t tier) {
   }
 }
 
-// recoverAllocatedHyperNode for one sub-job: the lowest HyperNode holding the node of each
-// of its tasks in an allocated status.
-HyperNodeInfo* recover_allocated(const SubJobInfo& sj, const HyperNodes& hns) {
-  HyperNodeInfo* acc = nullptr;
-  bool any = false;
-  for (const TaskInfo* t : sj.tasks) {
-    if (!allocated_status(t->status) || t->node == nullptr) continue;
-    const auto& hs = hns.of_node(t->node);
-    if (hs.empty()) return nullptr;  // behind no HyperNode: only the whole cluster holds it
-    acc = any ? HyperNodes::lca(acc, hs.front()) : hs.front();
-    any = true;
-    if (acc == nullptr) return nullptr;
-  }
-  return acc;
-}
-
 }  // namespace
 
 int32_t SubJobInfo::count(TaskStatus s) const {
@@ -231,7 +215,7 @@ std::unique_ptr<JobSubJobs> build_sub_jobs(JobInfo* job, const HyperNodes& hns,
     add_task(*target, t);
   }
   for (auto& [uid, sj] : by_uid) {
-    if (sj->topology && !hns.empty()) sj->allocated = recover_allocated(*sj, hns);
+    if (sj->topology && !hns.empty()) sj->allocated = hns.lowest_holding(sj->tasks);
     out->list.push_back(std::move(sj));
   }
   return out;

@@ -17,10 +17,9 @@
 // carries the job's topology. So every topology the actions see is hard.
 //
 // Allocated HyperNodes: Volcano keeps a sub-job's in its cache between sessions and
-// recovers it from its running tasks after a restart; Caldera always recovers it: the
-// lowest HyperNode holding the nodes of every task of the sub-job in an allocated status
-// (none when one of them is behind no HyperNode). The allocate action moves it as it
-// places the sub-job.
+// recovers it from its running tasks after a restart; Caldera always recovers it
+// (HyperNodes::lowest_holding, from the statuses at the session's open). The allocate
+// action moves it as it places the sub-job.
 //
 // Sub-jobs are built on first use in a session (Session::sub_jobs) and live with it: the
 // tasks of a job do not change during a session, only their statuses, and every count

@@ -35,7 +35,7 @@ Cache load(const std::string& text) {
   return cache;
 }
 
-TaskInfo* task(const Session& s, const JobInfo* job, std::string_view uid) {
+TaskInfo* task(const JobInfo* job, std::string_view uid) {
   for (TaskInfo* t : job->tasks)
     if (t->uid == uid) return t;
   return nullptr;
@@ -247,7 +247,7 @@ TEST(SubJobs, GangChecksTheSubGroupMinimum) {
   NodeInfo* n0 = s->node("n0");
   Statement st(*s);
   // Four tasks placed (min_member 4), but only sub-group "1" complete: not ready.
-  for (const char* t : {"c1/w-0", "c1/w-1", "c1/m-0", "c1/x-0"}) st.allocate(task(*s, job, t), n0);
+  for (const char* t : {"c1/w-0", "c1/w-1", "c1/m-0", "c1/x-0"}) st.allocate(task(job, t), n0);
   EXPECT_TRUE(subs.list[2]->is_ready());
   EXPECT_TRUE(s->sub_job_ready(subs.list[2].get()));
   EXPECT_FALSE(s->sub_job_ready(subs.list[1].get()));

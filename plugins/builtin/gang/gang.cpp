@@ -239,13 +239,26 @@ struct Gang {
   static caldera::gang::SubJobCounts sub_job_counts(SubJob s) {
     caldera::gang::SubJobCounts c;
     c.min_available = s.min_available();
-    c.ready = s.status_count(CAL_TASK_BOUND) + s.status_count(CAL_TASK_BINDING) +
-              s.status_count(CAL_TASK_RUNNING) + s.status_count(CAL_TASK_ALLOCATED) +
-              s.status_count(CAL_TASK_SUCCEEDED);
-    c.waiting = s.status_count(CAL_TASK_PIPELINED);
+    // One pass over its tasks (job_ready asks this for every sub-job after each placement).
     for (size_t i = 0, n = s.task_count(); i < n; ++i) {
       const Task t = s.task(i);
-      c.pending_best_effort += t.status() == CAL_TASK_PENDING && t.best_effort();
+      switch (t.status()) {
+        case CAL_TASK_BOUND:
+        case CAL_TASK_BINDING:
+        case CAL_TASK_RUNNING:
+        case CAL_TASK_ALLOCATED:
+        case CAL_TASK_SUCCEEDED:
+          ++c.ready;
+          break;
+        case CAL_TASK_PIPELINED:
+          ++c.waiting;
+          break;
+        case CAL_TASK_PENDING:
+          c.pending_best_effort += t.best_effort();
+          break;
+        default:
+          break;
+      }
     }
     return c;
   }
