@@ -38,14 +38,20 @@ constexpr uint64_t kUnresolvable = uint64_t{1} << 61;
 constexpr uint64_t kPayload = kUnresolvable - 1;
 constexpr size_t kMaskDims = 61;
 
-// Arrays of failure slots, all zero, kept for the next helper of this thread.
-thread_local std::vector<std::vector<uint64_t>> spare_slots;
+// Arrays of failure slots and bits, all zero, kept for the next helper of this thread.
+struct SpareArrays {
+  std::vector<uint64_t> slots, failed;
+};
+thread_local std::vector<SpareArrays> spare_arrays;
 }  // namespace
 
 PredicateHelper::~PredicateHelper() {
   for (auto& [key, g] : groups_) {
-    for (uint32_t i : g.written) g.slots[i] = 0;
-    if (spare_slots.size() < 16) spare_slots.push_back(std::move(g.slots));
+    for (uint32_t i : g.written) {
+      g.slots[i] = 0;
+      g.failed[i >> 6] = 0;
+    }
+    if (spare_arrays.size() < 16) spare_arrays.push_back({std::move(g.slots), std::move(g.failed)});
   }
 }
 
@@ -62,17 +68,54 @@ PredicateHelper::Group* PredicateHelper::group_of(const TaskInfo* t, bool create
   if (it != groups_.end()) return &it->second;
   if (!create) return nullptr;
   Group g;
-  if (!spare_slots.empty()) {
-    g.slots = std::move(spare_slots.back());
-    spare_slots.pop_back();
+  if (!spare_arrays.empty()) {
+    g.slots = std::move(spare_arrays.back().slots);
+    g.failed = std::move(spare_arrays.back().failed);
+    spare_arrays.pop_back();
   }
-  g.slots.resize(ssn_.nodes().size(), 0);  // a spare array is all zero already
+  const size_t n = ssn_.nodes().size();  // spare arrays are all zero already
+  g.slots.resize(n, 0);
+  g.failed.resize((n + 63) / 64, 0);
   return &groups_.emplace(std::move(key), std::move(g)).first->second;
 }
 
+size_t PredicateHelper::next_positions(size_t start, size_t from, size_t all, size_t batch,
+                                      const Group* skip) {
+  positions_.clear();
+  walked_.clear();
+  size_t w = from;
+  if (skip == nullptr) {
+    const size_t end = std::min(all, from + batch);
+    size_t p = (start + from) % all;
+    for (; w < end; ++w) {
+      positions_.push_back(static_cast<uint32_t>(p));
+      walked_.push_back(w + 1);
+      if (++p == all) p = 0;
+    }
+    return w;
+  }
+  // A word of the group's bits at a time: its clear bits are the nodes still to ask.
+  while (w < all) {
+    const size_t p = (start + w) % all;
+    // Up to the end of p's word, of the list (the walk wraps there) and of the walk.
+    const size_t span = std::min({64 - (p & 63), all - p, all - w});
+    uint64_t open = ~skip->failed[p >> 6] >> (p & 63);
+    if (span < 64) open &= (uint64_t{1} << span) - 1;
+    while (open != 0) {
+      const auto b = static_cast<size_t>(__builtin_ctzll(open));
+      positions_.push_back(static_cast<uint32_t>(p + b));
+      walked_.push_back(w + b + 1);
+      if (positions_.size() == batch) return w + b + 1;
+      open &= open - 1;
+    }
+    w += span;
+  }
+  return w;
+}
+
 void PredicateHelper::evaluate(const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
-                               size_t first, size_t count, size_t at, const NodeFilter& filter,
-                               const Group* cached) {
+                               const uint32_t* positions, size_t count, size_t at,
+                               const NodeFilter& filter, const Group* cached, bool by_index) {
   thread_local std::vector<const NodeInfo*> run_buf;
   thread_local std::vector<size_t> slot_buf;
   thread_local std::vector<cal_code> code_buf;
@@ -92,18 +135,16 @@ void PredicateHelper::evaluate(const TaskInfo* t, const std::vector<NodeInfo*>& 
   const double* idle = ssn_.node_table(CAL_NODE_FUTURE_IDLE);
   for (size_t d = 0; d < std::min(t->init_resreq.size(), R); ++d)
     if (d < placement::kFixedDims || t->init_resreq[d] > 0) dims.push_back(static_cast<uint32_t>(d));
-  const size_t all = nodes.size();
-  size_t i = first % all;
   for (size_t k = 0; k < count; ++k) {
-    const NodeInfo* n = nodes[i];
-    if (++i == all) i = 0;
+    const uint32_t pos = positions[k];
     Verdict& v = verdicts_[at + k];
     v.ok = false;
     v.cached = false;
     v.host_failed = false;
     v.plugin = nullptr;
     v.reason = nullptr;
-    const uint32_t node = n->index;
+    // On the session's list the position is the index: the node's record is not read.
+    const uint32_t node = by_index ? pos : nodes[pos]->index;
     if (cached != nullptr && cached->slots[node] != 0) {
       v.cached = true;
       continue;
@@ -123,7 +164,7 @@ void PredicateHelper::evaluate(const TaskInfo* t, const std::vector<NodeInfo*>& 
         continue;
       }
     }
-    run.push_back(n);
+    run.push_back(nodes[pos]);
     slot.push_back(at + k);
   }
   if (run.empty()) return;
@@ -144,16 +185,21 @@ void PredicateHelper::evaluate(const TaskInfo* t, const std::vector<NodeInfo*>& 
   }
 }
 
-PredicateHelper::Failure PredicateHelper::failure_of(const TaskInfo* t, const NodeInfo* n,
+PredicateHelper::Failure PredicateHelper::failure_of(const TaskInfo* t, uint32_t node,
                                                      const NodeFilter& filter,
                                                      const Verdict& v) {
   if (v.host_failed) {
-    const size_t dims =
-        filter.resources ? std::min(t->init_resreq.size(), n->future_idle.size()) : 0;
+    const size_t R = ssn_.resource_count();
+    const double* row = ssn_.node_table(CAL_NODE_FUTURE_IDLE) + static_cast<size_t>(node) * R;
+    const size_t dims = filter.resources ? std::min(t->init_resreq.size(), R) : 0;
     // Volcano words only the first resource short (WrapInsufficientResourceReason: cpu,
-    // memory, then the scalars; Caldera takes those by id).
+    // memory, then the scalars; Caldera takes those by id). placement::dim_fits on the row.
+    auto fits = [&](size_t d) {
+      return (d >= placement::kFixedDims && !(t->init_resreq[d] > 0)) ||
+             res::le(t->init_resreq[d], row[d]);
+    };
     size_t d = 0;
-    while (d < dims && placement::dim_fits(t->init_resreq, n->future_idle, d)) ++d;
+    while (d < dims && fits(d)) ++d;
     if (d == dims) return kHostMask;
     if (d < kMaskDims) return kHostMask | (uint64_t{1} << d);
     const auto at = static_cast<uint64_t>(pool_.size());
@@ -201,11 +247,12 @@ PredicateHelper::Failure PredicateHelper::plugin_failure(const Verdict& v) {
   return kPluginId | static_cast<uint64_t>(id);
 }
 
-void PredicateHelper::record(Group*& group, const TaskInfo* t, const NodeInfo* n, Failure f) {
+void PredicateHelper::record(Group*& group, const TaskInfo* t, uint32_t node, Failure f) {
   if (group == nullptr) group = group_of(t, true);
-  Failure& slot = group->slots[n->index];
-  if (slot == 0) group->written.push_back(n->index);
+  Failure& slot = group->slots[node];
+  if (slot == 0) group->written.push_back(node);
   slot = f;
+  group->failed[node >> 6] |= uint64_t{1} << (node & 63);
 }
 
 void PredicateHelper::add_reasons(Failure f, FitErrors& fe) const {
@@ -255,35 +302,47 @@ std::vector<NodeInfo*> PredicateHelper::predicate_nodes(const TaskInfo* t,
   // are those a node-by-node walk would give. A run asks for no more nodes than are still
   // wanted, so a one-thread walk answers no node past the last one needed; a parallel
   // batch may answer a few more, whose answers are dropped.
+  //
+  // On the session's own list (the common case) the walk steps over the nodes the group
+  // failed before a word of the group's bits at a time (next_positions), so a big job's
+  // later tasks do not look again at every node its earlier ones were refused by; the
+  // nodes stepped over still count as looked at, as Volcano counts a cache hit.
   const bool parallel = ssn_.predicates_parallel();
-  size_t processed = 0;
+  const bool by_index = &nodes == &ssn_.nodes();
+  const Group* skip = by_index ? cached : nullptr;
+  size_t processed = 0;  // how far the walk has looked (Volcano's processedNodes)
   while (processed < all && found.size() < want) {
     const size_t needed = want - found.size();
-    const size_t batch = std::min(
-        all - processed, parallel ? std::max(kMinParallelBatch, 2 * needed) : std::max<size_t>(needed, 8));
-    if (verdicts_.size() < batch) {
-      verdicts_.resize(batch);
-      statuses_.resize(batch);
+    const size_t batch =
+        parallel ? std::max(kMinParallelBatch, 2 * needed) : std::max<size_t>(needed, 8);
+    const size_t looked = next_positions(start, processed, all, batch, skip);
+    const size_t count = positions_.size();
+    if (verdicts_.size() < count) {
+      verdicts_.resize(count);
+      statuses_.resize(count);
     }
-    const size_t base = start + processed;
-    if (parallel && batch >= kMinParallelBatch) {
-      ssn_.workers().run(batch, kMinChunk, [&](size_t b, size_t e) {
-        evaluate(t, nodes, base + b, e - b, b, filter, cached);
+    const Group* ask_cache = skip != nullptr ? nullptr : cached;
+    if (parallel && count >= kMinParallelBatch) {
+      ssn_.workers().run(count, kMinChunk, [&](size_t b, size_t e) {
+        evaluate(t, nodes, positions_.data() + b, e - b, b, filter, ask_cache, by_index);
       });
-    } else {
-      evaluate(t, nodes, base, batch, 0, filter, cached);
+    } else if (count > 0) {
+      evaluate(t, nodes, positions_.data(), count, 0, filter, ask_cache, by_index);
     }
     size_t i = 0;
-    for (size_t at = base % all; i < batch && found.size() < want; ++i) {
-      NodeInfo* n = nodes[at];
-      if (++at == all) at = 0;
+    for (; i < count && found.size() < want; ++i) {
       const Verdict& v = verdicts_[i];
-      if (v.ok)
+      NodeInfo* n = nodes[positions_[i]];
+      if (v.ok) {
         found.push_back(n);
-      else if (!v.cached)
-        record(group, t, n, failure_of(t, n, filter, v));
+      } else if (!v.cached) {
+        const uint32_t node = by_index ? positions_[i] : n->index;
+        record(group, t, node, failure_of(t, node, filter, v));
+      }
     }
-    processed += i;
+    // The walk stops at the node that completed the search, else it has looked as far as
+    // this batch reached.
+    processed = found.size() >= want && i > 0 ? walked_[i - 1] : looked;
   }
   // The next search starts after the last node this one looked at, counted on this list
   // (Volcano's lastProcessedNodeIndex = (last + processed) % len(nodes)).
@@ -292,10 +351,11 @@ std::vector<NodeInfo*> PredicateHelper::predicate_nodes(const TaskInfo* t,
   // No node: the walk saw every node and each failed, fresh or from the cache, so the
   // group's slots hold every node's reasons.
   if (found.empty() && fe != nullptr && group != nullptr)
-    for (const NodeInfo* n : nodes) {
-      const Failure f = group->slots[n->index];
+    for (size_t k = 0; k < all; ++k) {
+      const uint32_t node = by_index ? static_cast<uint32_t>(k) : nodes[k]->index;
+      const Failure f = group->slots[node];
       add_reasons(f, *fe);
-      if (f & kUnresolvable) fe->add_unresolvable_node(n->index);
+      if (f & kUnresolvable) fe->add_unresolvable_node(node);
     }
   return found;
 }

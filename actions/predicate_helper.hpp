@@ -75,24 +75,34 @@ class PredicateHelper {
   // the short resources of a host check as a bit mask, a plugin's reason id, or (for
   // sessions with more resources than a mask holds) an entry of pool_.
   using Failure = uint64_t;
-  // The failures of one task group by node index (0: none). The arrays are recycled from
-  // helper to helper, so only the slots written are cleared, never the whole array.
+  // The failures of one task group by node index (0: none), and the same as a bit per
+  // node, so that a walk of the session's nodes steps over a word of 64 known failures at
+  // once instead of looking at each. The arrays are recycled from helper to helper, so
+  // only what was written is cleared, never the whole array.
   struct Group {
     std::vector<Failure> slots;
+    std::vector<uint64_t> failed;
     std::vector<uint32_t> written;
   };
 
-  // Answers for the run nodes[first], nodes[first + 1], ... (count of them, wrapping
-  // around the list) into verdicts_[at ...]: the host's checks node by node, then the
-  // plugins' chain over the nodes that passed them, a run at a time.
-  void evaluate(const TaskInfo* t, const std::vector<NodeInfo*>& nodes, size_t first,
-                size_t count, size_t at, const NodeFilter& filter, const Group* cached);
+  // Answers for nodes[positions[0]], nodes[positions[1]], ... (count of them) into
+  // verdicts_[at ...]: the host's checks node by node, then the plugins' chain over the
+  // nodes that passed them, a run at a time. `by_index`: nodes is the session's list, so
+  // a position is the node's index. A node the group failed before (`cached`) is not asked.
+  void evaluate(const TaskInfo* t, const std::vector<NodeInfo*>& nodes,
+                const uint32_t* positions, size_t count, size_t at, const NodeFilter& filter,
+                const Group* cached, bool by_index);
+  // The next `batch` positions of the walk from `from` (the walk's own count, 0 at its
+  // start) into positions_, stopping at `all`: every position, or, when `skip` is given
+  // (the session's list, by index), only those the group has not failed. Returns the walk
+  // count just past the last position taken, or past the last one looked at.
+  size_t next_positions(size_t start, size_t from, size_t all, size_t batch, const Group* skip);
   // The failure word of a node that did not pass (not for a cached one).
-  Failure failure_of(const TaskInfo* t, const NodeInfo* n, const NodeFilter& filter,
+  Failure failure_of(const TaskInfo* t, uint32_t node, const NodeFilter& filter,
                      const Verdict& v);
   // A plugin's refusal as a failure word, without the unresolvable bit.
   Failure plugin_failure(const Verdict& v);
-  void record(Group*& group, const TaskInfo* t, const NodeInfo* n, Failure f);
+  void record(Group*& group, const TaskInfo* t, uint32_t node, Failure f);
   void add_reasons(Failure f, FitErrors& fe) const;
   Group* group_of(const TaskInfo* t, bool create);
 
@@ -106,6 +116,8 @@ class PredicateHelper {
   uint64_t last_lines_at_ = 0;
   bool has_last_lines_ = false;
   std::vector<Verdict> verdicts_;        // scratch: one batch of nodes
+  std::vector<uint32_t> positions_;      // scratch: their positions in the list walked
+  std::vector<size_t> walked_;           // scratch: the walk count of each, plus one
   std::vector<cal_status> statuses_;     // scratch: reasons of plugins answering per node
 };
 
