@@ -185,6 +185,15 @@ void PredicateHelper::evaluate(const TaskInfo* t, const std::vector<NodeInfo*>& 
   }
 }
 
+bool PredicateHelper::fits_no_node(const TaskInfo* t) const {
+  const size_t dims = std::min(t->init_resreq.size(), ssn_.resource_count());
+  for (size_t d = 0; d < dims; ++d)
+    if ((d < placement::kFixedDims || t->init_resreq[d] > 0) &&
+        !res::le(t->init_resreq[d], ssn_.max_future_idle(d)))
+      return true;
+  return false;
+}
+
 PredicateHelper::Failure PredicateHelper::failure_of(const TaskInfo* t, uint32_t node,
                                                      const NodeFilter& filter,
                                                      const Verdict& v) {
@@ -311,6 +320,18 @@ std::vector<NodeInfo*> PredicateHelper::predicate_nodes(const TaskInfo* t,
   const bool by_index = &nodes == &ssn_.nodes();
   const Group* skip = by_index ? cached : nullptr;
   size_t processed = 0;  // how far the walk has looked (Volcano's processedNodes)
+  // A request above the largest future idle of some resource fails the host's check on
+  // every node: the walk's outcome is known without asking any node. What the walk would
+  // have written is written all the same, each node's reason from its row (a node the group
+  // failed before keeps the reason it gave, as the walk would read it from the cache).
+  if (filter.resources && by_index && fits_no_node(t)) {
+    Verdict host_failed;
+    host_failed.host_failed = true;
+    for (uint32_t node = 0; node < all; ++node)
+      if (cached == nullptr || cached->slots[node] == 0)
+        record(group, t, node, failure_of(t, node, filter, host_failed));
+    processed = all;
+  }
   while (processed < all && found.size() < want) {
     const size_t needed = want - found.size();
     const size_t batch =

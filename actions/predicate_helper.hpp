@@ -97,6 +97,8 @@ class PredicateHelper {
   // (the session's list, by index), only those the group has not failed. Returns the walk
   // count just past the last position taken, or past the last one looked at.
   size_t next_positions(size_t start, size_t from, size_t all, size_t batch, const Group* skip);
+  // Some resource the task asks for is short on every node (the session's maxima).
+  bool fits_no_node(const TaskInfo* t) const;
   // The failure word of a node that did not pass (not for a cached one).
   Failure failure_of(const TaskInfo* t, uint32_t node, const NodeFilter& filter,
                      const Verdict& v);

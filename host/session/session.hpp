@@ -27,6 +27,7 @@
 #include "host/session/chains.hpp"
 #include "host/session/policy.hpp"
 #include "host/session/reasons.hpp"
+#include "host/session/row_maxima.hpp"
 #include "host/session/runtime.hpp"
 #include "host/session/hypernodes.hpp"
 #include "host/session/session_types.hpp"
@@ -281,6 +282,9 @@ class Session {
   // Every node's vector of one field as a table (host API node_table): node_count rows of
   // resource_count values, row NodeInfo::index; kept equal to the NodeInfo vectors.
   const double* node_table(cal_node_field f) const;
+  // The largest future idle of each resource over the nodes (kept with the table): a
+  // request above it in some resource fits no node.
+  double max_future_idle(size_t resource) const { return future_idle_maxima_.max(resource); }
 
   // Records why no node fits a task (the last search of the session wins).
   // Records why no node took t (Volcano's JobInfo.NodesFitErrors[task]) and the nodes whose
@@ -461,6 +465,7 @@ class Session {
   };
   std::vector<NodeCall> predicates_, scorers_;
   std::vector<double> node_tables_[CAL_NODE_FIELD_COUNT];
+  RowMaxima future_idle_maxima_;  // over node_tables_[CAL_NODE_FUTURE_IDLE]'s rows
   bool predicates_parallel_ = false, scores_parallel_ = false;
   WorkerPool* workers_ = nullptr;
   mutable ReasonTable reasons_;

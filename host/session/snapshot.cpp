@@ -441,6 +441,7 @@ void Session::build(const Cache& cache) {
 
   for (uint32_t i = 0; i < node_list_.size(); ++i) node_list_[i]->index = i;
   for (auto& table : node_tables_) table.assign(node_list_.size() * R, 0.0);
+  future_idle_maxima_.reset(node_list_.size(), R);
   for (NodeInfo* n : node_list_) {
     sync_node(n);
     n->cache_idle = n->idle;

@@ -58,6 +58,7 @@ void Session::sync_node(const NodeInfo* n) {
                                                 &n->pod_requests, &n->pod_requests_nonzero};
   for (size_t f = 0; f < CAL_NODE_FIELD_COUNT; ++f)
     std::copy(fields[f]->data(), fields[f]->data() + R, node_tables_[f].data() + n->index * R);
+  future_idle_maxima_.set(n->index, n->future_idle.data());
 }
 
 void Session::allocate_task(TaskInfo* t, NodeInfo* n) {
