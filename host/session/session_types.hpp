@@ -177,20 +177,27 @@ struct JobInfo {
   void update_task_status(TaskInfo* t, TaskStatus to);
 };
 
-struct NodeInfo {
-  std::string name;
+// The fields the plugins read of every node they are asked about (through the host API:
+// its index into the node tables, its pod count and limit) come first, in one cache line:
+// a node search touches thousands of these records per task.
+struct alignas(64) NodeInfo {
   uint32_t index = 0;  // position in Session::nodes() (by name); the host API's node_index
+  int32_t max_pods = 0;
+  int32_t pods = 0;
+  bool unschedulable = false;
+  bool ready = true;
+  const NodeSpec* spec = nullptr;  // the cache record: labels, taints
+  // The pods of Kubernetes' view of the node (the host API's node_pod_at; see
+  // pod_requests below), kept with the sums: appended when a pod joins the view; a pod
+  // that leaves it is replaced by the last one, as Kubernetes' NodeInfo.RemovePod does.
+  std::vector<const PodRef*> view_pods;
+  std::string name;
   ResVec allocatable;
   ResVec idle;
   ResVec used;
   ResVec releasing;
   ResVec pipelined;
   ResVec future_idle;  // idle + releasing - pipelined, kept current
-  int32_t max_pods = 0;
-  int32_t pods = 0;
-  bool unschedulable = false;
-  bool ready = true;
-  const NodeSpec* spec = nullptr;  // the cache record: labels, taints
   std::vector<TaskInfo*> tasks;    // tasks on the node, in the order they arrived
   // Kubernetes' view of the node, as Volcano's predicates and nodeorder plugins feed the
   // Kubernetes score plugins: the pods of every task on the node except those evicted in
@@ -199,10 +206,6 @@ struct NodeInfo {
   // that requests none (NonZeroRequested). Kept by Session::count_pod.
   ResVec pod_requests;
   ResVec pod_requests_nonzero;
-  // The pods of that view (the host API's node_pod_at), kept with the sums: appended when a
-  // pod joins the view; a pod that leaves it is replaced by the last one, as Kubernetes'
-  // NodeInfo.RemovePod does.
-  std::vector<const PodRef*> view_pods;
   // The scheduler cache's idle, which a bind is checked against (Volcano's dispatch:
   // cache.AddBindTask puts the task on the cache's node as Binding and refuses it when its
   // request does not fit that node's idle). The idle at open, less the binds sent: what
