@@ -151,8 +151,11 @@ int main(int argc, char** argv) {
                   "node cache); Caldera's cache has no such workers, so it changes nothing")
       ->check(CLI::PositiveNumber);
   run->add_option("--list-page-size", run_opts.list_page_size,
-                  "objects per page when listing from the API server (limit/continue; default "
-                  "500, as client-go)")
+                  "list in pages of this many objects read from etcd (limit/continue, "
+                  "consistent reads). Not given: as client-go's reflector, the first list of "
+                  "each kind is served from the API server's watch cache (resourceVersion=0), "
+                  "a list after a watch ends from the last resourceVersion seen, and only a "
+                  "list after that one is gone reads etcd, in pages of 500")
       ->check(CLI::Range(1, 100000));
 
   // plugins

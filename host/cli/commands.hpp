@@ -59,7 +59,7 @@ struct RunOptions {
   std::string lease_namespace = "kube-system";
   double lease_duration = 15, renew_deadline = 10, retry_period = 2;  // seconds
   std::string identity;                        // this replica (default: hostname_pid)
-  int list_page_size = 500;                    // objects per list page (client-go's default)
+  int list_page_size = 0;  // objects per list page from etcd; 0: lists from the watch cache
   // Requests per second to the API server and the burst above it (volcano-scheduler's
   // --kube-api-qps / --kube-api-burst and defaults; qps < 0: no limit).
   double kube_api_qps = 2000;

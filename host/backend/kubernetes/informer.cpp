@@ -82,10 +82,22 @@ void Informer::list_page(const std::string& cont) {
   if (cont.empty()) {
     handler_.list_begin(opts_.name);
     items_in_list_ = 0;
+    // client-go's relistResourceVersion: "0" before any list (any version the API server's
+    // watch cache holds), then the last version seen (at least as new: no going back in
+    // time), and "" (a consistent read from etcd) once that version is gone.
+    list_rv_ = opts_.page_size > 0 || rv_unavailable_ ? "" : rv_.empty() ? "0" : rv_;
   }
+  constexpr int kDefaultPage = 500;  // client-go's pager; the watch cache ignores it
+  const int page = opts_.page_size > 0 ? opts_.page_size : kDefaultPage;
   HttpRequest req;
-  req.path = fmt::format("{}?limit={}", opts_.path, opts_.page_size);
-  if (!cont.empty()) req.path += "&continue=" + url_escape(cont);
+  if (!cont.empty())
+    req.path = fmt::format("{}?limit={}&continue={}", opts_.path, page, url_escape(cont));
+  else if (list_rv_.empty())
+    req.path = fmt::format("{}?limit={}", opts_.path, page);
+  else if (list_rv_ == "0")
+    req.path = fmt::format("{}?resourceVersion=0&limit={}", opts_.path, page);
+  else  // no limit: a limit with a version would send the list to etcd (client-go's reason)
+    req.path = fmt::format("{}?resourceVersion={}", opts_.path, url_escape(list_rv_));
   req.timeout_ms = 120000;
   request_ = http_.send(std::move(req),
                         [this, cont](HttpResponse&& r) { on_list(std::move(r), cont); });
@@ -118,6 +130,13 @@ void Informer::on_list(HttpResponse&& r, const std::string& cont) {
         },
         60000, 0);
     return;
+  }
+  if (!r.ok() && cont.empty() && !list_rv_.empty() && list_rv_ != "0" &&
+      (r.status == 410 || r.status == 504)) {
+    // Too old (410 Gone) or newer than this server has seen (504, "Too large resource
+    // version"): the next list reads etcd (client-go: isExpiredError,
+    // isTooLargeResourceVersionError).
+    rv_unavailable_ = true;
   }
   if (!r.ok()) {
     ++stats_.errors;
@@ -170,6 +189,7 @@ void Informer::on_list(HttpResponse&& r, const std::string& cont) {
     spdlog::info("kubernetes: {} listed again: {} objects", opts_.name, items_in_list_);
   }
   rv_ = rv;
+  rv_unavailable_ = false;
   listed_ = true;
   healthy_ = true;
   backoff_ = 0;

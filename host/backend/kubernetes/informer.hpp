@@ -20,7 +20,11 @@ namespace caldera::k8s {
 struct InformerOptions {
   std::string name;            // for logs: "pods"
   std::string path;            // collection path: "/api/v1/pods"
-  int page_size = 500;         // list limit per page
+  // > 0: every list reads etcd in pages of this many (limit/continue). 0: client-go's
+  // reflector (relistResourceVersion): the first list from the watch cache
+  // (resourceVersion=0), a relist from the last resourceVersion seen (also the cache), and
+  // only when that one is gone (410) a consistent list from etcd in pages of 500.
+  int page_size = 0;
   bool optional = false;       // a 404 means the resource does not exist here (HyperNodes)
   double max_backoff = 30;     // seconds
   int watch_timeout_min = 300; // the server ends a watch after 5..10 minutes (client-go's
@@ -88,6 +92,8 @@ class Informer {
   void (Informer::*timer_action_)() = nullptr;
   uint64_t request_ = 0;      // the request in flight (list page or watch), 0 if none
   std::string rv_;            // last resourceVersion seen
+  std::string list_rv_;       // the resourceVersion the current list asked for ("": etcd)
+  bool rv_unavailable_ = false;  // a list at rv_ was refused (410): the next reads etcd
   std::string buffer_;        // a watch line being assembled
   bool listed_ = false;
   bool healthy_ = false;

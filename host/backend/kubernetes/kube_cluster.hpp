@@ -34,7 +34,7 @@ struct KubeOptions {
   std::vector<std::string> scheduler_names{"volcano"};
   EvictMode evict_mode = EvictMode::Eviction;
   std::string identity;                 // this replica, for events
-  int page_size = 500;
+  int page_size = 0;  // InformerOptions::page_size
   size_t max_pod_status_per_session = 1000;  // PodScheduled conditions + events per session
   double assume_ttl = 30;               // seconds a confirmed bind waits for the watch
   // Volcano's --node-selector: when set, only nodes carrying at least one of these labels
