@@ -29,15 +29,7 @@ using namespace caldera;
 //   3: 1 cpu, the pod asks 2
 // "tolerant" tolerates t=v1 and fits on every kind-0 node with that taint: n004, n016, ...
 std::string cluster() {
-  std::string s = R"(
-[[queues]]
-name = "q"
-[[podgroups]]
-name = "pg"
-namespace = "c1"
-queue = "q"
-min_member = 1
-phase = "Inqueue"
+  std::string s = std::string(caldera::testing::kQueueAndInqueueGroup) + R"(
 [[pods]]
 name = "blocked-0"
 namespace = "c1"
@@ -82,13 +74,7 @@ name = "nodeorder"
   return build_policy(c, PluginCatalog::scan(c.plugin_dirs), "");
 }
 
-Cache load() {
-  Cache cache;
-  const std::string text = cluster();
-  const toml::table t = toml::parse(std::string_view(text), std::string_view("search.toml"));
-  load_cluster_objects(t, "search.toml", cache);
-  return cache;
-}
+Cache load() { return caldera::testing::cache_from_scenario_text(cluster(), "search.toml"); }
 
 // 100 kind-0 nodes: taint values by (i / 4) % 3 for i / 4 = 0..99: 34 v0, 33 v1, 33 v2.
 // Volcano's wording: the counts and reasons sorted as text.
@@ -119,15 +105,7 @@ TEST(NodeSearch, TwoThreadsDecideAsOne) {
 // The predicates plugin keeps the answers of its static checks per node as one byte, with
 // room for a node's first 251 taints; a taint past those still blocks and is named.
 TEST(NodeSearch, ATaintPastTheFirstFewHundredIsNamed) {
-  std::string text = R"(
-[[queues]]
-name = "q"
-[[podgroups]]
-name = "pg"
-namespace = "c1"
-queue = "q"
-min_member = 1
-phase = "Inqueue"
+  std::string text = std::string(caldera::testing::kQueueAndInqueueGroup) + R"(
 [[pods]]
 name = "p-0"
 namespace = "c1"
@@ -149,9 +127,7 @@ taints = [)";
     text += fmt::format("{}{{ key = \"{}\", value = \"v{}\", effect = \"NoSchedule\" }}",
                         i == 0 ? "" : ", ", i == 280 ? "far" : "ok", i);
   text += "]\n";
-  Cache cache;
-  const toml::table t = toml::parse(std::string_view(text), std::string_view("far.toml"));
-  load_cluster_objects(t, "far.toml", cache);
+  Cache cache = caldera::testing::cache_from_scenario_text(text, "far.toml");
   SessionResult r = caldera::testing::run_one_session(cache, policy(1), 0);
   EXPECT_TRUE(r.binds.empty());
   // Both pods: the first from a fresh check, the second from the kept answer.

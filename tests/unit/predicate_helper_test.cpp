@@ -11,11 +11,9 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
 #include "actions/predicate_helper.hpp"
 #include "host/cache/cache.hpp"
-#include "host/scenario/scenario_file.hpp"
 #include "host/session/statement.hpp"
 #include "tests/unit/session_helpers.hpp"
 
@@ -27,16 +25,7 @@ using namespace caldera;
 // three roles: 150 pods of 3 cpu (the walk fills nodes and wraps round the list several
 // times), 12 of 5 cpu (few nodes hold one), 3 of 100 cpu (none).
 std::string cluster() {
-  std::string s = R"(
-[[queues]]
-name = "q"
-[[podgroups]]
-name = "pg"
-namespace = "c1"
-queue = "q"
-min_member = 1
-phase = "Inqueue"
-)";
+  std::string s = caldera::testing::kQueueAndInqueueGroup;
   auto pods = [&](const char* role, int count, int cpu) {
     for (int i = 0; i < count; ++i)
       s += fmt::format(
@@ -56,13 +45,7 @@ phase = "Inqueue"
   return s;
 }
 
-Cache load() {
-  Cache cache;
-  const std::string text = cluster();
-  const toml::table t = toml::parse(std::string_view(text), std::string_view("walks.toml"));
-  load_cluster_objects(t, "walks.toml", cache);
-  return cache;
-}
+Cache load() { return caldera::testing::cache_from_scenario_text(cluster(), "walks.toml"); }
 
 struct Search {
   std::vector<std::string> found;

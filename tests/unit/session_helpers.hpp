@@ -13,6 +13,7 @@
 #include "host/config/config.hpp"
 #include "host/plugins/plugin_library.hpp"
 #include "host/plugins/policy.hpp"
+#include "host/scenario/scenario_file.hpp"
 #include "host/scheduler/run_session.hpp"
 
 namespace caldera::testing {
@@ -29,6 +30,27 @@ inline SessionResult run_one_session(const Cache& cache, std::shared_ptr<const P
   Runtime runtime;
   return run_session(cache, std::move(policy), now, runtime);
 }
+
+// A cache holding the cluster objects of a scenario text (`file` names it in errors).
+inline Cache cache_from_scenario_text(const std::string& text, std::string_view file) {
+  Cache cache;
+  const toml::table t = toml::parse(std::string_view(text), file);
+  load_cluster_objects(t, std::string(file), cache);
+  return cache;
+}
+
+// Scenario text of queue "q" and the Inqueue PodGroup c1/pg of minMember 1 in it: the
+// start of the node-search tests' clusters.
+inline constexpr const char* kQueueAndInqueueGroup = R"(
+[[queues]]
+name = "q"
+[[podgroups]]
+name = "pg"
+namespace = "c1"
+queue = "q"
+min_member = 1
+phase = "Inqueue"
+)";
 
 // A queue of default settings, and a PodGroup: what most tests' clusters start with.
 inline void add_queue(Cache& cache, std::string name) {
