@@ -1,5 +1,6 @@
 #include "bench/cases.hpp"
 
+#include <fcntl.h>
 #include <malloc.h>
 #include <poll.h>
 #include <signal.h>
@@ -57,6 +58,52 @@ double cpu_now() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// What `caldera scenario run FILE` took as a whole process: the program built beside this
+// one (build-rel/host/caldera next to build-rel/bench/), its output thrown away.
+struct ProgramRun {
+  bool ran = false;
+  int exit_code = -1;
+  double seconds = 0, cpu_seconds = 0;
+  std::string why;  // when it did not run
+};
+
+ProgramRun run_scenario_file(const std::filesystem::path& file) {
+  namespace fs = std::filesystem;
+  ProgramRun r;
+  std::error_code ec;
+  const fs::path program = fs::canonical("/proc/self/exe", ec).parent_path().parent_path() / "host" / "caldera";
+  if (ec || !fs::exists(program)) {
+    r.why = "no " + program.string() + " beside the bench";
+    return r;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    r.why = std::string("fork: ") + std::strerror(errno);
+    return r;
+  }
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, 1);
+      dup2(null, 2);
+    }
+    const std::string p = program.string(), f = file.string();
+    execl(p.c_str(), p.c_str(), "scenario", "run", f.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  rusage ru{};
+  while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
+  }
+  r.seconds = since(t0);
+  r.cpu_seconds = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                  static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+  r.ran = true;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
 }
 
 // Threads of this process (/proc/self/status), 0 when unknown.
@@ -128,7 +175,15 @@ void run_stages(const CaseDef& def, const Policies& policies, const Emit& emit) 
     const auto pt = std::chrono::steady_clock::now();
     Scenario loaded = load_scenario(file, {});
     const double parse_seconds = since(pt), parse_cpu = cpu_now() - p0;
+    // The whole of `caldera scenario run` on it: read, a supervised session, the checks.
+    const ProgramRun run = run_scenario_file(file);
     if (def.scenario_dir.empty()) fs::remove(file);
+    if (run.ran)
+      emit({{"scenario_run_seconds", run.seconds},
+            {"scenario_run_cpu_seconds", run.cpu_seconds},
+            {"scenario_run_exit", run.exit_code}});
+    else
+      emit({{"scenario_run_error", run.why}});
     const size_t objects = loaded.cache.nodes().size() + loaded.cache.pods().size() +
                            loaded.cache.podgroups().size() + loaded.cache.queues().size();
     emit({{"scenario_bytes", text.size()},

@@ -91,6 +91,15 @@ void print_table(const json& results, std::FILE* out) {
                                   secs(num(c, "scenario_parse_seconds")),
                                   num(c, "scenario_objects") / std::max(1e-9, num(c, "scenario_parse_seconds")),
                                   c.value("scenario_same_objects", false) ? "" : ", OBJECTS LOST"));
+    if (c.contains("scenario_run_seconds"))
+      parts.push_back(fmt::format(
+          "`caldera scenario run` of it {} ({} CPU{})", secs(num(c, "scenario_run_seconds")),
+          secs(num(c, "scenario_run_cpu_seconds")),
+          num(c, "scenario_run_exit") == 0
+              ? ""
+              : fmt::format(", EXIT {}", static_cast<int>(num(c, "scenario_run_exit")))));
+    if (c.contains("scenario_run_error"))
+      parts.push_back("no `caldera scenario run`: " + c["scenario_run_error"].get<std::string>());
     if (c.contains("still_pending"))
       parts.push_back(fmt::format("{} left pending", count(num(c, "still_pending"))));
     if (c.contains("fused_bound"))
