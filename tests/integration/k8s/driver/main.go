@@ -69,6 +69,7 @@ func main() {
 		{"topology-hard-job-in-one-hypernode", testTopology},
 		{"constraints-anti-affinity-spread-volumes", testConstraints},
 		{"api-faults-survived", testFaults},
+		{"lists-as-client-go", testLists},
 		{"hostile-objects-reported", testHostile},
 		{"plugin-faults-contained", testPluginFaults},
 		{"writes-as-volcano-scheduler", testVolcanoWrites},
